@@ -1,0 +1,1 @@
+"""Backends: OpenVINO IR serialization/reading and CPU execution."""

@@ -1,0 +1,1 @@
+"""xmo dialects: ``ov`` (OpenVINO opset) and the framework dialects."""

@@ -1,0 +1,250 @@
+"""Weights: constant payloads that stay numpy arrays.
+
+Large constants never become Python lists or xDSL element lists. A constant's
+payload is a numpy array (possibly memory-mapped) held by reference in a
+:class:`WeightStore`; the IR refers to it with the builtin MLIR attribute
+``dense_resource<handle> : tensor<...>``. The store is the builtin dialect's
+``OpAsmDialectInterface`` of an xmo context (see :mod:`xmo.context`), so the
+textual form is MLIR's::
+
+    %w = "ov.Constant"() <{value = dense_resource<conv1_w> : tensor<64x3x7x7xf32>}> ...
+    {-#
+      dialect_resources: { builtin: { conv1_w: "0x04000000..." } }
+    #-}
+
+Small constants (shapes, axes, scalars) are stored inline as ordinary
+``dense<...>`` attributes, so shape inference can always read them.
+
+Handles are unique among all live stores, so an attribute can be resolved
+without knowing which context created it (:func:`resource_array`).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterable
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import (
+    Builtin,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from xmo.dialects.ov import element_types as et
+
+#: Constants with at most this many bytes are stored inline as ``dense<...>``.
+INLINE_MAX_BYTES = 64
+
+# handle -> owning store, for every live store
+_LIVE_HANDLES: weakref.WeakValueDictionary[str, WeightStore] = (
+    weakref.WeakValueDictionary()
+)
+
+_HANDLE_SANITIZE = re.compile(r"[^A-Za-z0-9_.$-]")
+
+
+class WeightStoreError(KeyError):
+    """A ``dense_resource`` handle with no payload behind it."""
+
+    def __str__(self) -> str:  # KeyError quotes its message otherwise
+        return str(self.args[0])
+
+
+class WeightStore(OpAsmDialectInterface):
+    """Per-context store of weight payloads, keyed by resource handle.
+
+    Payloads are kept as flat ``uint8`` numpy arrays (views of the caller's
+    array or a memory map, never copies) and re-typed on access from the
+    attribute's tensor type.
+    """
+
+    def __init__(self, elide_larger_than: int | None = None) -> None:
+        super().__init__()
+        self._arrays: dict[str, np.ndarray] = {}
+        self._parsed_keys: dict[str, str] = {}
+        #: When set, payloads larger than this many bytes are left out of the
+        #: printed resources section (readable FileCheck output).
+        self.elide_larger_than = elide_larger_than
+
+    # -- OpAsmDialectInterface -------------------------------------------------
+    def declare_resource(self, key: str) -> str:
+        """Handle for ``key`` as written in a parsed file.
+
+        The parser declares each key once for its attribute and once for its
+        resources entry, so a key seen before maps to the same handle.
+        """
+        if key not in self._parsed_keys:
+            self._parsed_keys[key] = self._unique_handle(key)
+        return self._parsed_keys[key]
+
+    def _unique_handle(self, key: str) -> str:
+        key = _HANDLE_SANITIZE.sub("_", key) or "w"
+        if key[0].isdigit() or key[0] in ".$-":
+            key = "w" + key
+        if key in _LIVE_HANDLES:
+            counter = 0
+            while f"{key}_{counter}" in _LIVE_HANDLES:
+                counter += 1
+            key = f"{key}_{counter}"
+        self._blob_storage[key] = ""
+        _LIVE_HANDLES[key] = self
+        return key
+
+    def parse_resource(self, key: str, val: str) -> None:
+        if not val.startswith("0x") or len(val) < 10:
+            raise ValueError(f"blob must be a hex string, got: {val[:20]!r}")
+        if key not in self._blob_storage:
+            raise KeyError(f"resource with key {key} wasn't declared")
+        try:
+            raw = bytes.fromhex(val[10:])  # skip the 4-byte alignment header
+        except ValueError:
+            raise ValueError(f"resource {key} is not valid hex") from None
+        self._arrays[key] = np.frombuffer(raw, dtype=np.uint8)
+
+    def lookup(self, key: str) -> str | None:
+        if key in self._arrays:
+            return _to_hex(self._arrays[key])
+        return None
+
+    def build_resources(self, keys: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key in keys:
+            arr = self._arrays.get(key)
+            if arr is None:
+                continue
+            if self.elide_larger_than is not None and arr.nbytes > self.elide_larger_than:
+                continue
+            out[key] = _to_hex(arr)
+        return out
+
+    # -- payload access ------------------------------------------------------
+    def add(self, array: np.ndarray, name_hint: str = "w") -> str:
+        """Register ``array`` (by reference) and return its new handle."""
+        key = self._unique_handle(name_hint)
+        self._arrays[key] = _as_bytes_view(array)
+        return key
+
+    def get_bytes(self, key: str) -> np.ndarray | None:
+        return self._arrays.get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._arrays
+
+    def handles(self) -> list[str]:
+        return list(self._arrays)
+
+
+def _as_bytes_view(array: np.ndarray) -> np.ndarray:
+    array = np.ascontiguousarray(array)  # copies only non-contiguous input
+    return array.reshape(-1).view(np.uint8)
+
+
+def _to_hex(raw: np.ndarray) -> str:
+    # MLIR blob: 4-byte little-endian alignment, then the payload.
+    return "0x" + (16).to_bytes(4, "little").hex() + raw.tobytes().hex()
+
+
+def _builtin_fallback(key: str) -> np.ndarray | None:
+    """Payload parsed by a plain xDSL context (hex strings in xDSL's own store)."""
+    iface = Builtin.get_interface(OpAsmDialectInterface)
+    if iface is None or isinstance(iface, WeightStore):
+        return None
+    val = iface.lookup(key)
+    if not val:
+        return None
+    return np.frombuffer(bytes.fromhex(val[10:]), dtype=np.uint8)
+
+
+def resource_bytes(handle: str) -> np.ndarray:
+    """Raw payload of a handle, from whichever live store owns it."""
+    store = _LIVE_HANDLES.get(handle)
+    raw = store.get_bytes(handle) if store is not None else None
+    if raw is None:
+        raw = _builtin_fallback(handle)
+    if raw is None:
+        raise WeightStoreError(
+            f"dense_resource<{handle}> has no payload (elided, or its context is gone)"
+        )
+    return raw
+
+
+def _typed(raw: np.ndarray, tensor_type: Attribute) -> np.ndarray:
+    assert isinstance(tensor_type, TensorType)
+    name = et.from_xdsl(tensor_type.get_element_type())
+    shape = tuple(tensor_type.get_shape())
+    n = int(np.prod(shape, dtype=np.int64))
+    expected = et.byte_size(name, n)
+    if raw.nbytes != expected:
+        raise ValueError(
+            f"payload has {raw.nbytes} bytes, {tensor_type} needs {expected}"
+        )
+    if name in et.PACKED_BITS:
+        return raw  # packed payload stays raw bytes
+    return raw.view(et.numpy_dtype(name)).reshape(shape)
+
+
+def constant_array(value: Attribute) -> np.ndarray:
+    """numpy view of a constant attribute (inline ``dense`` or ``dense_resource``).
+
+    Packed element types (i4, u4, u1) come back as their raw bytes.
+    """
+    if isinstance(value, DenseResourceAttr):
+        return _typed(resource_bytes(value.resource_handle.data), value.type)
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        raw = np.frombuffer(value.data.data, dtype=np.uint8)
+        name = et.from_xdsl(value.get_element_type())
+        shape = tuple(value.get_shape())
+        n = int(np.prod(shape, dtype=np.int64))
+        if name == "boolean":
+            vals = np.frombuffer(value.data.data, dtype=np.int8)
+            if vals.size == 1 and n != 1:
+                vals = np.broadcast_to(vals, (n,))
+            return vals.astype(np.bool_).reshape(shape)
+        arr = _typed_inline(raw, name, n)
+        return arr.reshape(shape)
+    raise TypeError(f"not a constant payload attribute: {value}")
+
+
+def _typed_inline(raw: np.ndarray, name: str, n: int) -> np.ndarray:
+    arr = raw.view(et.numpy_dtype(name))
+    if arr.size == 1 and n != 1:  # splat
+        arr = np.broadcast_to(arr, (n,))
+    return arr
+
+
+def make_constant_attr(
+    array: np.ndarray,
+    element_type: str | None = None,
+    store: WeightStore | None = None,
+    name_hint: str = "w",
+    inline_max_bytes: int = INLINE_MAX_BYTES,
+) -> Attribute:
+    """Attribute holding ``array`` as an ``element_type`` tensor.
+
+    Small arrays become inline ``dense<...>``; larger ones go into ``store`` by
+    reference (no copy for contiguous input) as ``dense_resource``.
+    """
+    if element_type is None:
+        element_type = et.from_numpy(array.dtype)
+    ttype = TensorType(et.to_xdsl(element_type), list(array.shape))
+    if element_type not in et.PACKED_BITS:
+        want = et.numpy_dtype(element_type)
+        if array.dtype != want:
+            array = array.astype(want)
+    if element_type in et.PACKED_BITS or (
+        array.nbytes > inline_max_bytes and store is not None
+    ):
+        if store is None:
+            raise ValueError(f"{element_type} constants need a weight store")
+        return DenseResourceAttr.from_params(store.add(array, name_hint), ttype)
+    if element_type == "boolean":
+        data = np.ascontiguousarray(array, dtype=np.int8).tobytes()
+    else:
+        data = np.ascontiguousarray(array).tobytes()
+    return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))

@@ -1,0 +1,1 @@
+"""Framework frontends: model files -> framework dialect modules."""

@@ -1,0 +1,1 @@
+"""Passes: canonicalization, legalization to ``ov``, middle and back phases."""
