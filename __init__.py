@@ -1,5 +1,16 @@
-"""xmo: an MLIR-style model optimizer on xDSL that emits OpenVINO IR."""
+"""xmo: an MLIR-style model optimizer on xDSL that emits OpenVINO IR.
+
+The public API mirrors openvino's::
+
+    import xmo
+    model = xmo.convert_model("model.mlir")   # or an OpenVINO IR .xml
+    xmo.save_model(model, "out/model.xml")    # writes model.xml + model.bin
+"""
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from xmo.api import ConversionError, convert_model, read_model, save_model
+
+__all__ = ["ConversionError", "convert_model", "read_model", "save_model", "__version__"]

@@ -1,0 +1,87 @@
+"""The Python API, mirroring openvino's: ``convert_model``, ``save_model``, ``read_model``.
+
+A module returned here keeps its context (and so its weight store) alive: the
+weights of a module live as long as the module.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from xmo.context import make_context
+
+
+class ConversionError(Exception):
+    """A model that cannot be converted; the message says why."""
+
+
+def attach_context(module: ModuleOp, ctx: Context) -> ModuleOp:
+    """Keep ``ctx`` (and its weight store) alive as long as ``module``."""
+    module._xmo_ctx = ctx  # type: ignore[attr-defined]
+    return module
+
+
+def context_of(module: ModuleOp) -> Context | None:
+    return getattr(module, "_xmo_ctx", None)
+
+
+def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> ModuleOp:
+    """Load a model file into xDSL IR.
+
+    ``.mlir`` (textual IR) and ``.xml`` (OpenVINO IR with its ``.bin``) are
+    read as they are; framework formats go through their frontend.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ConversionError(f"{p}: no such file")
+    ctx = ctx or make_context()
+    suffix = p.suffix.lower()
+    if suffix == ".mlir":
+        from xdsl.parser import Parser
+
+        module = Parser(ctx, p.read_text(), str(p)).parse_module()
+    elif suffix == ".xml":
+        from xmo.backends.ir import read_ir
+
+        module = read_ir(p, ctx=ctx)
+    else:
+        from xmo.frontends import load_framework_model
+
+        module = load_framework_model(p, ctx)
+    return attach_context(module, ctx)
+
+
+def convert_model(input_model: Any, **options: Any) -> ModuleOp:
+    """Convert a model (path or in-memory model) to an ov-dialect module.
+
+    Options follow the Model Optimizer / ovc names (``input``, ``output``,
+    ``batch``, ``static_shape``, ``compress_to_fp16``); each frontend documents
+    what it accepts.
+    """
+    if isinstance(input_model, ModuleOp):
+        module = input_model
+    elif isinstance(input_model, str | os.PathLike):
+        module = read_model(input_model)
+    else:
+        from xmo.frontends import load_framework_model
+
+        ctx = make_context()
+        module = attach_context(load_framework_model(input_model, ctx, **options), ctx)
+    module.verify()
+    return module
+
+
+def save_model(
+    module: ModuleOp, xml_path: str | os.PathLike[str], compress_to_fp16: bool = False
+) -> None:
+    """Write ``module`` as OpenVINO IR (``xml_path`` and the ``.bin`` beside it)."""
+    if compress_to_fp16:
+        raise ConversionError("compress_to_fp16 is not available yet")
+    from xmo.backends.ir import serialize
+
+    serialize(module, xml_path)

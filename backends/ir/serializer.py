@@ -1,0 +1,357 @@
+"""Write an ``ov``-dialect module as OpenVINO IR v11 (``.xml`` + ``.bin``).
+
+The module's body holds ``ov`` ops in SSA (hence topological) order; ``ov.Result``
+ops are moved to the end, keeping their relative order (the IR's output order is
+the order of the Result layers in the file, likewise for Parameters).
+
+Weights are streamed into the ``.bin`` one constant at a time (each payload is
+written from a memoryview, never concatenated), identical payloads are stored
+once. Both files are written to temporary files in the destination folder and
+moved into place only when everything succeeded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, OpResult, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from xmo.backends.ir._common import (
+    IR_TYPE_OF_OV_TYPE,
+    PRECISION_OF,
+    SUBGRAPH_TYPES,
+    IRWriteError,
+    escape_names,
+    shape_text,
+)
+from xmo.dialects.ov import attributes as ov_attrs
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.weights import WeightStoreError, constant_array, resource_bytes
+
+__all__ = ["IRWriteError", "serialize"]
+
+
+def serialize(
+    module: ModuleOp,
+    xml_path: str | os.PathLike[str],
+    bin_path: str | os.PathLike[str] | None = None,
+    *,
+    verify: bool = True,
+) -> None:
+    """Write ``module`` as OpenVINO IR v11 to ``xml_path`` and ``bin_path``.
+
+    ``bin_path`` defaults to ``xml_path`` with the suffix ``.bin``. With
+    ``verify`` (the default) the module is verified first. On any error nothing
+    is left behind: neither output file nor temporary files.
+    """
+    xml_path = Path(xml_path)
+    bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
+    if verify:
+        try:
+            module.verify()
+        except VerifyException as e:
+            raise IRWriteError(f"module does not verify: {_one_line(e)}") from e
+
+    temps: list[Path] = []
+    try:
+        bin_tmp = _temp_next_to(bin_path, temps)
+        with open(bin_tmp, "wb") as bin_file:
+            root = _Writer(module, bin_file).build()
+        tree = ET.ElementTree(root)
+        ET.indent(tree, space="\t")
+        xml_tmp = _temp_next_to(xml_path, temps)
+        with open(xml_tmp, "wb") as xml_file:
+            xml_file.write(b'<?xml version="1.0"?>\n')
+            tree.write(xml_file, encoding="utf-8", xml_declaration=False)
+            xml_file.write(b"\n")
+        os.replace(bin_tmp, bin_path)
+        temps.remove(bin_tmp)
+        os.replace(xml_tmp, xml_path)
+        temps.remove(xml_tmp)
+    finally:
+        for t in temps:
+            try:
+                os.unlink(t)
+            except FileNotFoundError:
+                pass
+
+
+def _temp_next_to(path: Path, temps: list[Path]) -> Path:
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    temps.append(Path(name))
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
+    finally:
+        os.close(fd)
+    return Path(name)
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def _one_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    # xDSL diagnostics print the whole module; keep the "does not verify" line.
+    for ln in lines:
+        if "does not verify" in ln or "Error" in ln:
+            return ln
+    return lines[-1] if lines else type(e).__name__
+
+
+def _precision(t: Attribute, where: str) -> str:
+    if not isinstance(t, TensorType | UnrankedTensorType):
+        raise IRWriteError(f"{where}: type {t} is not a tensor type")
+    name = et.from_xdsl(t.get_element_type())
+    try:
+        return PRECISION_OF[name]
+    except KeyError:
+        raise IRWriteError(f"{where}: element type {name} has no IR precision") from None
+
+
+def _dims(t: Attribute) -> list[int] | None:
+    if isinstance(t, TensorType):
+        return [int(d) for d in t.get_shape()]
+    return None
+
+
+class _Writer:
+    def __init__(self, module: ModuleOp, bin_file: IO[bytes]) -> None:
+        self.module = module
+        self.bin = bin_file
+        self.offset = 0
+        self.blobs: dict[tuple[bytes, int], int] = {}
+        self.layer_of: dict[Operation, int] = {}
+        self.used_names: set[str] = set()
+        self.counter = 0
+
+    # -- ordering and names ---------------------------------------------------
+    def _ordered_ops(self) -> list[OVOp]:
+        body: list[OVOp] = []
+        results: list[OVOp] = []
+        for op in self.module.ops:
+            if not isinstance(op, OVOp):
+                raise IRWriteError(
+                    f"operation {op.name} is not an ov operation and cannot be "
+                    "written as OpenVINO IR"
+                )
+            if op.OV_TYPE in SUBGRAPH_TYPES or op.regions:
+                raise IRWriteError(
+                    f"{op.name} ('{op.get_friendly_name() or op.OV_TYPE}'): ops with "
+                    "sub-graph bodies (Loop, If, TensorIterator) are not supported "
+                    "by the IR serializer yet"
+                )
+            (results if op.name == "ov.Result" else body).append(op)
+        return body + results
+
+    def _layer_name(self, op: OVOp) -> str:
+        name = op.get_friendly_name()
+        if name is not None:
+            return name
+        while True:
+            candidate = f"{op.OV_TYPE}_{self.counter}"
+            self.counter += 1
+            if candidate not in self.used_names:
+                self.used_names.add(candidate)
+                return candidate
+
+    # -- the document ---------------------------------------------------------
+    def build(self) -> ET.Element:
+        ops = self._ordered_ops()
+        for op in ops:
+            n = op.get_friendly_name()
+            if n is not None:
+                self.used_names.add(n)
+        name_attr = self.module.sym_name
+        net = ET.Element(
+            "net",
+            {"name": name_attr.data if name_attr is not None else "model", "version": "11"},
+        )
+        layers = ET.SubElement(net, "layers")
+        edges: list[tuple[int, int, int, int]] = []
+        for layer_id, op in enumerate(ops):
+            self.layer_of[op] = layer_id
+        for layer_id, op in enumerate(ops):
+            layers.append(self._layer(op, layer_id, edges))
+        edges_el = ET.SubElement(net, "edges")
+        for fl, fp, tl, tp in sorted(edges):
+            ET.SubElement(
+                edges_el,
+                "edge",
+                {
+                    "from-layer": str(fl),
+                    "from-port": str(fp),
+                    "to-layer": str(tl),
+                    "to-port": str(tp),
+                },
+            )
+        ET.SubElement(net, "rt_info")
+        return net
+
+    def _source(self, value: SSAValue, op: OVOp, i: int) -> tuple[int, int]:
+        owner = value.owner
+        if not isinstance(owner, Operation) or owner not in self.layer_of:
+            raise IRWriteError(
+                f"{op.name} ('{op.get_friendly_name() or op.OV_TYPE}'): input {i} is "
+                "not produced by an op of the module"
+            )
+        assert isinstance(value, OpResult)
+        return self.layer_of[owner], len(owner.operands) + value.index
+
+    def _layer(
+        self, op: OVOp, layer_id: int, edges: list[tuple[int, int, int, int]]
+    ) -> ET.Element:
+        name = self._layer_name(op)
+        where = f"{op.name} '{name}'"
+        ir_type = IR_TYPE_OF_OV_TYPE.get(op.OV_TYPE, op.OV_TYPE)
+        layer = ET.Element(
+            "layer",
+            {
+                "id": str(layer_id),
+                "name": name,
+                "type": ir_type,
+                "version": op.OV_VERSION,
+            },
+        )
+        data = self._data(op, where)
+        if data:
+            ET.SubElement(layer, "data", data)
+
+        if op.name == "ov.Result":
+            v = op.operands[0]
+            src = v.owner
+            if isinstance(src, OVOp) and isinstance(v, OpResult):
+                names = src.get_tensor_names(v.index)
+                if names:
+                    layer.set("output_names", escape_names(names))
+
+        if op.operands:
+            inp = ET.SubElement(layer, "input")
+            for i, v in enumerate(op.operands):
+                inp.append(self._port(i, v.type, None, f"{where} input {i}"))
+                fl, fp = self._source(v, op, i)
+                edges.append((fl, fp, layer_id, i))
+        if op.results:
+            out = ET.SubElement(layer, "output")
+            base = len(op.operands)
+            for j, r in enumerate(op.results):
+                out.append(
+                    self._port(base + j, r.type, op.get_tensor_names(j), f"{where} output {j}")
+                )
+        return layer
+
+    def _port(
+        self, port_id: int, t: Attribute, names: Sequence[str] | None, where: str
+    ) -> ET.Element:
+        port = ET.Element("port", {"id": str(port_id), "precision": _precision(t, where)})
+        if names:
+            port.set("names", escape_names(names))
+        dims = _dims(t)
+        for d in dims or ():
+            ET.SubElement(port, "dim").text = str(d if d >= 0 else -1)
+        return port
+
+    # -- <data> ---------------------------------------------------------------
+    def _data(self, op: OVOp, where: str) -> dict[str, str]:
+        if op.name == "ov.Parameter":
+            t = op.results[0].type
+            _precision(t, where)
+            assert isinstance(t, TensorType | UnrankedTensorType)
+            return {
+                "shape": shape_text(_dims(t)),
+                "element_type": et.from_xdsl(t.get_element_type()),
+            }
+        if op.name == "ov.Constant":
+            return self._const_data(op, where)
+        data: dict[str, str] = {}
+        for spec in op.OV_ATTRS:
+            try:
+                value: Any = op.attr(spec.name)
+            except ov_attrs.AttributeValueError as e:
+                raise IRWriteError(f"{where}: attribute '{spec.name}': {e}") from e
+            if value is None:
+                if spec.required:
+                    raise IRWriteError(
+                        f"{where}: required attribute '{spec.name}' is missing"
+                    )
+                continue
+            data[spec.name] = ov_attrs.to_xml(spec.kind, value)
+        return data
+
+    def _const_data(self, op: OVOp, where: str) -> dict[str, str]:
+        t = op.results[0].type
+        if not isinstance(t, TensorType):
+            raise IRWriteError(f"{where}: a constant needs a static shape, got {t}")
+        etype = et.from_xdsl(t.get_element_type())
+        shape = [int(d) for d in t.get_shape()]
+        if any(d < 0 for d in shape):
+            raise IRWriteError(f"{where}: a constant needs a static shape, got {t}")
+        n = int(np.prod(shape, dtype=np.int64))
+        expected = et.byte_size(etype, n)
+        raw = self._payload(op, where)
+        if raw.nbytes != expected:
+            raise IRWriteError(
+                f"{where}: payload has {raw.nbytes} bytes, {t} needs {expected}"
+            )
+        offset = self._store(raw)
+        return {
+            "element_type": etype,
+            "shape": shape_text(shape, sep=", "),
+            "offset": str(offset),
+            "size": str(raw.nbytes),
+        }
+
+    @staticmethod
+    def _payload(op: OVOp, where: str) -> np.ndarray:
+        """The constant's bytes as a flat contiguous uint8 array (a view if possible)."""
+        value = op.properties.get("value")
+        try:
+            if isinstance(value, DenseResourceAttr):
+                raw = resource_bytes(value.resource_handle.data)
+            elif isinstance(value, DenseIntOrFPElementsAttr):
+                arr = constant_array(value)
+                if arr.dtype == np.bool_:
+                    arr = arr.astype(np.uint8)
+                raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+            else:
+                raise IRWriteError(f"{where}: constant has no value")
+        except (WeightStoreError, ValueError, TypeError) as e:
+            if isinstance(e, IRWriteError):
+                raise
+            raise IRWriteError(f"{where}: cannot read the constant's payload: {e}") from e
+        return np.ascontiguousarray(raw).reshape(-1)
+
+    def _store(self, raw: np.ndarray) -> int:
+        """Append ``raw`` to the .bin unless identical bytes are already there."""
+        mv = memoryview(raw).cast("B")
+        key = (hashlib.blake2b(mv, digest_size=32).digest(), raw.nbytes)
+        offset = self.blobs.get(key)
+        if offset is not None:
+            return offset
+        offset = self.offset
+        self.bin.write(mv)
+        self.offset += raw.nbytes
+        self.blobs[key] = offset
+        return offset

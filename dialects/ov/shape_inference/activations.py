@@ -1,0 +1,55 @@
+"""Unary activations and other shape-preserving ops (Softmax, PRelu, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Attribute
+
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import InferContext, shape_infer
+from xmo.dialects.ov.shape_inference._helpers import (
+    normalize_axis,
+    require_etype,
+    result,
+    same_etype,
+)
+
+_UNARY = (
+    "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Negative", "Floor",
+    "Ceiling", "Clamp", "Erf", "Gelu", "HSwish", "HSigmoid", "Mish", "SoftPlus",
+    "Elu",
+)  # fmt: skip
+_FLOAT_ONLY = {"ov.HSwish", "ov.HSigmoid", "ov.Mish", "ov.SoftPlus"}
+
+
+@shape_infer(*(f"ov.{n}" for n in _UNARY))
+def infer_unary(ctx: InferContext) -> Sequence[Attribute]:
+    if ctx.op_name in _FLOAT_ONLY:
+        require_etype(ctx, 0, et.FLOAT_TYPES, "input")
+    if ctx.op_name == "ov.Clamp" and float(ctx.attr("min")) > float(ctx.attr("max")):
+        raise ctx.error(f"min {ctx.attr('min')} is greater than max {ctx.attr('max')}")
+    return [result(ctx.etype(0), ctx.shape(0))]
+
+
+@shape_infer("ov.Swish")
+def infer_swish(ctx: InferContext) -> Sequence[Attribute]:
+    t = ctx.etype(0)
+    if ctx.num_inputs > 1:
+        same_etype(ctx, (0, 1), "input and beta")
+        s = ctx.shape(1)
+        if s is not None and not (len(s) == 0 or (len(s) == 1 and s[0] in (1, -1))):
+            raise ctx.error("beta must be a scalar")
+    return [result(t, ctx.shape(0))]
+
+
+@shape_infer("ov.PRelu")
+def infer_prelu(ctx: InferContext) -> Sequence[Attribute]:
+    t = same_etype(ctx, (0, 1), "data and slope")
+    return [result(t, ctx.shape(0))]
+
+
+@shape_infer("ov.Softmax", "ov.LogSoftmax")
+def infer_softmax(ctx: InferContext) -> Sequence[Attribute]:
+    normalize_axis(ctx, ctx.attr("axis"), ctx.rank(0))
+    return [result(ctx.etype(0), ctx.shape(0))]

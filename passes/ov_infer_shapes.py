@@ -1,0 +1,61 @@
+"""``ov-infer-shapes``: refine every ov op's result types from its inputs.
+
+Walks the module in SSA order and replaces each result type by the inferred
+one when the inferred type is more precise (e.g. after an input shape was
+made static). A declared type that contradicts the inferred one is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from xmo.dialects.ov.base import (
+    InferContext,
+    OVOp,
+    constant_value_of,
+    inference_for,
+    types_compatible,
+)
+
+
+def refine_op_types(op: OVOp) -> bool:
+    """Re-infer ``op``'s result types in place; True when a type changed."""
+    fn = inference_for(op.name)
+    if fn is None:
+        return False
+    ctx = InferContext(
+        op.name,
+        [v.type for v in op.operands],
+        op.attr_values(),
+        lambda i: constant_value_of(op.operands[i]),
+        len(op.results),
+    )
+    changed = False
+    for result, new_type in zip(list(op.results), fn(ctx)):
+        if result.type == new_type:
+            continue
+        if not types_compatible(result.type, new_type):
+            raise VerifyException(
+                f"{op.name}: output {result.index} is {result.type}, inputs give {new_type}"
+            )
+        Rewriter.replace_value_with_new_type(result, new_type)
+        changed = True
+    return changed
+
+
+@dataclass(frozen=True)
+class OVInferShapesPass(ModulePass):
+    """Propagate shapes and element types through all ov ops."""
+
+    name = "ov-infer-shapes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in op.walk():
+            if isinstance(o, OVOp):
+                refine_op_types(o)

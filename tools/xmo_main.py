@@ -1,0 +1,192 @@
+"""``xmo``: the converter's command line (``xmo convert``, ``xmo run``).
+
+``xmo convert MODEL -o OUT.xml`` writes OpenVINO IR (OUT.xml + OUT.bin);
+``xmo run MODEL`` executes a model and prints its outputs.
+
+Every failure ends in a one-line ``xmo: error: ...`` and a non-zero exit code;
+``--log_level DEBUG`` (or ``XMO_DEBUG=1``) shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+log = logging.getLogger("xmo")
+
+
+class CLIError(Exception):
+    """A usage error reported as one line."""
+
+
+def _add_convert(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "convert",
+        help="convert a model to OpenVINO IR",
+        description="Convert MODEL (.mlir or OpenVINO IR .xml; framework formats "
+        "as their frontends land) to OpenVINO IR v11.",
+    )
+    p.add_argument("input_model", metavar="MODEL")
+    p.add_argument(
+        "-o",
+        "--output_model",
+        "--output-model",
+        dest="output_model",
+        metavar="OUT.xml",
+        help="IR file to write (the .bin goes beside it); default: MODEL's name "
+        "with .xml in the current folder",
+    )
+    p.add_argument("--input", help="input names and shapes, e.g. 'data[1,3,224,224]'")
+    p.add_argument("--output", help="comma-separated output names to keep")
+    p.add_argument("-b", "--batch", type=int, help="batch size to set on every input")
+    p.add_argument("--compress_to_fp16", action="store_true")
+    p.add_argument("--static_shape", action="store_true")
+    _add_log_level(p)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run a model and print its outputs",
+        description="Run MODEL (.xml, .mlir) on given or generated inputs.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="input values (repeatable); missing inputs get arange(n)/n data",
+    )
+    p.add_argument("--output-dir", help="write each output as NAME.npy here")
+    p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
+    _add_log_level(p)
+
+
+def _add_log_level(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--log_level",
+        "--log-level",
+        dest="log_level",
+        default="WARNING",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xmo", description="xmo: convert framework models to OpenVINO IR"
+    )
+    from xmo import __version__
+
+    parser.add_argument("--version", action="version", version=f"xmo {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_convert(sub)
+    _add_run(sub)
+    return parser
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    import xmo
+
+    for flag in ("input", "output", "batch"):
+        if getattr(args, flag) is not None:
+            raise CLIError(f"--{flag} is not supported yet for this input format")
+    if args.static_shape:
+        raise CLIError("--static_shape is not supported yet")
+    src = Path(args.input_model)
+    out = Path(args.output_model) if args.output_model else Path(src.stem + ".xml")
+    if out.suffix.lower() != ".xml":
+        raise CLIError(f"output model must end in .xml: {out}")
+    t0 = time.perf_counter()
+    module = xmo.convert_model(src)
+    xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16)
+    dt = time.perf_counter() - t0
+    n_ops = sum(1 for _ in module.body.block.ops)
+    print(f"[ xmo ] converted {src} ({n_ops} ops) in {dt:.2f} s")
+    print(f"[ xmo ] IR: {out.resolve()}")
+    print(f"[ xmo ] weights: {out.with_suffix('.bin').resolve()}")
+    return 0
+
+
+def _load_inputs(specs: Sequence[str]) -> dict[str, "object"]:
+    import numpy as np
+
+    values: dict[str, object] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise CLIError(f"--input expects NAME=FILE.npy, got '{spec}'")
+        try:
+            values[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise CLIError(f"cannot read {path}: {e}") from None
+    return values
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from xmo.backends.openvino_runner import run_with_openvino
+
+    given = _load_inputs(args.input)
+    results, timings = run_with_openvino(args.model, given, args.benchmark or 0)
+    for name, arr in results.items():
+        a = np.asarray(arr)
+        stats = ""
+        if a.size and a.dtype.kind in "fiub":
+            stats = f" min {a.min():.6g} max {a.max():.6g} mean {a.mean():.6g}"
+        print(f"[ xmo ] output {name}: {a.dtype}{list(a.shape)}{stats}")
+        if a.ndim <= 2 and a.size:
+            flat = a.reshape(-1)
+            top = np.argsort(flat)[::-1][:3] if a.dtype.kind == "f" else []
+            if len(top):
+                print(
+                    "[ xmo ]   top: "
+                    + ", ".join(f"#{int(i)}={float(flat[i]):.4f}" for i in top)
+                )
+    if args.output_dir:
+        os.makedirs(args.output_dir, exist_ok=True)
+        for name, arr in results.items():
+            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+            np.save(os.path.join(args.output_dir, safe + ".npy"), arr)
+    if timings:
+        ms = sorted(t * 1e3 for t in timings)
+        print(
+            f"[ xmo ] latency over {len(ms)} runs (OpenVINO CPU, f32): "
+            f"median {ms[len(ms) // 2]:.3f} ms, min {ms[0]:.3f} ms"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level), format="[ %(levelname)s ] %(message)s"
+    )
+    debug = args.log_level == "DEBUG" or bool(os.environ.get("XMO_DEBUG"))
+    try:
+        if args.command == "convert":
+            return cmd_convert(args)
+        if args.command == "run":
+            return cmd_run(args)
+    except KeyboardInterrupt:
+        print("xmo: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the CLI's single error exit
+        if debug:
+            raise
+        msg = " ".join(str(e).split()) or type(e).__name__
+        print(f"xmo: error: {msg}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

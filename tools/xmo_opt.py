@@ -1,0 +1,168 @@
+"""``xmo-opt``: the opt-style pass driver, built on xDSL's ``xdsl-opt`` main.
+
+Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
+``--print-between-passes``, ``--time-passes``, ``--split-input-file``,
+``--verify-diagnostics``, xDSL's dialects and passes); on top of it:
+
+* the xmo dialects and passes, registered lazily;
+* inputs: ``.mlir`` and OpenVINO IR ``.xml`` (read with its ``.bin``);
+* targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
+  ``model.xml`` + ``model.bin`` atomically);
+* ``--elide-weights[=BYTES]``: leave weight payloads larger than BYTES (default
+  64) out of the printed resources section, for readable FileCheck output;
+* the module is verified after parsing and after every pass.
+
+Errors end in one line on stderr and exit code 1 (``XMO_DEBUG=1`` shows the
+traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from xmo.context import make_context, weight_store
+
+
+@dataclass(frozen=True)
+class OVIRTarget(Target):
+    """``-t ov-ir``: OpenVINO IR v11; needs ``-o model.xml``."""
+
+    name = "ov-ir"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        raise RuntimeError("the ov-ir target writes files: use -o model.xml")
+
+
+class XmoOptMain(xDSLOptMain):
+    """xdsl-opt with the xmo dialects, passes, IR input and the ov-ir target."""
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="xmo modular optimizer driver", args=args)
+        if self.args.elide_weights is not None:
+            weight_store(self.ctx).elide_larger_than = self.args.elide_weights
+        if self.args.target == "ov-ir":
+            if not self.args.output_file:
+                raise XmoOptError("-t ov-ir needs -o model.xml")
+            if self.args.split_input_file:
+                raise XmoOptError("-t ov-ir cannot be combined with --split-input-file")
+
+    # -- registration ----------------------------------------------------------
+    def register_all_dialects(self) -> None:
+        self.ctx = make_context()
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from xmo.passes import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["ov-ir"] = lambda: OVIRTarget
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        # Files read by path (they need sibling files), see parse_chunk.
+        self.available_frontends["xml"] = _read_by_path
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--elide-weights",
+            nargs="?",
+            type=int,
+            const=64,
+            default=None,
+            metavar="BYTES",
+            help="do not print weight payloads larger than BYTES (default 64)",
+        )
+
+    # -- input -------------------------------------------------------------------
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        if (self.args.frontend or file_extension) == "xml":
+            from xmo.backends.ir import read_ir
+
+            if self.args.input_file is None:
+                raise XmoOptError("OpenVINO IR input must be a file path")
+            return read_ir(self.args.input_file, ctx=self.ctx)
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        if not self.args.disable_verify:
+            prog.verify()
+        super().apply_passes(prog)
+
+    # -- output ------------------------------------------------------------------
+    def prepare_output(self) -> IO[str]:
+        if self.args.target == "ov-ir":
+            return open(os.devnull, "w")  # the serializer writes the files itself
+        if self.args.output_file is None:
+            return sys.stdout
+        # Written next to the destination and renamed by run() on success.
+        out = os.path.abspath(self.args.output_file)
+        fd, self._tmp_output = tempfile.mkstemp(
+            prefix=".xmo-", suffix=".tmp", dir=os.path.dirname(out)
+        )
+        return os.fdopen(fd, "w")
+
+    def run(self) -> None:
+        self._tmp_output: str | None = None
+        try:
+            super().run()
+        except BaseException:
+            if self._tmp_output is not None and os.path.exists(self._tmp_output):
+                os.unlink(self._tmp_output)
+            raise
+        if self._tmp_output is not None:
+            os.replace(self._tmp_output, self.args.output_file)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target == "ov-ir":
+            from xmo.backends.ir import serialize
+
+            serialize(prog, self.args.output_file)
+            return ""
+        return super().output_resulting_program(prog)
+
+
+def _read_by_path(stream: IO[bytes]) -> ModuleOp:  # pragma: no cover - placeholder
+    raise XmoOptError("OpenVINO IR input must be a file path")
+
+
+class XmoOptError(Exception):
+    """A driver usage error."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        XmoOptMain(args=argv).run()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        print("xmo-opt: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the driver's single error exit
+        if os.environ.get("XMO_DEBUG"):
+            raise
+        msg = str(e).strip() or type(e).__name__
+        print(f"xmo-opt: error: {msg}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
