@@ -8,6 +8,7 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 * inputs: ``.mlir`` and OpenVINO IR ``.xml`` (read with its ``.bin``);
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
+* ``--extensions DIR``: load user-defined operations from ``DIR/ops/*.py``;
 * ``--elide-weights[=BYTES]``: leave weight payloads larger than BYTES (default
   64) out of the printed resources section, for readable FileCheck output;
 * the module is verified after parsing and after every pass.
@@ -49,6 +50,10 @@ class XmoOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="xmo modular optimizer driver", args=args)
+        for folder in self.args.extensions:
+            from xmo.extensions import load_extensions
+
+            load_extensions(self.ctx, folder)
         if self.args.elide_weights is not None:
             weight_store(self.ctx).elide_larger_than = self.args.elide_weights
         if self.args.target == "ov-ir":
@@ -87,6 +92,13 @@ class XmoOptMain(xDSLOptMain):
             default=None,
             metavar="BYTES",
             help="do not print weight payloads larger than BYTES (default 64)",
+        )
+        arg_parser.add_argument(
+            "--extensions",
+            action="append",
+            default=[],
+            metavar="DIR",
+            help="load new operations from DIR/ops/*.py (repeatable)",
         )
 
     # -- input -------------------------------------------------------------------

@@ -36,6 +36,23 @@ OPS_BY_TYPE: dict[str, type[OVOp]] = {
 }
 
 
+def register_op(op: type[OVOp]) -> None:
+    """Make a user-defined ov op known to the IR reader and ``op_class``.
+
+    Load it into a context with ``ctx.load_op(op)`` as well (the extension
+    loader of :mod:`xmo.extensions` does both).
+    """
+    key = (op.OV_TYPE, op.OV_VERSION)
+    known = OPS_BY_TYPE_VERSION.get(key)
+    if known is not None and known is not op:
+        raise ValueError(
+            f"an op with IR type {op.OV_TYPE} version {op.OV_VERSION} is already "
+            f"defined ({known.name})"
+        )
+    OPS_BY_TYPE_VERSION[key] = op
+    OPS_BY_TYPE.setdefault(op.OV_TYPE, op)
+
+
 def op_class(ov_type: str, version: str | None = None) -> type[OVOp]:
     """The op class for an IR ``type``/``version`` (newest version when omitted)."""
     if version is None:
@@ -53,4 +70,5 @@ __all__ = [
     "ParameterOp",
     "ResultOp",
     "op_class",
+    "register_op",
 ]

@@ -1,0 +1,60 @@
+"""Loading user extensions: new ``ov`` operations from Python files.
+
+``xmo-opt --extensions DIR`` (and :func:`load_extensions`) imports every
+``DIR/ops/*.py``; each ``OVOp`` subclass defined there (with ``@ov_op``) is
+registered with the IR reader and loaded into the context. Errors name the
+file. Nothing is loaded from folders the user did not name.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from xdsl.context import Context
+
+from xmo.dialects.ov import register_op
+from xmo.dialects.ov.base import OVOp
+
+
+class ExtensionError(Exception):
+    """An extension that cannot be loaded (the message names the file)."""
+
+
+def _import_file(path: Path) -> object:
+    mod_name = f"xmo_ext_{abs(hash(path.resolve()))}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise ExtensionError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[mod_name]
+        raise ExtensionError(f"{path}: {type(e).__name__}: {e}") from e
+    return module
+
+
+def load_extensions(ctx: Context, folder: str | Path) -> list[type[OVOp]]:
+    """Import ``folder/ops/*.py`` and register the ops they define."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ExtensionError(f"{root}: extensions folder not found")
+    loaded: list[type[OVOp]] = []
+    for path in sorted((root / "ops").glob("*.py")):
+        module = _import_file(path)
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, OVOp)
+                and obj.__module__ == module.__name__  # type: ignore[attr-defined]
+            ):
+                try:
+                    register_op(obj)
+                    ctx.load_op(obj)
+                except Exception as e:
+                    raise ExtensionError(f"{path}: {e}") from e
+                loaded.append(obj)
+    return loaded
