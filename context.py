@@ -22,7 +22,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return OV
 
-    return {"ov": ov}
+    def onnx() -> Dialect:
+        from xmo.dialects.onnx import ONNX
+
+        return ONNX
+
+    return {"ov": ov, "onnx": onnx}
 
 
 def make_context(
