@@ -27,6 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     StringAttr,
     TensorType,
@@ -48,7 +49,9 @@ from xmo.dialects.ov.attributes import AttrSpec
 
 TensorLike = TensorType | UnrankedTensorType
 
-#: Dimension value meaning "dynamic" (prints as ``?``).
+#: Dimension value meaning "dynamic" in shape inference and ``dims_of``.
+#: (xDSL itself stores dynamic dims as ``DYNAMIC_INDEX``; :func:`tensor` and
+#: :func:`dims_of` translate.)
 DYN = -1
 
 
@@ -87,10 +90,7 @@ class InferContext:
 
     def shape(self, i: int) -> list[int] | None:
         """Dims of input ``i`` (``DYN`` for dynamic) or None for dynamic rank."""
-        t = self.input_types[i]
-        if isinstance(t, TensorType):
-            return list(t.get_shape())
-        return None
+        return dims_of(self.input_types[i])
 
     def rank(self, i: int) -> int | None:
         s = self.shape(i)
@@ -146,12 +146,24 @@ def _load_shape_inference() -> None:
         import xmo.dialects.ov.shape_inference  # noqa: F401  (registers functions)
 
 
-def tensor(etype: str | Attribute, shape: Sequence[int] | None) -> Attribute:
-    """Build ``tensor<...>`` (``shape=None`` gives ``tensor<*x...>``)."""
+def tensor(etype: str | Attribute, shape: Sequence[int | None] | None) -> Attribute:
+    """Build ``tensor<...>`` (``shape=None`` gives ``tensor<*x...>``).
+
+    Negative dims and None are dynamic (``?``).
+    """
     el = et.to_xdsl(etype) if isinstance(etype, str) else etype
     if shape is None:
         return UnrankedTensorType(el)
-    return TensorType(el, [int(d) if d is not None and d >= 0 else DYN for d in shape])
+    return TensorType(
+        el, [int(d) if d is not None and d >= 0 else DYNAMIC_INDEX for d in shape]
+    )
+
+
+def dims_of(t: Attribute) -> list[int] | None:
+    """Dims of a tensor type with ``DYN`` (-1) for dynamic ones; None if unranked."""
+    if isinstance(t, TensorType):
+        return [d if d >= 0 else DYN for d in t.get_shape()]
+    return None
 
 
 def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
@@ -167,7 +179,7 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     ds, ins = declared.get_shape(), inferred.get_shape()
     if len(ds) != len(ins):
         return False
-    return all(d == i or d == DYN or i == DYN for d, i in zip(ds, ins))
+    return all(d == i or d < 0 or i < 0 for d, i in zip(ds, ins))
 
 
 # ---------------------------------------------------------------------------

@@ -3,3 +3,18 @@
 Each module registers functions with :func:`xmo.dialects.ov.base.shape_infer`;
 importing this package registers them all.
 """
+
+from xmo.dialects.ov.shape_inference import (  # noqa: F401  (registration)
+    activations,
+    convolution,
+    elementwise,
+    fft,
+    generation,
+    indexing,
+    interpolate,
+    matmul,
+    normalization,
+    pooling,
+    reductions,
+    shape_ops,
+)

@@ -118,12 +118,47 @@ def broadcast_shapes(ctx: InferContext, mode: str, *shapes: Shape) -> Shape:
     mode = str(mode).lower()
     if mode == "numpy":
         return broadcast_numpy(ctx, *shapes)
+    if mode == "pdpd":
+        result = shapes[0]
+        for s in shapes[1:]:
+            result = _broadcast_pdpd(ctx, result, s)
+        return result
     if mode in ("none", "explicit"):
         result: Shape = None
         for s in shapes:
             result = merge_shapes(ctx, result, s, "auto_broadcast=none requires equal shapes")
         return result
     raise ctx.error(f"unsupported auto_broadcast mode '{mode}'")
+
+
+def _broadcast_pdpd(ctx: InferContext, a: Shape, b: Shape) -> Shape:
+    """PaddlePaddle-style broadcast of ``b`` into ``a``.
+
+    The ``auto_broadcast="pdpd"`` attribute string carries no axis, which
+    OpenVINO reads as axis 0: ``b`` (without trailing 1s) aligns with the
+    leading dims of ``a``.
+    """
+    if a is None or b is None:
+        return None if a is None else list(a)
+    b = list(b)
+    while b and b[-1] == 1:
+        b.pop()
+    if len(b) > len(a):
+        raise ctx.error(
+            f"shape {fmt_shape(b)} cannot be pdpd-broadcast to {fmt_shape(a)}"
+        )
+    out = list(a)
+    for i, d in enumerate(b):
+        if d == 1 or d < 0:
+            continue
+        if out[i] < 0:
+            out[i] = d
+        elif out[i] != d:
+            raise ctx.error(
+                f"shape {fmt_shape(b)} cannot be pdpd-broadcast to {fmt_shape(a)} "
+                f"(dimension {d} vs {out[i]})"
+            )
+    return out
 
 
 def broadcast_into(ctx: InferContext, target: Shape, src: Shape) -> Shape:
@@ -345,7 +380,9 @@ def window_output_shape(
     pe = window_attr(ctx, "pads_end", n, 0)
     mode = auto_pad_mode(ctx)
     return [
-        window_output_dim(ctx, spatial[i], kernel[i], strides[i], dilations[i], pb[i], pe[i], mode, rounding)
+        window_output_dim(
+            ctx, spatial[i], kernel[i], strides[i], dilations[i], pb[i], pe[i], mode, rounding
+        )
         for i in range(n)
     ]
 

@@ -9,6 +9,7 @@ from xdsl.ir import Attribute
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import InferContext, shape_infer
 from xmo.dialects.ov.shape_inference._helpers import (
+    fmt_shape,
     normalize_axis,
     require_etype,
     result,
@@ -20,7 +21,7 @@ _UNARY = (
     "Ceiling", "Clamp", "Erf", "Gelu", "HSwish", "HSigmoid", "Mish", "SoftPlus",
     "Elu",
 )  # fmt: skip
-_FLOAT_ONLY = {"ov.HSwish", "ov.HSigmoid", "ov.Mish", "ov.SoftPlus"}
+_FLOAT_ONLY = {"ov.Mish", "ov.SoftPlus"}
 
 
 @shape_infer(*(f"ov.{n}" for n in _UNARY))
@@ -38,8 +39,8 @@ def infer_swish(ctx: InferContext) -> Sequence[Attribute]:
     if ctx.num_inputs > 1:
         same_etype(ctx, (0, 1), "input and beta")
         s = ctx.shape(1)
-        if s is not None and not (len(s) == 0 or (len(s) == 1 and s[0] in (1, -1))):
-            raise ctx.error("beta must be a scalar")
+        if s is not None and len(s) != 0:
+            raise ctx.error(f"beta must be a scalar, got shape {fmt_shape(s)}")
     return [result(t, ctx.shape(0))]
 
 
@@ -51,5 +52,7 @@ def infer_prelu(ctx: InferContext) -> Sequence[Attribute]:
 
 @shape_infer("ov.Softmax", "ov.LogSoftmax")
 def infer_softmax(ctx: InferContext) -> Sequence[Attribute]:
-    normalize_axis(ctx, ctx.attr("axis"), ctx.rank(0))
+    r = ctx.rank(0)
+    # a scalar is normalized along its one implicit axis
+    normalize_axis(ctx, ctx.attr("axis"), None if r is None else max(r, 1))
     return [result(ctx.etype(0), ctx.shape(0))]

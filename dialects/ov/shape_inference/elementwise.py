@@ -26,7 +26,8 @@ _LOGICAL = ("LogicalAnd", "LogicalOr", "LogicalXor")
 def _binary_shape(ctx: InferContext):
     if ctx.num_inputs != 2:
         raise ctx.error(f"expected 2 inputs, got {ctx.num_inputs}")
-    return broadcast_shapes(ctx, ctx.attrs.get("auto_broadcast", "numpy"), ctx.shape(0), ctx.shape(1))
+    mode = ctx.attrs.get("auto_broadcast", "numpy")
+    return broadcast_shapes(ctx, mode, ctx.shape(0), ctx.shape(1))
 
 
 @shape_infer(*(f"ov.{n}" for n in _ARITHMETIC))
