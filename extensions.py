@@ -22,8 +22,15 @@ class ExtensionError(Exception):
     """An extension that cannot be loaded (the message names the file)."""
 
 
+_IMPORTED: dict[Path, object] = {}
+
+
 def _import_file(path: Path) -> object:
-    mod_name = f"xmo_ext_{abs(hash(path.resolve()))}_{path.stem}"
+    """Import a Python file once per process (loading a folder twice is a no-op)."""
+    path = path.resolve()
+    if path in _IMPORTED:
+        return _IMPORTED[path]
+    mod_name = f"xmo_ext_{len(_IMPORTED)}_{path.stem}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
         raise ExtensionError(f"{path}: not a Python module")
@@ -34,6 +41,7 @@ def _import_file(path: Path) -> object:
     except Exception as e:
         del sys.modules[mod_name]
         raise ExtensionError(f"{path}: {type(e).__name__}: {e}") from e
+    _IMPORTED[path] = module
     return module
 
 
@@ -53,7 +61,8 @@ def load_extensions(ctx: Context, folder: str | Path) -> list[type[OVOp]]:
             ):
                 try:
                     register_op(obj)
-                    ctx.load_op(obj)
+                    if obj not in ctx.loaded_ops:
+                        ctx.load_op(obj)
                 except Exception as e:
                     raise ExtensionError(f"{path}: {e}") from e
                 loaded.append(obj)

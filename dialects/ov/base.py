@@ -411,7 +411,12 @@ class OVOp(IRDLOperation):
 
 _OpT = TypeVar("_OpT", bound=OVOp)
 
-_ETYPE_ATTR_VALUES = frozenset(et.OV_ELEMENT_TYPES) | {"dynamic", "undefined"}
+#: Values an element-type *attribute* may name: tensor element types plus the
+#: ones only conversions and placeholders use.
+_ETYPE_ATTR_VALUES = frozenset(et.OV_ELEMENT_TYPES) | {
+    "dynamic", "undefined", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4",
+    "u2", "u3", "u6", "string",
+}  # fmt: skip
 
 
 def _check_element_type(op: Operation, what: str, t: Attribute) -> None:
@@ -451,7 +456,11 @@ _RESERVED = {n for c in IRDLOperation.mro() for n in vars(c)} | {"name"}
 
 
 def property_field_name(attr_name: str) -> str:
-    """Python field name under which an OpenVINO attribute is declared."""
+    """Python field name under which an OpenVINO attribute is declared.
+
+    The property itself keeps the IR name (e.g. AvgPool's ``exclude-pad``).
+    """
+    attr_name = attr_name.replace("-", "_")
     if attr_name in _RESERVED or keyword.iskeyword(attr_name):
         return attr_name + "_"
     return attr_name
