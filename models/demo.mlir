@@ -12,7 +12,7 @@ builtin.module @xmo_demo_cnn {
   %10 = "ov.Convolution"(%6, %8) <{strides = array<i64: 1, 1>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, dilations = array<i64: 1, 1>, friendly_name = "conv2"}> : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x16x16xf32>
   %11 = "ov.Add"(%10, %9) <{friendly_name = "conv2.add"}> : (tensor<1x16x16x16xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x16x16xf32>
   %12 = "ov.Relu"(%11) <{friendly_name = "relu2"}> : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  %13 = "ov.AvgPool"(%12) <{strides = array<i64: 2, 2>, pads_begin = array<i64: 0, 0>, pads_end = array<i64: 0, 0>, kernel = array<i64: 2, 2>, "exclude-pad" = true, friendly_name = "pool2"}> : (tensor<1x16x16x16xf32>) -> tensor<1x16x8x8xf32>
+  %13 = "ov.AvgPool"(%12) <{strides = array<i64: 2, 2>, pads_begin = array<i64: 0, 0>, pads_end = array<i64: 0, 0>, kernel = array<i64: 2, 2>, "exclude-pad" = true, dilations = array<i64: 1, 1>, friendly_name = "pool2"}> : (tensor<1x16x16x16xf32>) -> tensor<1x16x8x8xf32>
   %14 = "ov.Constant"() <{value = dense<[1, -1]> : tensor<2xi64>, friendly_name = "flatten.shape"}> : () -> tensor<2xi64>
   %15 = "ov.Reshape"(%13, %14) <{special_zero = false, friendly_name = "flatten"}> : (tensor<1x16x8x8xf32>, tensor<2xi64>) -> tensor<1x1024xf32>
   %16 = "ov.Constant"() <{value = dense_resource<fc.weight> : tensor<1024x10xf32>, friendly_name = "fc.weight"}> : () -> tensor<1024x10xf32>

@@ -56,7 +56,7 @@ def build() -> tuple[ModuleOp, object]:
                 [relu], {**pool_attrs, "dilations": (1, 1)}, name="pool1"))
         else:
             pool = add(op_class("AvgPool").make(
-                [relu], {**pool_attrs, "exclude-pad": True}, name="pool2"))
+                [relu], {**pool_attrs, "exclude-pad": True, "dilations": (1, 1)}, name="pool2"))
         x = pool.results[0]
     shape = const("flatten.shape", np.array([1, -1], np.int64))
     flat = add(op_class("Reshape").make([x, shape], {"special_zero": False}, name="flatten"))

@@ -29,8 +29,14 @@ PRECISION_OF: dict[str, str] = {
 ELEMENT_TYPE_OF_PRECISION: dict[str, str] = {v: k for k, v in PRECISION_OF.items()}
 ELEMENT_TYPE_OF_PRECISION["U1"] = "u1"
 
-#: The IR writes ``Constant`` layers as ``Const``.
-IR_TYPE_OF_OV_TYPE = {"Constant": "Const"}
+#: Op types whose IR ``type`` differs from OpenVINO's op type name (OpenVINO's
+#: serializer writes these spellings; its reader accepts them).
+IR_TYPE_OF_OV_TYPE = {
+    "Constant": "Const",
+    "Relu": "ReLU",
+    "PRelu": "PReLU",
+    "Softmax": "SoftMax",
+}
 OV_TYPE_OF_IR_TYPE = {v: k for k, v in IR_TYPE_OF_OV_TYPE.items()}
 
 #: Ops whose sub-graph bodies are not supported yet.

@@ -1,0 +1,518 @@
+"""Reference CPU execution of ``ov``-dialect modules with numpy kernels.
+
+* :func:`register_kernel` -- the kernel registry, keyed by xDSL op name
+  (``"ov.Add"``); user-defined ops register their own kernels the same way.
+* :class:`CompiledModel` -- a module turned into a schedule of kernel calls:
+  constants are read once, every intermediate array is dropped as soon as its
+  last user has run.
+
+A kernel is called as ``kernel(node, *inputs)`` where ``node`` is the
+:class:`Node` being executed (attributes, output element types and shapes) and
+``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
+per output). Outputs are cast to the element type declared by the op's result
+types when they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
+
+#: A kernel: ``kernel(node, *inputs) -> array | sequence of arrays``.
+Kernel = Callable[..., Any]
+
+_KERNELS: dict[str, Kernel] = {}
+
+
+class CPUBackendError(RuntimeError):
+    """Base class of the CPU backend's errors."""
+
+
+class KernelNotFoundError(CPUBackendError, NotImplementedError):
+    """An op of the model has no registered kernel."""
+
+
+class KernelError(CPUBackendError):
+    """A kernel failed on its inputs."""
+
+
+class InputError(CPUBackendError, ValueError):
+    """Model inputs of the wrong number, name, shape or element type."""
+
+
+def register_kernel(*op_names: str, override: bool = False) -> Callable[[Kernel], Kernel]:
+    """Decorator registering a kernel for the xDSL ops named ``op_names``.
+
+    ``override=True`` replaces an existing kernel (to customize a built-in one).
+    """
+    if not op_names:
+        raise ValueError("register_kernel needs at least one op name")
+
+    def register(fn: Kernel) -> Kernel:
+        for n in op_names:
+            if not override and n in _KERNELS and _KERNELS[n] is not fn:
+                raise ValueError(
+                    f"a kernel for {n} is already registered "
+                    "(pass override=True to replace it)"
+                )
+            _KERNELS[n] = fn
+        return fn
+
+    return register
+
+
+def kernel_for(op_name: str) -> Kernel | None:
+    """The kernel registered for xDSL op ``op_name`` (built-ins loaded first)."""
+    _load_builtin_kernels()
+    return _KERNELS.get(op_name)
+
+
+def registered_ops() -> list[str]:
+    """Names of every op with a kernel, sorted."""
+    _load_builtin_kernels()
+    return sorted(_KERNELS)
+
+
+_loaded = False
+
+
+def _load_builtin_kernels() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        import xmo.backends.cpu.kernels  # noqa: F401  (registers kernels)
+
+
+# ---------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------
+
+
+def _etype_name(t: Attribute) -> str | None:
+    if isinstance(t, TensorType | UnrankedTensorType):
+        try:
+            return et.from_xdsl(t.get_element_type())
+        except et.ElementTypeError:
+            return None
+    return None
+
+
+def _numpy_dtype(t: Attribute) -> np.dtype | None:
+    name = _etype_name(t)
+    if name is None:
+        return None
+    if name == "bf16":  # computed in f32
+        return np.dtype(np.float32)
+    try:
+        return et.numpy_dtype(name)
+    except et.ElementTypeError:
+        return None
+
+
+def _shape(t: Attribute) -> tuple[int, ...] | None:
+    """Dims (-1 for dynamic) of a ranked tensor type, None when unranked."""
+    if isinstance(t, TensorType):
+        return tuple(int(d) for d in t.get_shape())
+    return None
+
+
+def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
+    return (raw.astype(np.uint32) << 16).view(np.float32)
+
+
+def _op_type(op: Operation) -> str:
+    return getattr(op, "OV_TYPE", "") or op.name
+
+
+def _friendly(op: Operation) -> str | None:
+    if isinstance(op, OVOp):
+        return op.get_friendly_name()
+    return None
+
+
+def _describe(op: Operation) -> str:
+    fn = _friendly(op)
+    return f"{_op_type(op)} ({op.name})" + (f" '{fn}'" if fn else "")
+
+
+# ---------------------------------------------------------------------------
+# Nodes
+# ---------------------------------------------------------------------------
+
+
+class Node:
+    """What a kernel sees of the op it executes."""
+
+    __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes")
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+        #: OpenVINO type (``"Add"``), or the xDSL name for foreign ops.
+        self.type: str = _op_type(op)
+        #: Friendly name ('' when the op has none).
+        self.name: str = _friendly(op) or ""
+        #: OpenVINO attribute values, defaults filled in.
+        self.attrs: dict[str, Any] = op.attr_values() if isinstance(op, OVOp) else {}
+        #: numpy dtype per output (None when not representable).
+        self.out_dtypes: list[np.dtype | None] = [_numpy_dtype(r.type) for r in op.results]
+        #: declared dims per output (-1 dynamic), None when unranked.
+        self.out_shapes: list[tuple[int, ...] | None] = [_shape(r.type) for r in op.results]
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        v = self.attrs.get(name)
+        return default if v is None else v
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.out_dtypes)
+
+    def out_dtype(self, i: int = 0, fallback: Any = None) -> np.dtype:
+        d = self.out_dtypes[i] if i < len(self.out_dtypes) else None
+        if d is None:
+            if fallback is None:
+                raise KernelError(f"{self.describe()}: output {i} has no numpy dtype")
+            return np.dtype(fallback)
+        return d
+
+    def describe(self) -> str:
+        return _describe(self.op)
+
+    def error(self, message: str) -> KernelError:
+        return KernelError(f"{self.describe()}: {message}")
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    """A model input or output: its names, element type and declared shape."""
+
+    names: tuple[str, ...]
+    dtype: np.dtype | None
+    shape: tuple[int, ...] | None
+
+    @property
+    def name(self) -> str:
+        return self.names[0] if self.names else ""
+
+
+@dataclass
+class _Step:
+    node: Node
+    kernel: Kernel
+    args: tuple[int, ...]
+    outs: tuple[int, ...]
+    free: tuple[int, ...]  # slots dropped once this step ran
+
+
+class ModelOutputs(Sequence[np.ndarray]):
+    """A model's outputs: a list in Result order, also indexable by name."""
+
+    def __init__(self, arrays: list[np.ndarray], ports: Sequence[PortInfo]) -> None:
+        self._arrays = arrays
+        self._ports = ports
+        self._by_name: dict[str, int] = {}
+        for i, p in enumerate(ports):
+            for n in p.names:
+                self._by_name.setdefault(n, i)
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                return self._arrays[self._by_name[key]]
+            except KeyError:
+                raise KeyError(
+                    f"no output named '{key}' (outputs: {sorted(self._by_name)})"
+                ) from None
+        return self._arrays[key]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter(self._arrays)
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            return key in self._by_name
+        return any(key is a for a in self._arrays)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """Output arrays keyed by each output's first name."""
+        return {p.name or str(i): a for i, (p, a) in enumerate(zip(self._ports, self._arrays))}
+
+    def __repr__(self) -> str:
+        return f"ModelOutputs({[p.name for p in self._ports]})"
+
+
+# ---------------------------------------------------------------------------
+# The compiled model
+# ---------------------------------------------------------------------------
+
+
+class CompiledModel:
+    """An ``ov`` module ready to run on numpy arrays.
+
+    ``model(inputs)`` takes a dict (input tensor name or friendly name -> array)
+    or a list (in Parameter order) and returns :class:`ModelOutputs`.
+    """
+
+    def __init__(self, module: ModuleOp | Operation, keep_alive: Any = None) -> None:
+        _load_builtin_kernels()
+        self._keep_alive = keep_alive  # e.g. the context owning the weights
+        ops = list(module.body.block.ops) if isinstance(module, ModuleOp) else list(
+            module.regions[0].block.ops
+        )
+        slot_of: dict[SSAValue, int] = {}
+        n_slots = 0
+
+        def new_slot(v: SSAValue) -> int:
+            nonlocal n_slots
+            slot_of[v] = n_slots
+            n_slots += 1
+            return n_slots - 1
+
+        self._params: list[tuple[int, ParameterOp]] = []
+        self._consts: dict[int, np.ndarray] = {}
+        self._results: list[int] = []
+        self.inputs: list[PortInfo] = []
+        self.outputs: list[PortInfo] = []
+        steps: list[tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]] = []
+        missing: list[str] = []
+
+        for op in ops:
+            if isinstance(op, ParameterOp):
+                s = new_slot(op.results[0])
+                self._params.append((s, op))
+                names = [*op.get_tensor_names(0)]
+                fn = op.get_friendly_name()
+                if fn and fn not in names:
+                    names.append(fn)
+                t = op.results[0].type
+                self.inputs.append(PortInfo(tuple(names), _numpy_dtype(t), _shape(t)))
+            elif isinstance(op, ConstantOp):
+                s = new_slot(op.results[0])
+                arr = op.get_array()
+                if _etype_name(op.results[0].type) == "bf16":
+                    arr = _bf16_to_f32(arr)
+                self._consts[s] = arr
+            elif isinstance(op, ResultOp):
+                v = op.operands[0]
+                if v not in slot_of:
+                    raise CPUBackendError(f"{_describe(op)}: input defined after use")
+                self._results.append(slot_of[v])
+                self.outputs.append(
+                    PortInfo(tuple(self._output_names(op)), _numpy_dtype(v.type), _shape(v.type))
+                )
+            else:
+                kernel = _KERNELS.get(op.name)
+                if kernel is None:
+                    missing.append(_describe(op))
+                    kernel = _missing_kernel
+                args = []
+                for v in op.operands:
+                    if v not in slot_of:
+                        raise CPUBackendError(
+                            f"{_describe(op)}: operand defined outside the module body "
+                            "or after use"
+                        )
+                    args.append(slot_of[v])
+                outs = tuple(new_slot(r) for r in op.results)
+                steps.append((Node(op), kernel, tuple(args), outs))
+
+        if missing:
+            shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+            raise KernelNotFoundError(
+                f"no CPU kernel for {len(missing)} op(s): {shown}. "
+                "Register one with xmo.backends.cpu.register_kernel(op_name)."
+            )
+
+        # liveness: drop a slot after the step that uses it last
+        keep = set(self._results) | set(self._consts)
+        last_use: dict[int, int] = {}
+        for i, (_, _, args, outs) in enumerate(steps):
+            for a in args:
+                last_use[a] = i
+            for o in outs:  # unused outputs die right away
+                last_use.setdefault(o, i)
+        for s, _ in self._params:
+            last_use.setdefault(s, -1)
+        free_after: dict[int, list[int]] = {}
+        for s, i in last_use.items():
+            if s not in keep:
+                free_after.setdefault(i, []).append(s)
+        self._free_before_run = tuple(free_after.get(-1, ()))
+        self._steps = [
+            _Step(node, k, args, outs, tuple(free_after.get(i, ())))
+            for i, (node, k, args, outs) in enumerate(steps)
+        ]
+        self._n_slots = n_slots
+        self._input_index: dict[str, int] = {}
+        for i, p in enumerate(self.inputs):
+            for n in p.names:
+                self._input_index.setdefault(n, i)
+
+    @staticmethod
+    def _output_names(res: ResultOp) -> list[str]:
+        v = res.operands[0]
+        names: list[str] = []
+        producer = v.owner
+        if isinstance(producer, OVOp):
+            names += producer.get_tensor_names(v.index)  # type: ignore[attr-defined]
+        fn = res.get_friendly_name()
+        if fn:
+            names.append(fn)
+        if isinstance(producer, OVOp):
+            pn = producer.get_friendly_name()
+            if pn:
+                names.append(pn if len(producer.results) == 1 else f"{pn}.{v.index}")  # type: ignore[attr-defined]
+        seen: list[str] = []
+        for n in names:
+            if n not in seen:
+                seen.append(n)
+        return seen
+
+    # -- introspection ---------------------------------------------------------
+    @property
+    def input_names(self) -> list[str]:
+        return [p.name for p in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [p.name for p in self.outputs]
+
+    @property
+    def schedule(self) -> list[Node]:
+        """The ops executed, in order."""
+        return [s.node for s in self._steps]
+
+    # -- running -----------------------------------------------------------------
+    def _bind_inputs(
+        self, inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None
+    ) -> list[np.ndarray]:
+        n = len(self.inputs)
+        if inputs is None:
+            inputs = []
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        values: list[Any] = [None] * n
+        if isinstance(inputs, Mapping):
+            for key, val in inputs.items():
+                if isinstance(key, int):
+                    i = key
+                    if not 0 <= i < n:
+                        raise InputError(f"input index {i} out of range ({n} inputs)")
+                else:
+                    if key not in self._input_index:
+                        raise InputError(
+                            f"the model has no input named '{key}' "
+                            f"(inputs: {self.input_names})"
+                        )
+                    i = self._input_index[key]
+                if values[i] is not None:
+                    raise InputError(f"input {self._label(i)} given twice")
+                values[i] = val
+        else:
+            seq = list(inputs)
+            if len(seq) != n:
+                raise InputError(f"the model has {n} inputs, got {len(seq)}")
+            values = seq
+        out: list[np.ndarray] = []
+        for i, (val, port) in enumerate(zip(values, self.inputs)):
+            if val is None:
+                raise InputError(f"input {self._label(i)} is missing")
+            out.append(self._check_input(i, val, port))
+        return out
+
+    def _label(self, i: int) -> str:
+        name = self.inputs[i].name
+        return f"#{i}" + (f" '{name}'" if name else "")
+
+    def _check_input(self, i: int, val: Any, port: PortInfo) -> np.ndarray:
+        if isinstance(val, np.ndarray):
+            arr = val
+            if port.dtype is not None and arr.dtype != port.dtype:
+                raise InputError(
+                    f"input {self._label(i)}: element type {arr.dtype} given, "
+                    f"the model expects {port.dtype}"
+                )
+        else:
+            arr = np.asarray(val, dtype=port.dtype)
+        if port.shape is not None:
+            ok = len(arr.shape) == len(port.shape) and all(
+                d < 0 or d == a for d, a in zip(port.shape, arr.shape)
+            )
+            if not ok:
+                want = "[" + ",".join("?" if d < 0 else str(d) for d in port.shape) + "]"
+                raise InputError(
+                    f"input {self._label(i)}: shape {list(arr.shape)} given, "
+                    f"the model expects {want}"
+                )
+        return arr
+
+    def __call__(
+        self, inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None
+    ) -> ModelOutputs:
+        args = self._bind_inputs(inputs)
+        slots: list[Any] = [None] * self._n_slots
+        for s, a in self._consts.items():
+            slots[s] = a
+        for (s, _), a in zip(self._params, args):
+            slots[s] = a
+        for s in self._free_before_run:
+            slots[s] = None
+        for step in self._steps:
+            node = step.node
+            try:
+                res = step.kernel(node, *[slots[a] for a in step.args])
+            except CPUBackendError:
+                raise
+            except Exception as e:  # noqa: BLE001  (name the op that failed)
+                raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
+            outs = _as_outputs(node, res)
+            for o, arr in zip(step.outs, outs):
+                slots[o] = arr
+            for s in step.free:
+                slots[s] = None
+        return ModelOutputs([slots[s] for s in self._results], self.outputs)
+
+    run = __call__
+    infer = __call__
+
+
+def _as_outputs(node: Node, res: Any) -> list[np.ndarray]:
+    if isinstance(res, np.ndarray) or np.isscalar(res):
+        res = [res]
+    outs = list(res)
+    if len(outs) != node.num_outputs:
+        raise node.error(f"kernel returned {len(outs)} outputs, op has {node.num_outputs}")
+    fixed = []
+    for i, a in enumerate(outs):
+        a = np.asarray(a)
+        want = node.out_dtypes[i]
+        if want is not None and a.dtype != want:
+            a = a.astype(want)
+        shape = node.out_shapes[i]
+        if shape is not None and (
+            len(shape) != a.ndim or any(d >= 0 and d != s for d, s in zip(shape, a.shape))
+        ):
+            raise node.error(
+                f"output {i} has shape {list(a.shape)}, the op declares "
+                "[" + ",".join("?" if d < 0 else str(d) for d in shape) + "]"
+            )
+        fixed.append(a)
+    return fixed
+
+
+def _missing_kernel(node: Node, *inputs: np.ndarray) -> Any:
+    raise KernelNotFoundError(f"no CPU kernel for {node.describe()}")

@@ -1,0 +1,16 @@
+"""Built-in CPU kernels, one module per op family; importing registers them."""
+
+from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
+    activations,
+    convolution,
+    dft,
+    elementwise,
+    generation,
+    indexing,
+    interpolate,
+    matmul,
+    normalization,
+    pooling,
+    reductions,
+    shape_ops,
+)

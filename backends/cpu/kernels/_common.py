@@ -1,0 +1,115 @@
+"""Helpers shared by the kernel families."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node
+
+
+def norm_axis(axis: int, rank: int, node: Node | None = None) -> int:
+    """``axis`` in ``[0, rank)`` (negative axes count from the end)."""
+    a = int(axis)
+    if a < 0:
+        a += rank
+    if not 0 <= a < max(rank, 1):
+        msg = f"axis {axis} out of range for rank {rank}"
+        raise node.error(msg) if node is not None else ValueError(msg)
+    return a
+
+
+def norm_axes(axes: np.ndarray | Sequence[int], rank: int, node: Node | None = None) -> list[int]:
+    return [norm_axis(a, rank, node) for a in np.asarray(axes).reshape(-1).tolist()]
+
+
+def ints(a: np.ndarray | Sequence[int]) -> list[int]:
+    """A 0-D or 1-D integer input as a Python list."""
+    return [int(v) for v in np.asarray(a).reshape(-1).tolist()]
+
+
+def scalar(a: np.ndarray) -> float | int:
+    return np.asarray(a).reshape(-1)[0].item()
+
+
+def broadcast_args(node: Node, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Check ``auto_broadcast`` of an elementwise op (numpy semantics or none)."""
+    mode = str(node.attr("auto_broadcast", "numpy")).lower()
+    if mode == "none":
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise node.error(
+                f"auto_broadcast=none needs equal shapes, got {[list(s) for s in shapes]}"
+            )
+    elif mode == "pdpd":
+        raise node.error("auto_broadcast=pdpd is not supported by the CPU backend")
+    return arrays
+
+
+def is_float(a: np.ndarray) -> bool:
+    return np.issubdtype(a.dtype, np.floating)
+
+
+def float_work(a: np.ndarray) -> np.ndarray:
+    """``a`` as a float array (f16 computed in f32, integers in f64)."""
+    if a.dtype == np.float16:
+        return a.astype(np.float32)
+    if np.issubdtype(a.dtype, np.floating):
+        return a
+    return a.astype(np.float64)
+
+
+def spatial_pads(
+    node: Node,
+    in_dims: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> tuple[list[int], list[int]]:
+    """(pads_begin, pads_end) per spatial dim from ``auto_pad`` and explicit pads."""
+    n = len(in_dims)
+    mode = str(node.attr("auto_pad", "explicit")).lower()
+    if mode in ("valid",):
+        return [0] * n, [0] * n
+    if mode in ("same_upper", "same_lower"):
+        pb, pe = [], []
+        for d, k, s, dl in zip(in_dims, kernel, strides, dilations):
+            out = -(-d // s)
+            total = max(0, (out - 1) * s + (k - 1) * dl + 1 - d)
+            small, big = total // 2, total - total // 2
+            if mode == "same_upper":
+                pb.append(small)
+                pe.append(big)
+            else:
+                pb.append(big)
+                pe.append(small)
+        return pb, pe
+    pb = list(node.attr("pads_begin", ()) or ()) or [0] * n
+    pe = list(node.attr("pads_end", ()) or ()) or [0] * n
+    return [int(v) for v in pb], [int(v) for v in pe]
+
+
+def spatial_attr(node: Node, name: str, n: int, default: int = 1) -> list[int]:
+    v = list(node.attr(name, ()) or ())
+    return [int(x) for x in v] if v else [default] * n
+
+
+def window_views(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], out_dims: Sequence[int],
+) -> np.ndarray:
+    """Windows over the trailing spatial dims of padded ``x``.
+
+    ``x``: ``[..., D1..Dn]`` -> ``[..., K1*..*Kn, O1..On]`` (one entry per kernel offset).
+    """
+    n = len(kernel)
+    lead = x.shape[: x.ndim - n]
+    cols = np.empty(lead + (int(np.prod(kernel)),) + tuple(out_dims), dtype=x.dtype)
+    for j, offs in enumerate(np.ndindex(*kernel)):
+        idx = tuple(
+            slice(o * d, o * d + s * (od - 1) + 1, s)
+            for o, d, s, od in zip(offs, dilations, strides, out_dims)
+        )
+        cols[(..., j) + (slice(None),) * n] = x[(...,) + idx]
+    return cols

@@ -1,0 +1,188 @@
+"""Unary math, activations, Softmax/LogSoftmax."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
+
+# ---------------------------------------------------------------------------
+# erf: numba ufunc around math.erf (compiled on first use)
+# ---------------------------------------------------------------------------
+
+_erf_ufunc = None
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Vectorized error function (exact to double precision)."""
+    global _erf_ufunc
+    if _erf_ufunc is None:
+        try:
+            from numba import vectorize
+
+            _erf_ufunc = vectorize(
+                ["float32(float32)", "float64(float64)"], cache=True
+            )(lambda v: math.erf(v))
+        except Exception:  # noqa: BLE001  (numba missing: slow but exact)
+            _erf_ufunc = np.vectorize(math.erf, otypes=[np.float64])
+    x = np.asarray(x)
+    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float64)
+    return np.asarray(_erf_ufunc(work)).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(np.zeros((), x.dtype), x)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # stable for large |x|
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _round_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+_FLOAT_ONLY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "Sigmoid": _sigmoid,
+    "Tanh": np.tanh,
+    "Exp": np.exp,
+    "Log": np.log,
+    "Sqrt": np.sqrt,
+    "Sin": np.sin,
+    "Cos": np.cos,
+    "Tan": np.tan,
+    "Asin": np.arcsin,
+    "Acos": np.arccos,
+    "Atan": np.arctan,
+    "Sinh": np.sinh,
+    "Cosh": np.cosh,
+    "Asinh": np.arcsinh,
+    "Acosh": np.arccosh,
+    "Atanh": np.arctanh,
+    "Erf": erf,
+    "SoftPlus": _softplus,
+    "SoftSign": lambda x: x / (1 + np.abs(x)),
+    "Mish": lambda x: x * np.tanh(_softplus(x)),
+    "HSwish": lambda x: x * np.clip(x + 3, 0, 6) / 6,
+    "HSigmoid": lambda x: np.clip(x + 3, 0, 6) / 6,
+}
+
+_ANY_TYPE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "Relu": lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    "Abs": np.abs,
+    "Negative": np.negative,
+    "Floor": lambda x: np.floor(x) if x.dtype.kind == "f" else x,
+    "Ceiling": lambda x: np.ceil(x) if x.dtype.kind == "f" else x,
+    "Sign": np.sign,
+}
+
+
+def _make_float_unary(fn: Callable[[np.ndarray], np.ndarray]):
+    def kernel(node: Node, x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(float_work(x))
+
+    return kernel
+
+
+def _make_unary(fn: Callable[[np.ndarray], np.ndarray]):
+    def kernel(node: Node, x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(x)
+
+    return kernel
+
+
+for _n, _f in _FLOAT_ONLY.items():
+    register_kernel(f"ov.{_n}")(_make_float_unary(_f))
+for _n, _f in _ANY_TYPE.items():
+    register_kernel(f"ov.{_n}")(_make_unary(_f))
+
+
+@register_kernel("ov.Round")
+def _round(node: Node, x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind != "f":
+        return x
+    mode = str(node.attr("mode", "half_to_even")).lower()
+    return np.round(x) if mode == "half_to_even" else _round_away(x)
+
+
+@register_kernel("ov.Gelu", "ov.Gelu_opset2")
+def _gelu(node: Node, x: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    mode = str(node.attr("approximation_mode", "erf")).lower()
+    if mode == "tanh":
+        c = np.asarray(math.sqrt(2 / math.pi), x.dtype)
+        return 0.5 * x * (1 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
+    return 0.5 * x * (1 + erf(x / np.asarray(math.sqrt(2), x.dtype)))
+
+
+@register_kernel("ov.Swish")
+def _swish(node: Node, x: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
+    x = float_work(x)
+    b = 1.0 if beta is None else scalar(beta)
+    return x * _sigmoid(x * np.asarray(b, x.dtype))
+
+
+@register_kernel("ov.Elu")
+def _elu(node: Node, x: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    alpha = np.asarray(node.attr("alpha", 1.0), x.dtype)
+    with np.errstate(over="ignore"):
+        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+@register_kernel("ov.Selu")
+def _selu(node: Node, x: np.ndarray, alpha: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    a = np.asarray(scalar(alpha), x.dtype)
+    l_ = np.asarray(scalar(lam), x.dtype)
+    return l_ * np.where(x > 0, x, a * np.expm1(np.minimum(x, 0)))
+
+
+@register_kernel("ov.PRelu")
+def _prelu(node: Node, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1] and slope.shape[0] != x.shape[-1]:
+        slope = slope.reshape((1, -1) + (1,) * (x.ndim - 2))  # per channel
+    return np.where(x < 0, x * slope, x).astype(x.dtype)
+
+
+@register_kernel("ov.Clamp")
+def _clamp(node: Node, x: np.ndarray) -> np.ndarray:
+    lo, hi = float(node.attr("min", 0.0)), float(node.attr("max", 0.0))
+    if x.dtype.kind != "f":
+        lo, hi = math.ceil(lo), math.floor(hi)
+    return np.clip(x, lo, hi).astype(x.dtype)
+
+
+@register_kernel("ov.HardSigmoid")
+def _hard_sigmoid(node: Node, x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    a, b = np.asarray(scalar(alpha), x.dtype), np.asarray(scalar(beta), x.dtype)
+    return np.clip(a * x + b, 0, 1)
+
+
+def _axis(node: Node, x: np.ndarray) -> int:
+    return norm_axis(node.attr("axis", 1), x.ndim, node)
+
+
+@register_kernel("ov.Softmax", "ov.Softmax_opset1")
+def _softmax(node: Node, x: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    ax = _axis(node, x)
+    e = np.exp(x - np.max(x, axis=ax, keepdims=True))
+    return e / np.sum(e, axis=ax, keepdims=True)
+
+
+@register_kernel("ov.LogSoftmax")
+def _log_softmax(node: Node, x: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    ax = _axis(node, x)
+    s = x - np.max(x, axis=ax, keepdims=True)
+    return s - np.log(np.sum(np.exp(s), axis=ax, keepdims=True))

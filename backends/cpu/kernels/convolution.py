@@ -1,0 +1,145 @@
+"""Convolution, GroupConvolution and their backprop-data (transposed) forms.
+
+Every form is one grouped N-D convolution: pad, gather the windows (im2col) and
+multiply with the filters (one matmul per group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import (
+    float_work,
+    ints,
+    spatial_attr,
+    spatial_pads,
+    window_views,
+)
+
+
+def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray:
+    """Zero-pad the spatial dims (negative pads crop)."""
+    n = len(pb)
+    lead = x.ndim - n
+    crop = tuple(
+        slice(max(0, -b), x.shape[lead + i] - max(0, -e) if e < 0 else None)
+        for i, (b, e) in enumerate(zip(pb, pe))
+    )
+    x = x[(slice(None),) * lead + crop]
+    widths = [(0, 0)] * lead + [(max(0, b), max(0, e)) for b, e in zip(pb, pe)]
+    if any(w != (0, 0) for w in widths):
+        x = np.pad(x, widths)
+    return x
+
+
+def grouped_conv(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    pads_end: Sequence[int],
+) -> np.ndarray:
+    """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...]."""
+    g, mg, cg = w.shape[:3]
+    kernel = w.shape[3:]
+    n = x.shape[0]
+    xp = _pad_crop(x, pads_begin, pads_end)
+    in_dims = xp.shape[2:]
+    out_dims = [
+        (d - ((k - 1) * dl + 1)) // s + 1
+        for d, k, s, dl in zip(in_dims, kernel, strides, dilations)
+    ]
+    if any(o <= 0 for o in out_dims):
+        raise ValueError(f"convolution output would be empty: {out_dims}")
+    cols = window_views(xp, kernel, strides, dilations, out_dims)  # [N, C, K, O...]
+    kp = int(np.prod(kernel))
+    op = int(np.prod(out_dims))
+    cols = cols.reshape(n, g, cg * kp, op)
+    wm = w.reshape(g, mg, cg * kp)
+    out = np.matmul(wm[None], cols)  # [N, G, Mg, O]
+    return out.reshape((n, g * mg) + tuple(out_dims))
+
+
+def _conv(node: Node, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
+    x, w = float_work(x), float_work(w).astype(float_work(x).dtype, copy=False)
+    if not groups:
+        w = w[None]  # [1, M, C, K...]
+    nsp = x.ndim - 2
+    strides = spatial_attr(node, "strides", nsp)
+    dil = spatial_attr(node, "dilations", nsp)
+    pb, pe = spatial_pads(node, x.shape[2:], w.shape[3:], strides, dil)
+    return grouped_conv(x, w, strides, dil, pb, pe)
+
+
+@register_kernel("ov.Convolution")
+def _convolution(node: Node, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return _conv(node, x, w, groups=False)
+
+
+@register_kernel("ov.GroupConvolution")
+def _group_convolution(node: Node, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return _conv(node, x, w, groups=True)
+
+
+def _backprop(
+    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None
+) -> np.ndarray:
+    """``x``: [N, G*Cg, D...], ``w``: [G, Cg, Mg, K...] (transposed conv)."""
+    x = float_work(x)
+    w = float_work(w).astype(x.dtype, copy=False)
+    nsp = x.ndim - 2
+    kernel = list(w.shape[3:])
+    strides = spatial_attr(node, "strides", nsp)
+    dil = spatial_attr(node, "dilations", nsp)
+    out_pad = spatial_attr(node, "output_padding", nsp, default=0)
+    in_dims = list(x.shape[2:])
+    full = [s * (d - 1) + (k - 1) * dl + 1 for d, k, s, dl in zip(in_dims, kernel, strides, dil)]
+    mode = str(node.attr("auto_pad", "explicit")).lower()
+    if output_shape is not None:
+        # the excess over the requested size is cropped: split evenly for
+        # same_upper/same_lower, after the explicit pads_begin otherwise
+        target = ints(output_shape)
+        totals = [f + op - t for f, op, t in zip(full, out_pad, target)]
+        if mode == "same_upper":
+            pb = [t // 2 for t in totals]
+        elif mode == "same_lower":
+            pb = [t - t // 2 for t in totals]
+        else:
+            pb = spatial_attr(node, "pads_begin", nsp, default=0)
+        pe = [t - b for t, b in zip(totals, pb)]
+    elif mode in ("same_upper", "same_lower", "valid"):
+        # OpenVINO infers the full output size here (no padding)
+        pb, pe = [0] * nsp, [0] * nsp
+    else:
+        pb = spatial_attr(node, "pads_begin", nsp, default=0)
+        pe = spatial_attr(node, "pads_end", nsp, default=0)
+    # dilate the input by the strides
+    if any(s > 1 for s in strides):
+        shape = list(x.shape[:2]) + [(d - 1) * s + 1 for d, s in zip(in_dims, strides)]
+        xd = np.zeros(shape, x.dtype)
+        xd[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)] = x
+        x = xd
+    eff = [(k - 1) * dl for k, dl in zip(kernel, dil)]
+    cb = [e - b for e, b in zip(eff, pb)]
+    ce = [e - p + op for e, p, op in zip(eff, pe, out_pad)]
+    # flip the spatial kernel, swap in/out channels: [G, Mg, Cg, K...]
+    wf = np.flip(w, axis=tuple(range(3, w.ndim))).swapaxes(1, 2)
+    return grouped_conv(x, np.ascontiguousarray(wf), [1] * nsp, dil, cb, ce)
+
+
+@register_kernel("ov.ConvolutionBackpropData")
+def _conv_backprop(
+    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
+) -> np.ndarray:
+    return _backprop(node, x, w[None], output_shape)
+
+
+@register_kernel("ov.GroupConvolutionBackpropData")
+def _group_conv_backprop(
+    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
+) -> np.ndarray:
+    return _backprop(node, x, w, output_shape)

@@ -1,0 +1,162 @@
+"""Elementwise binary arithmetic, comparisons, logical ops, Select and Convert."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import broadcast_args, is_float
+
+
+def _int_divide(a: np.ndarray, b: np.ndarray, python_div: bool) -> np.ndarray:
+    b_safe = np.where(b == 0, 1, b)
+    if python_div or np.issubdtype(a.dtype, np.unsignedinteger):
+        return np.floor_divide(a, b_safe)
+    q = np.floor_divide(a, b_safe)
+    # round toward zero (C semantics) instead of toward -inf
+    fix = (q < 0) & (q * b_safe != a)
+    return q + fix.astype(q.dtype)
+
+
+def _divide(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if is_float(a):
+        return np.divide(a, b)
+    return _int_divide(a, b, bool(node.attr("m_pythondiv", True)))
+
+
+def _power(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if is_float(a):
+        return np.power(a, b)
+    r = np.power(a.astype(np.float64), b.astype(np.float64))
+    return np.trunc(r).astype(np.result_type(a, b))
+
+
+def _floor_mod(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if is_float(a):
+        return np.mod(a, b)
+    return np.mod(a, np.where(b == 0, 1, b))
+
+
+def _mod(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if is_float(a):
+        return np.fmod(a, b)
+    return np.fmod(a, np.where(b == 0, 1, b))
+
+
+def _simple(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    return lambda node, a, b: fn(a, b)
+
+
+_BINARY: dict[str, Callable[[Node, np.ndarray, np.ndarray], np.ndarray]] = {
+    "Add": _simple(np.add),
+    "Subtract": _simple(np.subtract),
+    "Multiply": _simple(np.multiply),
+    "Divide": _divide,
+    "Power": _power,
+    "Maximum": _simple(np.maximum),
+    "Minimum": _simple(np.minimum),
+    "SquaredDifference": _simple(lambda a, b: np.square(a - b)),
+    "FloorMod": _floor_mod,
+    "Mod": _mod,
+    "Equal": _simple(np.equal),
+    "NotEqual": _simple(np.not_equal),
+    "Less": _simple(np.less),
+    "LessEqual": _simple(np.less_equal),
+    "Greater": _simple(np.greater),
+    "GreaterEqual": _simple(np.greater_equal),
+    "LogicalAnd": _simple(np.logical_and),
+    "LogicalOr": _simple(np.logical_or),
+    "LogicalXor": _simple(np.logical_xor),
+    "BitwiseAnd": _simple(np.bitwise_and),
+    "BitwiseOr": _simple(np.bitwise_or),
+    "BitwiseXor": _simple(np.bitwise_xor),
+    "BitwiseLeftShift": _simple(np.left_shift),
+    "BitwiseRightShift": _simple(np.right_shift),
+}
+
+
+def _make_binary(fn: Callable[[Node, np.ndarray, np.ndarray], np.ndarray]):
+    def kernel(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        broadcast_args(node, a, b)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return fn(node, a, b)
+
+    return kernel
+
+
+for _name, _fn in _BINARY.items():
+    register_kernel(f"ov.{_name}")(_make_binary(_fn))
+register_kernel("ov.Xor_opset1")(_make_binary(_BINARY["LogicalXor"]))
+
+
+@register_kernel("ov.LogicalNot")
+def _logical_not(node: Node, x: np.ndarray) -> np.ndarray:
+    return np.logical_not(x)
+
+
+@register_kernel("ov.BitwiseNot")
+def _bitwise_not(node: Node, x: np.ndarray) -> np.ndarray:
+    return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
+
+
+@register_kernel("ov.Select")
+def _select(node: Node, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    broadcast_args(node, cond, a, b)
+    return np.where(cond.astype(bool), a, b)
+
+
+def _convert_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if is_float(x) and not np.issubdtype(dtype, np.floating):
+        if dtype == np.bool_:
+            return x != 0
+        # OpenVINO truncates toward zero and saturates float -> integer
+        info = np.iinfo(dtype)
+        with np.errstate(invalid="ignore"):
+            r = np.clip(np.trunc(x.astype(np.float64)), info.min, info.max)
+        return np.nan_to_num(r).astype(dtype)
+    return x.astype(dtype)
+
+
+@register_kernel("ov.Convert")
+def _convert(node: Node, x: np.ndarray) -> np.ndarray:
+    return _convert_to(x, node.out_dtype(0))
+
+
+@register_kernel("ov.ConvertLike")
+def _convert_like(node: Node, x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return _convert_to(x, like.dtype)
+
+
+@register_kernel("ov.IsNaN")
+def _is_nan(node: Node, x: np.ndarray) -> np.ndarray:
+    return np.isnan(x)
+
+
+@register_kernel("ov.IsFinite")
+def _is_finite(node: Node, x: np.ndarray) -> np.ndarray:
+    return np.isfinite(x)
+
+
+@register_kernel("ov.IsInf")
+def _is_inf(node: Node, x: np.ndarray) -> np.ndarray:
+    neg, pos = bool(node.attr("detect_negative", True)), bool(node.attr("detect_positive", True))
+    return (np.isneginf(x) & neg) | (np.isposinf(x) & pos)
+
+
+@register_kernel("ov.Identity")
+def _identity(node: Node, x: np.ndarray) -> np.ndarray:
+    return x
+
+
+@register_kernel("ov.FakeQuantize")
+def _fake_quantize(node: Node, x, in_lo, in_hi, out_lo, out_hi) -> np.ndarray:
+    broadcast_args(node, x, in_lo)
+    levels = int(node.attr("levels", 256))
+    dt = x.dtype
+    xf, il, ih, ol, oh = (np.asarray(v, np.float64) for v in (x, in_lo, in_hi, out_lo, out_hi))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.round((xf - il) / (ih - il) * (levels - 1)) / (levels - 1) * (oh - ol) + ol
+    out = np.where(xf <= np.minimum(il, ih), ol, np.where(xf > np.maximum(il, ih), oh, q))
+    return out.astype(dt)

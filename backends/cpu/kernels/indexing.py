@@ -1,0 +1,202 @@
+"""Gathers, scatters and slices."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
+
+
+def _wrap(idx: np.ndarray, size: int | np.ndarray) -> np.ndarray:
+    idx = idx.astype(np.int64)
+    return np.where(idx < 0, idx + size, idx)
+
+
+# ---------------------------------------------------------------------------
+# Gathers
+# ---------------------------------------------------------------------------
+
+
+@register_kernel("ov.Gather", "ov.Gather_opset7", "ov.Gather_opset1")
+def _gather(node: Node, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    ax = norm_axis(scalar(axis), data.ndim, node)
+    bd = int(node.attr("batch_dims", 0))
+    if bd < 0:
+        bd += indices.ndim
+    b_shape = data.shape[:bd]
+    a_shape = data.shape[bd:ax]
+    r_shape = data.shape[ax + 1:]
+    i_shape = indices.shape[bd:]
+    dim = data.shape[ax]
+    B, A, R = int(np.prod(b_shape)), int(np.prod(a_shape)), int(np.prod(r_shape))
+    d = data.reshape(B, A, dim, R)
+    idx = _wrap(indices.reshape(B, -1), dim)
+    valid = (idx >= 0) & (idx < dim)
+    safe = np.where(valid, idx, 0)
+    out = d[np.arange(B)[:, None], :, safe]  # [B, I, A, R]
+    if not valid.all():
+        out = np.where(valid[:, :, None, None], out, np.zeros((), data.dtype))
+    out = out.transpose(0, 2, 1, 3)
+    return out.reshape(b_shape + a_shape + i_shape + r_shape)
+
+
+@register_kernel("ov.GatherND", "ov.GatherND_opset5")
+def _gather_nd(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    bd = int(node.attr("batch_dims", 0))
+    k = indices.shape[-1]
+    b_shape = data.shape[:bd]
+    B = int(np.prod(b_shape))
+    d = data.reshape((B,) + data.shape[bd:])
+    idx = indices.reshape(B, -1, k)
+    sub = []
+    for j in range(k):
+        sub.append(_wrap(idx[..., j], d.shape[1 + j]))
+    out = d[(np.arange(B)[:, None],) + tuple(sub)]  # [B, M, rest...]
+    shape = indices.shape[:-1] + data.shape[bd + k:]
+    if node.op.name == "ov.GatherND_opset5" and bd > 0:
+        shape = (B,) + indices.shape[bd:-1] + data.shape[bd + k:]
+    return out.reshape(shape)
+
+
+@register_kernel("ov.GatherElements")
+def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    ax = norm_axis(node.attr("axis", 0), data.ndim, node)
+    return np.take_along_axis(data, _wrap(indices, data.shape[ax]), axis=ax)
+
+
+# ---------------------------------------------------------------------------
+# Scatters
+# ---------------------------------------------------------------------------
+
+
+@register_kernel("ov.ScatterUpdate")
+def _scatter_update(
+    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
+) -> np.ndarray:
+    ax = norm_axis(scalar(axis), data.ndim, node)
+    out = data.copy()
+    om = np.moveaxis(out, ax, 0)
+    ni = indices.ndim
+    # updates: data[:ax] + indices.shape + data[ax+1:] -> indices dims first
+    u = np.moveaxis(updates, list(range(ax, ax + ni)), list(range(ni)))
+    u = u.reshape((-1,) + om.shape[1:])
+    om[_wrap(indices.reshape(-1), data.shape[ax])] = u
+    return out
+
+
+_UFUNCS = {
+    "sum": np.add, "sub": np.subtract, "prod": np.multiply,
+    "min": np.minimum, "max": np.maximum,
+}
+
+
+@register_kernel("ov.ScatterNDUpdate", "ov.ScatterNDUpdate_opset4")
+def _scatter_nd_update(
+    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray
+) -> np.ndarray:
+    out = data.copy()
+    k = indices.shape[-1]
+    idx = indices.reshape(-1, k)
+    sub = tuple(_wrap(idx[:, j], data.shape[j]) for j in range(k))
+    u = updates.reshape((-1,) + data.shape[k:])
+    red = str(node.attr("reduction", "none")).lower()
+    if red == "none":
+        out[sub] = u
+    else:
+        if data.dtype == np.bool_ and red in ("sum", "prod"):
+            fn = np.logical_or if red == "sum" else np.logical_and
+        else:
+            fn = _UFUNCS[red]
+        fn.at(out, sub, u)
+    return out
+
+
+@register_kernel("ov.ScatterElementsUpdate", "ov.ScatterElementsUpdate_opset3")
+def _scatter_elements_update(
+    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
+) -> np.ndarray:
+    ax = norm_axis(scalar(axis), data.ndim, node)
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[ax] = _wrap(indices, data.shape[ax])
+    sub = tuple(np.broadcast_to(g, indices.shape).reshape(-1) for g in grid)
+    u = updates.reshape(-1)
+    out = data.copy()
+    red = str(node.attr("reduction", "none")).lower()
+    if red == "none":
+        out[sub] = u
+        return out
+    use_init = bool(node.attr("use_init_val", True))
+    if red == "mean":
+        acc = out.astype(np.float64)
+        cnt = np.zeros(data.shape, np.int64)
+        if not use_init:
+            acc[sub] = 0
+        else:
+            cnt[sub] = 1
+        np.add.at(acc, sub, u)
+        np.add.at(cnt, sub, 1)
+        mean = acc / np.maximum(cnt, 1)
+        if data.dtype.kind != "f":
+            mean = np.floor(mean)
+        touched = np.zeros(data.shape, bool)
+        touched[sub] = True
+        return np.where(touched, mean, out).astype(data.dtype)
+    fn = _UFUNCS[red]
+    if not use_init:
+        ident = {"sum": 0, "prod": 1}.get(red)
+        if ident is None:
+            info = np.finfo(data.dtype) if data.dtype.kind == "f" else np.iinfo(data.dtype)
+            ident = info.max if red == "min" else info.min
+        out[sub] = ident
+    fn.at(out, sub, u)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Slices
+# ---------------------------------------------------------------------------
+
+
+def _mask(node: Node, name: str, n: int) -> list[int]:
+    m = [int(v) for v in (node.attr(name, ()) or ())]
+    return m + [0] * (n - len(m))
+
+
+@register_kernel("ov.StridedSlice")
+def _strided_slice(
+    node: Node, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
+    stride: np.ndarray | None = None,
+) -> np.ndarray:
+    b, e = ints(begin), ints(end)
+    n = len(b)
+    s = ints(stride) if stride is not None else [1] * n
+    bm, em = _mask(node, "begin_mask", n), _mask(node, "end_mask", n)
+    nm, sm = _mask(node, "new_axis_mask", n), _mask(node, "shrink_axis_mask", n)
+    elm = _mask(node, "ellipsis_mask", n)
+    index: list[object] = []
+    seen_ellipsis = False
+    for i in range(n):
+        if elm[i] and not seen_ellipsis:
+            index.append(Ellipsis)
+            seen_ellipsis = True
+        elif nm[i]:
+            index.append(np.newaxis)
+        elif sm[i]:
+            index.append(b[i])
+        else:
+            index.append(slice(None if bm[i] else b[i], None if em[i] else e[i], s[i]))
+    return np.array(data[tuple(index)])
+
+
+@register_kernel("ov.Slice")
+def _slice(
+    node: Node, data: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
+    axes: np.ndarray | None = None,
+) -> np.ndarray:
+    st, sp, stp = ints(start), ints(stop), ints(step)
+    ax = list(range(len(st))) if axes is None else [norm_axis(a, data.ndim, node) for a in ints(axes)]
+    index: list[slice] = [slice(None)] * data.ndim
+    for a, b, e, s in zip(ax, st, sp, stp):
+        index[a] = slice(b, e, s)
+    return np.array(data[tuple(index)])

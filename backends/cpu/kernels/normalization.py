@@ -1,0 +1,65 @@
+"""MVN, NormalizeL2, BatchNormInference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import float_work, norm_axes
+
+
+@register_kernel("ov.MVN")
+def _mvn(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
+    y = x - np.mean(x, axis=ax, keepdims=True)
+    if node.attr("normalize_variance", False):
+        eps = np.asarray(node.attr("eps", 0.0), x.dtype)
+        var = np.mean(np.square(y), axis=ax, keepdims=True)
+        if str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt":
+            y = y / np.sqrt(var + eps)
+        else:
+            y = y / (np.sqrt(var) + eps)
+    return y
+
+
+@register_kernel("ov.NormalizeL2")
+def _normalize_l2(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
+    sq = np.sum(np.square(x), axis=ax, keepdims=True) if ax else np.square(x)
+    eps = np.asarray(node.attr("eps", 0.0), x.dtype)
+    if str(node.attr("eps_mode", "add")).lower() == "add":
+        return x / np.sqrt(sq + eps)
+    return x / np.sqrt(np.maximum(sq, eps))
+
+
+def _batch_norm(node: Node, x, gamma, beta, mean, var) -> np.ndarray:
+    x = float_work(x)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    eps = node.attr("epsilon", 0.0)
+    scale = gamma.reshape(shape) / np.sqrt(var.reshape(shape) + eps)
+    return ((x - mean.reshape(shape)) * scale + beta.reshape(shape)).astype(x.dtype)
+
+
+@register_kernel("ov.BatchNormInference")
+def _batch_norm_v5(node: Node, x, gamma, beta, mean, var) -> np.ndarray:
+    return _batch_norm(node, x, gamma, beta, mean, var)
+
+
+@register_kernel("ov.BatchNormInference_opset1")
+def _batch_norm_v1(node: Node, gamma, beta, x, mean, var) -> np.ndarray:
+    return _batch_norm(node, x, gamma, beta, mean, var)
+
+
+@register_kernel("ov.GroupNormalization")
+def _group_norm(node: Node, x: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    g = int(node.attr("num_groups", 1))
+    n, c = x.shape[:2]
+    xg = x.reshape(n, g, -1)
+    mean = xg.mean(axis=2, keepdims=True)
+    var = xg.var(axis=2, keepdims=True)
+    y = ((xg - mean) / np.sqrt(var + node.attr("epsilon", 0.0))).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)

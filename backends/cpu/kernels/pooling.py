@@ -1,0 +1,112 @@
+"""MaxPool (values and indices) and AvgPool."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import (
+    float_work,
+    norm_axis,
+    spatial_attr,
+    spatial_pads,
+    window_views,
+)
+
+
+class _Geometry:
+    def __init__(self, node: Node, x: np.ndarray) -> None:
+        nsp = x.ndim - 2
+        self.in_dims = list(x.shape[2:])
+        self.kernel = spatial_attr(node, "kernel", nsp)
+        self.strides = spatial_attr(node, "strides", nsp)
+        self.dil = spatial_attr(node, "dilations", nsp)
+        self.pb, self.pe = spatial_pads(node, self.in_dims, self.kernel, self.strides, self.dil)
+        mode = str(node.attr("auto_pad", "explicit")).lower()
+        rounding = str(node.attr("rounding_type", "floor")).lower()
+        self.out_dims = []
+        for d, k, s, dl, b, e in zip(self.in_dims, self.kernel, self.strides, self.dil, self.pb, self.pe):
+            keff = (k - 1) * dl + 1
+            if mode in ("same_upper", "same_lower"):
+                o = -(-d // s)
+            elif rounding == "floor":
+                o = (d + b + e - keff) // s + 1
+            else:
+                o = -(-(d + b + e - keff) // s) + 1
+                if rounding == "ceil_torch" and (o - 1) * s >= d + b:
+                    o -= 1
+            self.out_dims.append(max(o, 0))
+
+    def coords(self, i: int) -> np.ndarray:
+        """Input coordinate [K_i, O_i] of each kernel tap / output position on axis i."""
+        k = np.arange(self.kernel[i])[:, None] * self.dil[i]
+        o = np.arange(self.out_dims[i])[None, :] * self.strides[i]
+        return o + k - self.pb[i]
+
+    def windows(self, x: np.ndarray, fill: float) -> np.ndarray:
+        """[N, C, K, O...] windows of ``x`` padded with ``fill``."""
+        slices, widths = [], []
+        for d, k, s, dl, b, o in zip(self.in_dims, self.kernel, self.strides, self.dil, self.pb, self.out_dims):
+            extent = (o - 1) * s + (k - 1) * dl + 1
+            end = extent - d - b
+            slices.append(slice(max(0, -b), d + min(0, end)))
+            widths.append((max(0, b), max(0, end)))
+        xp = x[(slice(None), slice(None)) + tuple(slices)]
+        xp = np.pad(xp, [(0, 0), (0, 0)] + widths, constant_values=fill)
+        return window_views(xp, self.kernel, self.strides, self.dil, self.out_dims)
+
+
+def _max_pool(node: Node, x: np.ndarray, with_indices: bool):
+    g = _Geometry(node, x)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win = g.windows(x, fill)
+    values = win.max(axis=2)
+    if not with_indices:
+        return values
+    arg = win.argmax(axis=2)  # [N, C, O...] index of the kernel tap
+    nsp = len(g.kernel)
+    taps = np.array(list(np.ndindex(*g.kernel))).reshape(-1, nsp)  # [K, nsp]
+    flat = np.zeros(arg.shape, np.int64)
+    for i in range(nsp):
+        tap_i = taps[arg.reshape(arg.shape[0], arg.shape[1], -1), i].reshape(arg.shape)
+        o = np.arange(g.out_dims[i]).reshape([-1 if j == i else 1 for j in range(nsp)])
+        c = o * g.strides[i] + tap_i * g.dil[i] - g.pb[i]
+        flat = flat * g.in_dims[i] + c
+    n, ch = x.shape[:2]
+    s_size = int(np.prod(g.in_dims))
+    nn = np.arange(n).reshape((-1, 1) + (1,) * nsp)
+    cc = np.arange(ch).reshape((1, -1) + (1,) * nsp)
+    full = (nn * ch + cc) * s_size + flat
+    axis = norm_axis(node.attr("axis", 0), x.ndim, node)
+    full = full % int(np.prod(x.shape[axis:]))
+    return values, full.astype(node.out_dtype(1, np.int64))
+
+
+@register_kernel("ov.MaxPool", "ov.MaxPool_opset8")
+def _max_pool_v8(node: Node, x: np.ndarray):
+    return _max_pool(node, x, with_indices=node.num_outputs > 1)
+
+
+@register_kernel("ov.MaxPool_opset1")
+def _max_pool_v1(node: Node, x: np.ndarray):
+    return _max_pool(node, x, with_indices=False)
+
+
+@register_kernel("ov.AvgPool", "ov.AvgPool_opset14", "ov.AvgPool_opset1")
+def _avg_pool(node: Node, x: np.ndarray) -> np.ndarray:
+    x = float_work(x)
+    g = _Geometry(node, x)
+    win = g.windows(x, 0)
+    total = win.sum(axis=2)
+    exclude = bool(node.attr("exclude-pad", node.attr("exclude_pad", False)))
+    if not exclude:
+        # OpenVINO divides by the full kernel size, even in ceil-mode overhang
+        return total / np.asarray(int(np.prod(g.kernel)), x.dtype)
+    count = np.ones((), np.int64)
+    for i in range(len(g.kernel)):
+        c = g.coords(i)
+        ci = ((c >= 0) & (c < g.in_dims[i])).sum(axis=0)
+        count = np.multiply.outer(count, ci) if i else ci
+    return total / np.maximum(count, 1).astype(x.dtype)

@@ -1,0 +1,77 @@
+"""Reductions, TopK and CumSum."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import norm_axes, norm_axis, scalar
+
+
+def _mean(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    r = np.mean(x, axis=axis, keepdims=keepdims)
+    return r if x.dtype.kind == "f" else np.trunc(r).astype(x.dtype)
+
+
+def _l2(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+
+
+_REDUCE: dict[str, Callable[..., np.ndarray]] = {
+    "ReduceSum": np.sum,
+    "ReduceMean": _mean,
+    "ReduceMax": np.max,
+    "ReduceMin": np.min,
+    "ReduceProd": np.prod,
+    "ReduceL1": lambda x, axis, keepdims: np.sum(np.abs(x), axis=axis, keepdims=keepdims),
+    "ReduceL2": _l2,
+    "ReduceLogicalAnd": np.all,
+    "ReduceLogicalOr": np.any,
+}
+
+
+def _make_reduce(fn: Callable[..., np.ndarray]):
+    def kernel(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+        ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
+        keep = bool(node.attr("keep_dims", False))
+        if not ax:
+            return x.copy()
+        if x.size == 0 and fn in (np.max, np.min):
+            raise node.error("reduction of an empty tensor")
+        return np.asarray(fn(x, axis=ax, keepdims=keep)).astype(x.dtype, copy=False)
+
+    return kernel
+
+
+for _n, _f in _REDUCE.items():
+    register_kernel(f"ov.{_n}")(_make_reduce(_f))
+
+
+@register_kernel("ov.TopK", "ov.TopK_opset3", "ov.TopK_opset1")
+def _topk(node: Node, x: np.ndarray, k: np.ndarray):
+    ax = norm_axis(node.attr("axis", -1), x.ndim, node)
+    kk = min(int(scalar(k)), x.shape[ax])
+    mode = str(node.attr("mode", "max")).lower()
+    sort = str(node.attr("sort", "none")).lower()
+    # stable sorts: equal values keep their lower index first
+    keys = x if mode != "max" else (-x if x.dtype.kind == "f" else np.invert(x))
+    order = np.argsort(keys, axis=ax, kind="stable")
+    idx = np.take(order, np.arange(kk), axis=ax)
+    if sort == "index":
+        idx = np.sort(idx, axis=ax)
+    values = np.take_along_axis(x, idx, axis=ax)
+    return values, idx.astype(node.out_dtype(1, np.int32))
+
+
+@register_kernel("ov.CumSum")
+def _cumsum(node: Node, x: np.ndarray, axis: np.ndarray | None = None) -> np.ndarray:
+    ax = norm_axis(scalar(axis) if axis is not None else 0, x.ndim, node)
+    exclusive = bool(node.attr("exclusive", False))
+    reverse = bool(node.attr("reverse", False))
+    y = np.flip(x, ax) if reverse else x
+    c = np.cumsum(y, axis=ax, dtype=x.dtype)
+    if exclusive:
+        c = c - y
+    return np.flip(c, ax) if reverse else c

@@ -1,0 +1,138 @@
+"""Shape manipulation: Reshape, Transpose, Concat, Split, VariadicSplit, Squeeze,
+Unsqueeze, DepthToSpace, SpaceToDepth, ShapeOf."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import ints, norm_axes, norm_axis, scalar
+
+
+@register_kernel("ov.Reshape")
+def _reshape(node: Node, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    dims = ints(shape)
+    if node.attr("special_zero", False):
+        dims = [x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(dims)]
+    return x.reshape(dims)
+
+
+@register_kernel("ov.Transpose")
+def _transpose(node: Node, x: np.ndarray, order: np.ndarray) -> np.ndarray:
+    perm = ints(order)
+    if not perm:
+        perm = list(range(x.ndim))[::-1]
+    return np.transpose(x, norm_axes(perm, x.ndim, node))
+
+
+@register_kernel("ov.Concat")
+def _concat(node: Node, *xs: np.ndarray) -> np.ndarray:
+    axis = norm_axis(node.attr("axis", 0), xs[0].ndim, node)
+    return np.concatenate(xs, axis=axis)
+
+
+@register_kernel("ov.Split")
+def _split(node: Node, x: np.ndarray, axis: np.ndarray):
+    ax = norm_axis(scalar(axis), x.ndim, node)
+    n = int(node.attr("num_splits", node.num_outputs))
+    if x.shape[ax] % n:
+        raise node.error(f"dimension {x.shape[ax]} does not split into {n} parts")
+    return np.split(x, n, axis=ax)
+
+
+@register_kernel("ov.VariadicSplit")
+def _variadic_split(node: Node, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
+    ax = norm_axis(scalar(axis), x.ndim, node)
+    ls = ints(lengths)
+    if -1 in ls:
+        ls[ls.index(-1)] = x.shape[ax] - (sum(ls) + 1)
+    return np.split(x, np.cumsum(ls)[:-1], axis=ax)
+
+
+@register_kernel("ov.Squeeze", "ov.Squeeze_opset1")
+def _squeeze(node: Node, x: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
+    if axes is None:
+        return x.reshape([d for d in x.shape if d != 1])
+    ax = set(norm_axes(axes, x.ndim, node))
+    skip = bool(node.attr("allow_axis_skip", False))
+    keep = []
+    for i, d in enumerate(x.shape):
+        if i in ax and d == 1:
+            continue
+        if i in ax and not skip:
+            raise node.error(f"cannot squeeze axis {i} of size {d}")
+        keep.append(d)
+    return x.reshape(keep)
+
+
+@register_kernel("ov.Unsqueeze")
+def _unsqueeze(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    rank = x.ndim + len(ints(axes))
+    ax = sorted(set(norm_axes(axes, rank, node)))
+    shape = list(x.shape)
+    for a in ax:
+        shape.insert(a, 1)
+    return x.reshape(shape)
+
+
+@register_kernel("ov.ShapeOf", "ov.ShapeOf_opset1")
+def _shape_of(node: Node, x: np.ndarray) -> np.ndarray:
+    return np.array(x.shape, dtype=node.out_dtype(0, np.int64))
+
+
+@register_kernel("ov.DepthToSpace")
+def _depth_to_space(node: Node, x: np.ndarray) -> np.ndarray:
+    bs = int(node.attr("block_size", 1))
+    n, c, *sp = x.shape
+    k = len(sp)
+    c_out = c // bs**k
+    if node.attr("mode", "blocks_first") == "blocks_first":
+        y = x.reshape([n] + [bs] * k + [c_out] + sp)
+        # [N, b1..bk, C', D1..Dk] -> [N, C', D1, b1, D2, b2, ...]
+        perm = [0, k + 1] + [a for i in range(k) for a in (k + 2 + i, 1 + i)]
+    else:
+        y = x.reshape([n, c_out] + [bs] * k + sp)
+        perm = [0, 1] + [a for i in range(k) for a in (k + 2 + i, 2 + i)]
+    return y.transpose(perm).reshape([n, c_out] + [d * bs for d in sp])
+
+
+@register_kernel("ov.SpaceToDepth")
+def _space_to_depth(node: Node, x: np.ndarray) -> np.ndarray:
+    bs = int(node.attr("block_size", 1))
+    n, c, *sp = x.shape
+    k = len(sp)
+    y = x.reshape([n, c] + [a for d in sp for a in (d // bs, bs)])
+    blocks = [3 + 2 * i for i in range(k)]
+    dims = [2 + 2 * i for i in range(k)]
+    if node.attr("mode", "blocks_first") == "blocks_first":
+        perm = [0] + blocks + [1] + dims
+    else:
+        perm = [0, 1] + blocks + dims
+    return y.transpose(perm).reshape([n, c * bs**k] + [d // bs for d in sp])
+
+
+@register_kernel("ov.Roll")
+def _roll(node: Node, x: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    ax = norm_axes(axes, x.ndim, node)
+    sh = ints(shift)
+    if len(sh) == 1 and len(ax) > 1:
+        sh = sh * len(ax)
+    return np.roll(x, sh, axis=ax)
+
+
+@register_kernel("ov.ShuffleChannels")
+def _shuffle_channels(node: Node, x: np.ndarray) -> np.ndarray:
+    ax = norm_axis(node.attr("axis", 1), x.ndim, node)
+    g = int(node.attr("group", 1))
+    c = x.shape[ax]
+    y = x.reshape(x.shape[:ax] + (g, c // g) + x.shape[ax + 1:])
+    return np.swapaxes(y, ax, ax + 1).reshape(x.shape)
+
+
+@register_kernel("ov.Reverse_opset1")
+def _reverse(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    if str(node.attr("mode", "index")).lower() == "mask":
+        ax = [i for i, m in enumerate(np.asarray(axes).reshape(-1)) if m]
+    else:
+        ax = norm_axes(axes, x.ndim, node)
+    return np.flip(x, axis=tuple(ax)) if ax else x.copy()

@@ -1,0 +1,554 @@
+"""Read OpenVINO IR (v10/v11 ``.xml`` + ``.bin``) into an ``ov``-dialect module.
+
+Every layer maps to the op class of its ``type``/``version`` (``Const`` is
+``ov.Constant``). The ``.bin`` is memory-mapped read-only and constant payloads
+are registered in the context's weight store as views of the map (no copies);
+constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``.
+
+Unlike OpenVINO's own reader, this one checks what it reads: edges (missing,
+duplicate, dangling, cycles), constant ranges against the ``.bin`` size, port
+precisions and dims against each other and against shape inference. Every
+problem raises :class:`IRReadError` with a one-line message naming the layer.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from xmo.backends.ir._common import (
+    ELEMENT_TYPE_OF_PRECISION,
+    OV_TYPE_OF_IR_TYPE,
+    SUBGRAPH_TYPES,
+    IRReadError,
+    parse_shape_text,
+    unescape_names,
+)
+from xmo.context import make_context, weight_store
+from xmo.dialects.ov import attributes as ov_attrs
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov import op_class
+from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
+from xmo.dialects.ov.weights import WeightStore, make_constant_attr
+
+__all__ = ["IRReadError", "read_ir"]
+
+_SUPPORTED_VERSIONS = ("10", "11")
+
+
+@dataclass
+class _Port:
+    id: int
+    precision: str | None
+    dims: list[int]
+    names: list[str]
+
+
+@dataclass
+class _Layer:
+    index: int  # position in the file
+    id: int
+    name: str
+    type: str
+    version: str
+    data: dict[str, str]
+    inputs: list[_Port]
+    outputs: list[_Port]
+    output_names: list[str] | None
+    # filled while building
+    sources: dict[int, tuple[int, int]] = field(default_factory=dict)
+    op: OVOp | None = None
+
+    @property
+    def label(self) -> str:
+        return f"layer '{self.name}' (id {self.id}, {self.type})"
+
+
+def read_ir(
+    xml_path: str | os.PathLike[str],
+    bin_path: str | os.PathLike[str] | None = None,
+    ctx: Context | None = None,
+) -> ModuleOp:
+    """Read an OpenVINO IR model into a verified ``builtin.module`` of ``ov`` ops.
+
+    ``bin_path`` defaults to ``xml_path`` with the suffix ``.bin``. Weights go to
+    the weight store of ``ctx`` (an xmo context, see :func:`xmo.context.make_context`);
+    without ``ctx`` a fresh context is created and kept alive by the module
+    (as ``module.xmo_context``).
+    """
+    xml_path = Path(xml_path)
+    bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
+    own_ctx = ctx is None
+    if ctx is None:
+        ctx = make_context()
+    store = weight_store(ctx)
+    module = _Reader(xml_path, bin_path, store).read()
+    if own_ctx:
+        module.xmo_context = ctx  # type: ignore[attr-defined]  # keeps weights alive
+    return module
+
+
+def _int(text: str | None, what: str) -> int:
+    if text is None:
+        raise IRReadError(f"{what} is missing")
+    try:
+        return int(text)
+    except ValueError:
+        raise IRReadError(f"{what} is not an integer: '{text}'") from None
+
+
+class _Reader:
+    def __init__(self, xml_path: Path, bin_path: Path, store: WeightStore) -> None:
+        self.xml_path = xml_path
+        self.bin_path = bin_path
+        self.store = store
+        self._bin: np.ndarray | None = None
+        self._bin_loaded = False
+
+    # -- parsing ------------------------------------------------------------
+    def read(self) -> ModuleOp:
+        try:
+            root = ET.parse(self.xml_path).getroot()
+        except ET.ParseError as e:
+            raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None
+        except OSError as e:
+            raise IRReadError(f"{self.xml_path}: cannot read: {e.strerror}") from None
+        if root.tag != "net":
+            raise IRReadError(f"{self.xml_path}: root element is <{root.tag}>, not <net>")
+        version = root.get("version")
+        if version not in _SUPPORTED_VERSIONS:
+            raise IRReadError(
+                f"{self.xml_path}: IR version {version} is not supported "
+                f"(supported: {', '.join(_SUPPORTED_VERSIONS)})"
+            )
+        layers_el = root.find("layers")
+        if layers_el is None:
+            raise IRReadError(f"{self.xml_path}: no <layers> section")
+        layers = [self._layer(i, el) for i, el in enumerate(layers_el.findall("layer"))]
+        by_id: dict[int, _Layer] = {}
+        for layer in layers:
+            if layer.id in by_id:
+                raise IRReadError(
+                    f"{layer.label}: duplicate layer id {layer.id} "
+                    f"(also '{by_id[layer.id].name}')"
+                )
+            by_id[layer.id] = layer
+        self._edges(root, by_id)
+        order = self._topological_order(layers, by_id)
+        ops = [self._build(layer, by_id) for layer in order]
+        self._merge_output_names(order, by_id)
+        name = root.get("name")
+        module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
+        self._verify(order, by_id, module)
+        return module
+
+    def _layer(self, index: int, el: ET.Element) -> _Layer:
+        name = el.get("name")
+        lid = _int(el.get("id"), f"layer #{index}: attribute 'id'")
+        what = f"layer '{name}' (id {lid})"
+        ltype = el.get("type")
+        if ltype is None:
+            raise IRReadError(f"{what}: attribute 'type' is missing")
+        if name is None:
+            raise IRReadError(f"layer id {lid} ({ltype}): attribute 'name' is missing")
+        if el.find("body") is not None or ltype in SUBGRAPH_TYPES:
+            raise IRReadError(
+                f"{what}: {ltype} layers with sub-graph bodies are not supported yet"
+            )
+        data_el = el.find("data")
+        data = dict(data_el.attrib) if data_el is not None else {}
+        out_names = el.get("output_names")
+        return _Layer(
+            index=index,
+            id=lid,
+            name=name,
+            type=ltype,
+            version=el.get("version", "opset1"),
+            data=data,
+            inputs=self._ports(el.find("input"), what),
+            outputs=self._ports(el.find("output"), what),
+            output_names=unescape_names(out_names) if out_names is not None else None,
+        )
+
+    @staticmethod
+    def _ports(el: ET.Element | None, what: str) -> list[_Port]:
+        if el is None:
+            return []
+        ports = []
+        for p in el.findall("port"):
+            pid = _int(p.get("id"), f"{what}: port attribute 'id'")
+            dims = []
+            for d in p.findall("dim"):
+                text = (d.text or "").strip()
+                try:
+                    v = int(text)
+                except ValueError:
+                    # bounded dims ("1..10") are read as dynamic
+                    if ".." in text or text == "?":
+                        v = -1
+                    else:
+                        raise IRReadError(
+                            f"{what}: port {pid} has a bad <dim> '{text}'"
+                        ) from None
+                dims.append(v if v >= 0 else -1)
+            names = p.get("names")
+            ports.append(
+                _Port(pid, p.get("precision"), dims, unescape_names(names) if names else [])
+            )
+        return ports
+
+    def _edges(self, root: ET.Element, by_id: dict[int, _Layer]) -> None:
+        edges_el = root.find("edges")
+        edges = edges_el.findall("edge") if edges_el is not None else []
+        for e in edges:
+            fl = _int(e.get("from-layer"), "edge: 'from-layer'")
+            fp = _int(e.get("from-port"), "edge: 'from-port'")
+            tl = _int(e.get("to-layer"), "edge: 'to-layer'")
+            tp = _int(e.get("to-port"), "edge: 'to-port'")
+            desc = f"edge {fl}:{fp} -> {tl}:{tp}"
+            if fl not in by_id:
+                raise IRReadError(f"{desc}: no layer with id {fl}")
+            if tl not in by_id:
+                raise IRReadError(f"{desc}: no layer with id {tl}")
+            src, dst = by_id[fl], by_id[tl]
+            out_ids = [p.id for p in src.outputs]
+            if fp not in out_ids:
+                raise IRReadError(f"{desc}: {src.label} has no output port {fp}")
+            if tp not in [p.id for p in dst.inputs]:
+                raise IRReadError(f"{desc}: {dst.label} has no input port {tp}")
+            if tp in dst.sources:
+                raise IRReadError(
+                    f"{desc}: input port {tp} of {dst.label} has more than one edge"
+                )
+            dst.sources[tp] = (fl, out_ids.index(fp))
+        for layer in by_id.values():
+            for p in layer.inputs:
+                if p.id not in layer.sources:
+                    raise IRReadError(f"{layer.label}: input port {p.id} has no edge")
+
+    @staticmethod
+    def _topological_order(layers: list[_Layer], by_id: dict[int, _Layer]) -> list[_Layer]:
+        """Parameters first, Results last, each in file order; the rest topologically."""
+        indeg: dict[int, int] = {}
+        users: dict[int, list[int]] = {layer.id: [] for layer in layers}
+        for layer in layers:
+            producers = {src for src, _ in layer.sources.values()}
+            indeg[layer.id] = len(producers)
+            for src in producers:
+                users[src].append(layer.id)
+        params = [lyr for lyr in layers if lyr.type == "Parameter"]
+        results = [lyr for lyr in layers if lyr.type == "Result"]
+        heap = [(lyr.index, lyr.id) for lyr in layers if indeg[lyr.id] == 0]
+        heapq.heapify(heap)
+        body: list[_Layer] = []
+        done = 0
+        while heap:
+            _, lid = heapq.heappop(heap)
+            done += 1
+            layer = by_id[lid]
+            if layer.type not in ("Parameter", "Result"):
+                body.append(layer)
+            for u in users[lid]:
+                indeg[u] -= 1
+                if indeg[u] == 0:
+                    heapq.heappush(heap, (by_id[u].index, u))
+        if done != len(layers):
+            stuck = [lyr.name for lyr in layers if indeg[lyr.id] > 0]
+            shown = ", ".join(f"'{n}'" for n in stuck[:5])
+            more = f" and {len(stuck) - 5} more" if len(stuck) > 5 else ""
+            raise IRReadError(f"the graph has a cycle through layers {shown}{more}")
+        return params + body + results
+
+    # -- building ops ---------------------------------------------------------
+    def _build(self, layer: _Layer, by_id: dict[int, _Layer]) -> OVOp:
+        ov_type = OV_TYPE_OF_IR_TYPE.get(layer.type, layer.type)
+        try:
+            cls = op_class(ov_type, layer.version)
+        except KeyError:
+            raise IRReadError(
+                f"{layer.label}: unknown operation type '{layer.type}' "
+                f"version '{layer.version}'"
+            ) from None
+        operands: list[SSAValue] = []
+        for p in sorted(layer.inputs, key=lambda p: p.id):
+            fl, out_index = layer.sources[p.id]
+            src_op = by_id[fl].op
+            assert src_op is not None  # topological order
+            value = src_op.results[out_index]
+            self._check_input_port(layer, p, value, by_id[fl])
+            operands.append(value)
+        props: dict[str, Attribute] = {"friendly_name": StringAttr(layer.name)}
+        if ov_type == "Parameter":
+            result_types = [self._parameter_type(layer)]
+        elif ov_type == "Constant":
+            value_attr = self._constant_value(layer)
+            props["value"] = value_attr
+            result_types = [value_attr.type]  # type: ignore[attr-defined]
+            self._check_output_ports(layer, result_types)
+        else:
+            attrs = self._attributes(cls, layer)
+            props.update(attrs)
+            result_types = self._result_types(cls, layer, operands)
+        names = [p.names for p in layer.outputs]
+        if any(names):
+            props["tensor_names"] = ArrayAttr(
+                [ArrayAttr([StringAttr(n) for n in ns]) for ns in names]
+            )
+        op = cls.create(operands=operands, result_types=result_types, properties=props)
+        layer.op = op
+        return op
+
+    def _attributes(self, cls: type[OVOp], layer: _Layer) -> dict[str, Attribute]:
+        specs = {s.name: s for s in cls.OV_ATTRS}
+        out: dict[str, Attribute] = {}
+        for key, text in layer.data.items():
+            spec = specs.get(key)
+            if spec is None:
+                raise IRReadError(
+                    f"{layer.label}: unknown attribute '{key}' for {cls.name} "
+                    f"(known: {', '.join(specs) or 'none'})"
+                )
+            try:
+                out[key] = ov_attrs.to_attr(spec.kind, ov_attrs.from_xml(spec.kind, text))
+            except ov_attrs.AttributeValueError as e:
+                raise IRReadError(f"{layer.label}: attribute '{key}': {e}") from None
+        return out
+
+    def _element_type(self, layer: _Layer, text: str | None, what: str) -> str:
+        if text is None:
+            raise IRReadError(f"{layer.label}: {what} is missing")
+        if text not in et.OV_ELEMENT_TYPES:
+            raise IRReadError(f"{layer.label}: {what} '{text}' is not supported")
+        return text
+
+    def _port_element_type(self, layer: _Layer, port: _Port) -> str | None:
+        if port.precision is None:
+            return None
+        etype = ELEMENT_TYPE_OF_PRECISION.get(port.precision.upper())
+        if etype is None:
+            raise IRReadError(
+                f"{layer.label}: port {port.id} has unsupported precision "
+                f"'{port.precision}'"
+            )
+        return etype
+
+    def _port_type(self, layer: _Layer, port: _Port) -> Attribute:
+        etype = self._port_element_type(layer, port)
+        if etype is None:
+            raise IRReadError(f"{layer.label}: output port {port.id} has no precision")
+        return tensor(etype, port.dims)
+
+    def _parameter_type(self, layer: _Layer) -> Attribute:
+        etype = self._element_type(layer, layer.data.get("element_type"), "element_type")
+        shape_attr = layer.data.get("shape")
+        if shape_attr is None:
+            raise IRReadError(f"{layer.label}: attribute 'shape' is missing")
+        try:
+            shape = parse_shape_text(shape_attr)
+        except ValueError:
+            raise IRReadError(f"{layer.label}: bad shape '{shape_attr}'") from None
+        extra = set(layer.data) - {"shape", "element_type"}
+        if extra:
+            raise IRReadError(
+                f"{layer.label}: unknown attribute '{sorted(extra)[0]}' for ov.Parameter"
+            )
+        t = tensor(etype, shape)
+        self._check_output_ports(layer, [t])
+        return t
+
+    def _check_output_ports(self, layer: _Layer, types: list[Attribute]) -> None:
+        if len(layer.outputs) != len(types):
+            raise IRReadError(
+                f"{layer.label}: has {len(layer.outputs)} output ports, expected "
+                f"{len(types)}"
+            )
+        for port, t in zip(layer.outputs, types):
+            self._check_port(layer, port, t, "output")
+
+    def _check_port(self, layer: _Layer, port: _Port, t: Attribute, kind: str) -> None:
+        assert isinstance(t, TensorType | UnrankedTensorType)
+        etype = self._port_element_type(layer, port)
+        have = et.from_xdsl(t.get_element_type())
+        if etype is not None and etype != have:
+            raise IRReadError(
+                f"{layer.label}: {kind} port {port.id} has precision {port.precision}, "
+                f"but the value is {have}"
+            )
+        if isinstance(t, UnrankedTensorType):
+            if port.dims:
+                raise IRReadError(
+                    f"{layer.label}: {kind} port {port.id} has dims {port.dims}, "
+                    "but the value has dynamic rank"
+                )
+            return
+        shape = list(t.get_shape())
+        if len(shape) != len(port.dims) or any(
+            a != b and a >= 0 and b >= 0 for a, b in zip(shape, port.dims)
+        ):
+            raise IRReadError(
+                f"{layer.label}: {kind} port {port.id} has dims {port.dims}, but the "
+                f"value has shape {_shape_str(shape)}"
+            )
+
+    def _check_input_port(
+        self, layer: _Layer, port: _Port, value: SSAValue, src: _Layer
+    ) -> None:
+        try:
+            self._check_port(layer, port, value.type, "input")
+        except IRReadError as e:
+            raise IRReadError(f"{e} (from {src.label})") from None
+
+    def _result_types(
+        self, cls: type[OVOp], layer: _Layer, operands: list[SSAValue]
+    ) -> list[Attribute]:
+        declared = [self._port_type(layer, p) for p in layer.outputs]
+        ambiguous = [i for i, p in enumerate(layer.outputs) if not p.dims]
+        if not ambiguous:
+            return declared
+        # A port without <dim> is a scalar or a dynamic-rank value: ask shape
+        # inference which one, else guess from the inputs.
+        inferred: list[Attribute] | None = None
+        try:
+            attrs = {s.name: s.default for s in cls.OV_ATTRS}
+            for k, text in layer.data.items():
+                spec = cls.attr_spec(k)
+                attrs[k] = ov_attrs.from_xml(spec.kind, text)
+            inferred = cls.infer_types(
+                [v.type for v in operands],
+                attrs,
+                const_getter=lambda i: constant_value_of(operands[i]),
+                num_outputs=len(layer.outputs),
+            )
+        except Exception:  # no inference, or inputs it rejects: verify reports it
+            inferred = None
+        any_unranked = any(isinstance(v.type, UnrankedTensorType) for v in operands)
+        for i in ambiguous:
+            t = declared[i]
+            assert isinstance(t, TensorType)
+            if inferred is not None and i < len(inferred):
+                inf = inferred[i]
+                if isinstance(inf, UnrankedTensorType):
+                    declared[i] = UnrankedTensorType(t.get_element_type())
+            elif any_unranked:
+                declared[i] = UnrankedTensorType(t.get_element_type())
+        return declared
+
+    # -- constants ------------------------------------------------------------
+    def _bin_map(self, layer: _Layer) -> np.ndarray:
+        if not self._bin_loaded:
+            self._bin_loaded = True
+            try:
+                size = self.bin_path.stat().st_size
+            except OSError as e:
+                raise IRReadError(
+                    f"{layer.label}: cannot open weights file {self.bin_path}: "
+                    f"{e.strerror}"
+                ) from None
+            if size == 0:
+                self._bin = np.zeros(0, dtype=np.uint8)
+            else:
+                self._bin = np.memmap(self.bin_path, dtype=np.uint8, mode="r")
+        assert self._bin is not None
+        return self._bin
+
+    def _constant_value(self, layer: _Layer) -> Attribute:
+        d = layer.data
+        extra = set(d) - {"element_type", "shape", "offset", "size"}
+        if extra:
+            raise IRReadError(
+                f"{layer.label}: unknown attribute '{sorted(extra)[0]}' for ov.Constant"
+            )
+        etype = self._element_type(layer, d.get("element_type"), "element_type")
+        try:
+            shape = parse_shape_text(d.get("shape", ""))
+        except ValueError:
+            raise IRReadError(f"{layer.label}: bad shape '{d.get('shape')}'") from None
+        if shape is None or any(s < 0 for s in shape):
+            raise IRReadError(f"{layer.label}: a constant needs a static shape")
+        offset = _int(d.get("offset"), f"{layer.label}: attribute 'offset'")
+        size = _int(d.get("size"), f"{layer.label}: attribute 'size'")
+        n = int(np.prod(shape, dtype=np.int64))
+        need = et.byte_size(etype, n)
+        if size != need:
+            raise IRReadError(
+                f"{layer.label}: size {size} does not match {etype} shape "
+                f"{_shape_str(shape)} ({need} bytes)"
+            )
+        if offset < 0:
+            raise IRReadError(f"{layer.label}: negative offset {offset}")
+        if need == 0:
+            raw = np.zeros(0, dtype=np.uint8)
+        else:
+            mm = self._bin_map(layer)
+            if offset + size > mm.size:
+                raise IRReadError(
+                    f"{layer.label}: bytes {offset}..{offset + size} are beyond the end "
+                    f"of {self.bin_path.name} ({mm.size} bytes)"
+                )
+            raw = mm[offset : offset + size]
+        hint = layer.name
+        if etype in et.PACKED_BITS:
+            handle = self.store.add(raw, name_hint=hint)
+            return DenseResourceAttr.from_params(
+                handle, TensorType(et.to_xdsl(etype), shape)
+            )
+        arr: Any = raw.view(et.numpy_dtype(etype)).reshape(shape)
+        return make_constant_attr(arr, etype, self.store, name_hint=hint)
+
+    # -- Result names and verification -----------------------------------------
+    @staticmethod
+    def _merge_output_names(order: list[_Layer], by_id: dict[int, _Layer]) -> None:
+        """A Result's ``output_names`` become names of the tensor it consumes."""
+        for layer in order:
+            if layer.type != "Result" or not layer.output_names or not layer.sources:
+                continue
+            fl, out_index = next(iter(layer.sources.values()))
+            src = by_id[fl].op
+            assert src is not None
+            have = src.get_tensor_names(out_index)
+            extra = [n for n in layer.output_names if n not in have]
+            if extra:
+                src.set_tensor_names(out_index, have + extra)
+
+    @staticmethod
+    def _verify(order: list[_Layer], by_id: dict[int, _Layer], module: ModuleOp) -> None:
+        for layer in order:
+            op = layer.op
+            assert op is not None
+            try:
+                op.verify_()
+            except (VerifyException, ValueError, KeyError, TypeError) as e:
+                raise IRReadError(f"{layer.label}: {_first_line(e)}") from None
+        try:
+            module.verify()
+        except VerifyException as e:
+            raise IRReadError(f"model does not verify: {_first_line(e)}") from None
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    if isinstance(e, KeyError) and len(e.args) == 1:
+        text = str(e.args[0])
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _shape_str(shape: list[int]) -> str:
+    return "[" + ",".join("?" if s < 0 else str(s) for s in shape) + "]"
+
