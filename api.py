@@ -13,21 +13,11 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from xmo.context import make_context
+from xmo.context import attach_context, make_context
 
 
 class ConversionError(Exception):
     """A model that cannot be converted; the message says why."""
-
-
-def attach_context(module: ModuleOp, ctx: Context) -> ModuleOp:
-    """Keep ``ctx`` (and its weight store) alive as long as ``module``."""
-    module._xmo_ctx = ctx  # type: ignore[attr-defined]
-    return module
-
-
-def context_of(module: ModuleOp) -> Context | None:
-    return getattr(module, "_xmo_ctx", None)
 
 
 def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> ModuleOp:
@@ -53,7 +43,8 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         from xmo.frontends import load_framework_model
 
         module = load_framework_model(p, ctx)
-    return attach_context(module, ctx)
+    attach_context(module, ctx)
+    return module
 
 
 def convert_model(input_model: Any, **options: Any) -> ModuleOp:
@@ -71,7 +62,8 @@ def convert_model(input_model: Any, **options: Any) -> ModuleOp:
         from xmo.frontends import load_framework_model
 
         ctx = make_context()
-        module = attach_context(load_framework_model(input_model, ctx, **options), ctx)
+        module = load_framework_model(input_model, ctx, **options)
+        attach_context(module, ctx)
     module.verify()
     return module
 

@@ -13,7 +13,10 @@ from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import Builtin
 from xdsl.ir import Dialect
 
+from xmo import xdsl_speedups
 from xmo.dialects.ov.weights import WeightStore
+
+xdsl_speedups.apply()
 
 
 def _xmo_dialects() -> dict[str, object]:
@@ -59,3 +62,17 @@ def weight_store(ctx: Context) -> WeightStore:
     if not isinstance(iface, WeightStore):
         raise TypeError("this context has no xmo weight store: use make_context()")
     return iface
+
+
+def attach_context(module: object, ctx: Context) -> None:
+    """Keep ``ctx`` (and so its weight store) alive as long as ``module``.
+
+    Every function that returns a module built in a context attaches it, so
+    weights live exactly as long as a module that refers to them.
+    """
+    module._xmo_context = ctx  # type: ignore[attr-defined]
+
+
+def context_of(module: object) -> Context | None:
+    """The context attached to ``module`` by :func:`attach_context`, if any."""
+    return getattr(module, "_xmo_context", None)

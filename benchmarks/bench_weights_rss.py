@@ -22,10 +22,14 @@ from pathlib import Path
 
 CHILD = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, sys, time
     from xmo.backends.ir import read_ir, serialize
     from xmo.context import make_context
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    def hwm_kb():  # VmHWM: peak RSS of this process image (ru_maxrss survives exec)
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    base = hwm_kb()
     if sys.argv[1] == "baseline":
         print(json.dumps({"peak_kb": base})); sys.exit()
     t0 = time.perf_counter()
@@ -33,7 +37,7 @@ CHILD = textwrap.dedent(
     t1 = time.perf_counter()
     serialize(m, sys.argv[2])
     t2 = time.perf_counter()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = hwm_kb()
     print(json.dumps({"peak_kb": peak, "read_s": t1 - t0, "write_s": t2 - t1}))
     """
 )
@@ -65,8 +69,10 @@ def make_model(path: Path, total_bytes: int, parts: int = 16) -> int:
 
 def run_child(*args: str) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, *args], check=True, capture_output=True, text=True
+        [sys.executable, "-c", CHILD, *args], capture_output=True, text=True
     )
+    if out.returncode:
+        raise SystemExit(f"child failed:\n{out.stderr}")
     return json.loads(out.stdout)
 
 
@@ -77,6 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=".") as d:
         src, dst = Path(d) / "big.xml", Path(d) / "copy.xml"
         weight_bytes = make_model(src, int(args.gb * (1 << 30)))
+        src, dst = src.resolve(), dst.resolve()
         base = run_child("baseline")
         res = run_child(str(src), str(dst))
         same = src.with_suffix(".bin").read_bytes() == dst.with_suffix(".bin").read_bytes()

@@ -22,7 +22,6 @@ import pytest
 ov = pytest.importorskip("openvino")
 ops = pytest.importorskip("openvino.opset16")
 from openvino.utils.node_factory import NodeFactory  # noqa: E402
-from xdsl.dialects.builtin import TensorType  # noqa: E402
 
 from xmo.dialects.ov import element_types as et  # noqa: E402
 from xmo.dialects.ov.base import (  # noqa: E402

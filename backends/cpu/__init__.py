@@ -15,7 +15,6 @@ get kernels the same way::
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -34,26 +33,19 @@ from xmo.backends.cpu.executor import (
 )
 
 
-def compile_model(model: ModuleOp | str | os.PathLike[str], **kwargs: Any) -> CompiledModel:
-    """A :class:`CompiledModel` for a module or a model file (``.xml`` IR or ``.mlir``)."""
+def compile_model(model: ModuleOp | str | os.PathLike[str], **options: Any) -> CompiledModel:
+    """A :class:`CompiledModel` for an ov module or a model file.
+
+    Files go through :func:`xmo.convert_model` (``.xml`` IR, ``.mlir``, and the
+    framework formats whose frontend is available).
+    """
     if isinstance(model, ModuleOp):
         return CompiledModel(model)
-    path = Path(model)
-    suffix = path.suffix.lower()
-    if suffix == ".xml":
-        from xmo.backends.ir import read_ir
+    from xmo.api import convert_model
 
-        module = read_ir(path, **kwargs)
-        return CompiledModel(module, keep_alive=getattr(module, "xmo_context", None))
-    if suffix == ".mlir":
-        from xdsl.parser import Parser
-
-        from xmo.context import make_context
-
-        ctx = make_context()
-        module = Parser(ctx, path.read_text(), str(path)).parse_module()
-        return CompiledModel(module, keep_alive=ctx)
-    raise ValueError(f"cannot compile '{path}': expected a .xml or .mlir file")
+    module = convert_model(model, **options)
+    # The module keeps its context, and so the weight store, alive.
+    return CompiledModel(module, keep_alive=module)
 
 
 __all__ = [

@@ -41,7 +41,7 @@ from xmo.backends.ir._common import (
     parse_shape_text,
     unescape_names,
 )
-from xmo.context import make_context, weight_store
+from xmo.context import attach_context, make_context, weight_store
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import op_class
@@ -90,18 +90,16 @@ def read_ir(
 
     ``bin_path`` defaults to ``xml_path`` with the suffix ``.bin``. Weights go to
     the weight store of ``ctx`` (an xmo context, see :func:`xmo.context.make_context`);
-    without ``ctx`` a fresh context is created and kept alive by the module
-    (as ``module.xmo_context``).
+    without ``ctx`` a fresh context is created. Either way the module keeps its
+    context alive (:func:`xmo.context.attach_context`).
     """
     xml_path = Path(xml_path)
     bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
-    own_ctx = ctx is None
     if ctx is None:
         ctx = make_context()
     store = weight_store(ctx)
     module = _Reader(xml_path, bin_path, store).read()
-    if own_ctx:
-        module.xmo_context = ctx  # type: ignore[attr-defined]  # keeps weights alive
+    attach_context(module, ctx)  # the module keeps its weights alive
     return module
 
 
