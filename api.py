@@ -13,7 +13,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from xmo.context import attach_context, make_context
+from xmo.context import attach_context, context_of, make_context
 
 
 class ConversionError(Exception):
@@ -50,22 +50,43 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 def convert_model(input_model: Any, **options: Any) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
 
-    Options follow the Model Optimizer / ovc names (``input``, ``output``,
-    ``batch``, ``static_shape``, ``compress_to_fp16``); each frontend documents
-    what it accepts.
+    ``.xml``/``.mlir`` files are read as they are; framework models (``.onnx``
+    paths, bytes, ``onnx.ModelProto``) go through their frontend and the
+    legalization pipeline (``convert-onnx-to-ov``, ``ov-constant-fold``,
+    ``ov-dce``). Options follow the Model Optimizer / ovc names; each frontend
+    documents what it accepts.
     """
     if isinstance(input_model, ModuleOp):
+        ctx = context_of(input_model) or make_context()
         module = input_model
-    elif isinstance(input_model, str | os.PathLike):
+    elif isinstance(input_model, str | os.PathLike) and Path(input_model).suffix.lower() in (
+        ".mlir",
+        ".xml",
+    ):
         module = read_model(input_model)
+        ctx = context_of(module) or make_context()
     else:
         from xmo.frontends import load_framework_model
 
+        if isinstance(input_model, str | os.PathLike) and not Path(input_model).exists():
+            raise ConversionError(f"{input_model}: no such file")
         ctx = make_context()
         module = load_framework_model(input_model, ctx, **options)
-        attach_context(module, ctx)
-    module.verify()
+    legalize(module, ctx)
+    attach_context(module, ctx)
     return module
+
+
+def legalize(module: ModuleOp, ctx: Context) -> None:
+    """Run the conversion pipeline: framework dialect -> ov, then fold and clean."""
+    from xmo.passes.onnx_to_ov import convert_onnx_to_ov
+    from xmo.passes.ov_constant_fold import OVConstantFoldPass, OVDeadCodeEliminationPass
+
+    if any(op.name.startswith("onnx.") for op in module.body.block.ops):
+        convert_onnx_to_ov(module, ctx)
+    OVConstantFoldPass().apply(ctx, module)
+    OVDeadCodeEliminationPass().apply(ctx, module)
+    module.verify()
 
 
 def save_model(

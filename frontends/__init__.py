@@ -17,9 +17,27 @@ class UnsupportedModelFormat(ValueError):
     """No frontend reads this kind of model."""
 
 
+def _is_onnx_model(model: Any) -> bool:
+    if isinstance(model, str | os.PathLike):
+        return os.fspath(model).lower().endswith(".onnx")
+    if isinstance(model, bytes | bytearray | memoryview):
+        return True  # serialized ModelProto (the only in-memory bytes format)
+    t = type(model)
+    return t.__name__ == "ModelProto" and t.__module__.startswith("onnx")
+
+
 def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
-    """Load ``model`` (a path or an in-memory model) with the matching frontend."""
+    """Load ``model`` (a path or an in-memory model) with the matching frontend.
+
+    * ONNX: ``.onnx`` paths, serialized bytes, ``onnx.ModelProto``
+      (:func:`xmo.frontends.onnx.load_onnx`; options: ``input_shapes``,
+      ``base_dir``, ``shape_inference``)
+    """
+    if _is_onnx_model(model):
+        from xmo.frontends.onnx import load_onnx
+
+        return load_onnx(model, ctx, **options)
     name = os.fspath(model) if isinstance(model, str | os.PathLike) else type(model).__name__
     raise UnsupportedModelFormat(
-        f"{name}: no frontend for this model format yet (supported: .mlir, .xml)"
+        f"{name}: no frontend for this model format yet (supported: .mlir, .xml, .onnx)"
     )

@@ -17,8 +17,29 @@ def _ov_infer_shapes() -> type[ModulePass]:
     return OVInferShapesPass
 
 
+def _ov_constant_fold() -> type[ModulePass]:
+    from xmo.passes.ov_constant_fold import OVConstantFoldPass
+
+    return OVConstantFoldPass
+
+
+def _ov_dce() -> type[ModulePass]:
+    from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+
+    return OVDeadCodeEliminationPass
+
+
+def _convert_onnx_to_ov() -> type[ModulePass]:
+    from xmo.passes.onnx_to_ov import ConvertONNXToOVPass
+
+    return ConvertONNXToOVPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory returning the pass class."""
     return {
         "ov-infer-shapes": _ov_infer_shapes,
+        "ov-constant-fold": _ov_constant_fold,
+        "ov-dce": _ov_dce,
+        "convert-onnx-to-ov": _convert_onnx_to_ov,
     }

@@ -737,7 +737,7 @@ def test_compile_mlir_file(tmp_path, ctx):
     a = np.ones((2, 4), np.float32)
     b = np.zeros((1, 3), np.float32)
     np.testing.assert_allclose(model([a, b])[1], compile_model(module)([a, b])[1])
-    with pytest.raises(ValueError, match="expected a .xml or .mlir"):
+    with pytest.raises(Exception, match="no such file"):
         compile_model(tmp_path / "m.onnx")
 
 

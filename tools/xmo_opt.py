@@ -5,7 +5,9 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 ``--verify-diagnostics``, xDSL's dialects and passes); on top of it:
 
 * the xmo dialects and passes, registered lazily;
-* inputs: ``.mlir`` and OpenVINO IR ``.xml`` (read with its ``.bin``);
+* inputs: ``.mlir``, OpenVINO IR ``.xml`` (read with its ``.bin``) and
+  ``.onnx`` (loaded into the ``onnx`` dialect; ``-p convert-onnx-to-ov``
+  legalizes it);
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
 * ``--extensions DIR``: load user-defined operations from ``DIR/ops/*.py``;
@@ -81,6 +83,7 @@ class XmoOptMain(xDSLOptMain):
         super().register_all_frontends()
         # Files read by path (they need sibling files), see parse_chunk.
         self.available_frontends["xml"] = _read_by_path
+        self.available_frontends["onnx"] = _read_by_path
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -111,6 +114,12 @@ class XmoOptMain(xDSLOptMain):
             if self.args.input_file is None:
                 raise XmoOptError("OpenVINO IR input must be a file path")
             return read_ir(self.args.input_file, ctx=self.ctx)
+        if (self.args.frontend or file_extension) == "onnx":
+            from xmo.frontends.onnx import load_onnx
+
+            if self.args.input_file is None:
+                raise XmoOptError("ONNX input must be a file path")
+            return load_onnx(self.args.input_file, self.ctx)
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:

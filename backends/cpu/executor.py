@@ -516,3 +516,15 @@ def _as_outputs(node: Node, res: Any) -> list[np.ndarray]:
 
 def _missing_kernel(node: Node, *inputs: np.ndarray) -> Any:
     raise KernelNotFoundError(f"no CPU kernel for {node.describe()}")
+
+
+def evaluate_op(op: Operation, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Run one op's kernel on numpy inputs (used by constant folding).
+
+    Raises :class:`KernelNotFoundError` when the op has no kernel.
+    """
+    kernel = kernel_for(op.name)
+    if kernel is None:
+        raise KernelNotFoundError(f"no CPU kernel for {_describe(op)}")
+    node = Node(op)
+    return _as_outputs(node, kernel(node, *inputs))

@@ -25,7 +25,10 @@ from xmo.dialects.onnx import ops as _generated
 from xmo.dialects.onnx.base import (
     AttrSpec,
     CustomOp,
+    InitializerOp,
+    InputOp,
     NoValueOp,
+    OutputOp,
     ONNXOp,
     Port,
     YieldOp,
@@ -44,7 +47,7 @@ ONNX_VERSION: str = _generated.ONNX_VERSION
 
 ONNX = Dialect(
     "onnx",
-    [NoValueOp, YieldOp, CustomOp, *GENERATED_OPS],
+    [NoValueOp, YieldOp, CustomOp, InputOp, OutputOp, InitializerOp, *GENERATED_OPS],
     list(ONNX_TYPES),
 )
 
@@ -92,6 +95,9 @@ __all__ = [
     "ONNX_VERSION",
     "AttrSpec",
     "CustomOp",
+    "InitializerOp",
+    "InputOp",
+    "OutputOp",
     "MapType",
     "NoValueOp",
     "ONNXOp",

@@ -59,6 +59,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     NoneType,
     StringAttr,
+    TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -66,6 +68,7 @@ from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -276,6 +279,9 @@ class CustomOp(IRDLOperation):
     version = prop_def(IntegerAttr)
     attrs = opt_prop_def(DictionaryAttr)
     graph_attrs = opt_prop_def(ArrayAttr)
+    #: ONNX node name and tensor names of the results (see ``ONNXOp``)
+    node_name = opt_prop_def(StringAttr)
+    output_names = opt_prop_def(ArrayAttr[StringAttr])
 
     @staticmethod
     def make(
@@ -304,6 +310,7 @@ class CustomOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        _verify_output_names(self)
         n = len(self.graph_attrs.data) if self.graph_attrs is not None else 0
         if n != len(self.regions):
             raise VerifyException(
@@ -311,6 +318,72 @@ class CustomOp(IRDLOperation):
             )
         for r in self.regions:
             _verify_graph_region(self, "graph", r)
+
+
+def _verify_output_names(op: Operation) -> None:
+    names = op.properties.get("output_names")
+    if names is not None:
+        assert isinstance(names, ArrayAttr)
+        if len(names.data) != len(op.results):
+            raise VerifyException(
+                f"{op.name}: output_names has {len(names.data)} names for "
+                f"{len(op.results)} results"
+            )
+
+
+@irdl_op_definition
+class InputOp(IRDLOperation):
+    """A graph input: ``%x = onnx.Input {name = "x"} : tensor<?x3xf32>``.
+
+    The result type comes from the input's ValueInfo: element type and static
+    dims, ``?`` for symbolic (``dim_param``) or unknown dims, unranked when the
+    rank is unknown. ``dim_params`` (ranked inputs with symbolic dims only)
+    holds one string per dim: the symbol, or ``""``.
+    """
+
+    name = "onnx.Input"
+    result = result_def()
+    tensor_name = prop_def(StringAttr, prop_name="name")
+    dim_params = opt_prop_def(ArrayAttr[StringAttr])
+
+    def verify_(self) -> None:
+        if self.dim_params is None:
+            return
+        t = self.result.type
+        rank = len(t.get_shape()) if isinstance(t, TensorType) else None
+        if rank != len(self.dim_params.data):
+            raise VerifyException(
+                f"onnx.Input '{self.tensor_name.data}': dim_params has "
+                f"{len(self.dim_params.data)} entries for type {t}"
+            )
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """A graph output: ``onnx.Output %y {name = "y"}`` (in graph output order)."""
+
+    name = "onnx.Output"
+    value = operand_def()
+    tensor_name = prop_def(StringAttr, prop_name="name")
+
+
+@irdl_op_definition
+class InitializerOp(IRDLOperation):
+    """A graph initializer (named constant).
+
+    ``value`` is ``dense<...>``/``dense_resource<...>`` (large payloads held by
+    reference in the context's weight store), ``#onnx.string_tensor`` for
+    strings, or a dictionary ``{values, indices, dims}`` for a sparse
+    initializer. ``overridable`` marks an initializer that is also listed as a
+    graph input (IR version >= 4: a default value the caller may override).
+    """
+
+    name = "onnx.Initializer"
+    result = result_def()
+    tensor_name = prop_def(StringAttr, prop_name="name")
+    value = prop_def(AnyAttr())
+    overridable = opt_prop_def(UnitAttr)
+    traits = traits_def(Pure())
 
 
 def _verify_graph_region(op: Operation, what: str, region: Region) -> None:
@@ -349,6 +422,14 @@ class ONNXOp(IRDLOperation):
 
     inputs = var_operand_def()
     outputs = var_result_def()
+
+    #: The ONNX node's name (absent when the node has none). Not an ONNX
+    #: attribute: frontends keep it so later passes can report/copy it.
+    node_name = opt_prop_def(StringAttr)
+    #: The ONNX tensor name of each result, exactly as in the model (``""``
+    #: for an absent optional output); later passes copy them to OpenVINO
+    #: tensor names.
+    output_names = opt_prop_def(ArrayAttr[StringAttr])
 
     # -- attributes ----------------------------------------------------------
     @classmethod
@@ -434,6 +515,7 @@ class ONNXOp(IRDLOperation):
 
     # -- verification --------------------------------------------------------
     def verify_(self) -> None:
+        _verify_output_names(self)
         self._verify_arity()
         self._verify_attrs()
         self._verify_types()

@@ -1,0 +1,938 @@
+"""ONNX ModelProto -> ``onnx``-dialect module (see the package docstring)."""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BytesAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    NoneType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    UnrankedTensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xmo.context import weight_store
+from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp, YieldOp, op_class
+from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
+from xmo.dialects.onnx.types import type_key
+from xmo.frontends.onnx import tensors as tz
+from xmo.frontends.onnx.errors import OnnxFrontendError
+
+if TYPE_CHECKING:
+    import onnx
+
+f32 = Float32Type()
+#: type given to values whose type neither the model nor inference knows
+PLACEHOLDER = UnrankedTensorType(f32)
+
+_ATTR_TYPE_NAMES = {
+    1: "FLOAT", 2: "INT", 3: "STRING", 4: "TENSOR", 5: "GRAPH", 6: "FLOATS",
+    7: "INTS", 8: "STRINGS", 9: "TENSORS", 10: "GRAPHS", 11: "SPARSE_TENSOR",
+    12: "SPARSE_TENSORS", 13: "TYPE_PROTO", 14: "TYPE_PROTOS",
+}  # fmt: skip
+
+#: initializers / Constant values this large are left out of the copy given to
+#: ONNX shape inference (only their type and dims are kept)
+_INFER_STRIP_BYTES = 1 << 20
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def load_onnx(
+    model: str | os.PathLike[str] | bytes | onnx.ModelProto,
+    ctx: Context,
+    input_shapes: Mapping[str, Sequence[int | str | None]] | None = None,
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    shape_inference: bool = True,
+) -> ModuleOp:
+    """Load an ONNX model into an ``onnx``-dialect module.
+
+    ``model``: a path, serialized bytes or an ``onnx.ModelProto``. External
+    data is looked up in ``base_dir`` (default: the model file's folder; for
+    bytes/ModelProto there is none unless given). ``input_shapes`` overrides
+    graph input shapes (int = static dim, str = symbolic dim, None = dynamic).
+    ``ctx`` must be an xmo context (``make_context()``): weights go into its
+    weight store.
+    """
+    import onnx
+
+    owned = True
+    if isinstance(model, str | os.PathLike):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise OnnxFrontendError(f"{path}: no such file")
+        if base_dir is None:
+            base_dir = os.path.dirname(os.path.abspath(path))
+        try:
+            with open(path, "rb") as f:
+                proto = _parse(f.read(), path)
+        except OSError as e:
+            raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+    elif isinstance(model, bytes | bytearray | memoryview):
+        proto = _parse(bytes(model), "model bytes")
+    elif isinstance(model, onnx.ModelProto):
+        proto, owned = model, False
+    else:
+        raise OnnxFrontendError(
+            f"cannot load an ONNX model from a {type(model).__name__} "
+            "(expected a path, bytes or onnx.ModelProto)"
+        )
+    if not proto.HasField("graph"):
+        raise OnnxFrontendError("not an ONNX model: it has no graph")
+    _ensure_ops_loaded(ctx)
+    return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference).run()
+
+
+def _parse(data: bytes, what: str) -> onnx.ModelProto:
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    if not data:
+        raise OnnxFrontendError(f"{what}: empty, not an ONNX model")
+    proto = onnx.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise OnnxFrontendError(
+            f"{what}: not a valid ONNX model (truncated or corrupt protobuf: {msg})"
+        ) from None
+    return proto
+
+
+def _ensure_ops_loaded(ctx: Context) -> None:
+    """Make onnx.Input/Output/Initializer parseable in ``ctx``.
+
+    Only needed while they are not listed in the ``onnx`` Dialect object.
+    """
+    ctx.get_optional_op("onnx.NoValue")  # loads the onnx dialect if registered
+    loaded = {op.name for op in ctx.loaded_ops}
+    for op in (InputOp, OutputOp, InitializerOp):
+        if op.name not in loaded:
+            ctx.load_op(op)
+
+
+# ---------------------------------------------------------------------------
+# Names
+# ---------------------------------------------------------------------------
+
+_BAD_CHARS = re.compile(r"[^\w$.-]", re.ASCII)
+
+
+def name_hint(name: str) -> str | None:
+    """An SSA name hint close to a tensor name (None if nothing usable is left)."""
+    if not name:
+        return None
+    h = _BAD_CHARS.sub("_", name)
+    if h[0].isdigit():
+        h = "v" + h
+    return h
+
+
+def _node_label(node: onnx.NodeProto, index: int) -> str:
+    kind = f"{node.domain + '.' if node.domain else ''}{node.op_type}"
+    if node.name:
+        return f"node '{node.name}' ({kind})"
+    return f"node #{index} ({kind})"
+
+
+# ---------------------------------------------------------------------------
+# Scopes and types
+# ---------------------------------------------------------------------------
+
+
+class _Scope:
+    """Tensor name -> SSA value for one graph, chained to the enclosing graph."""
+
+    def __init__(self, parent: _Scope | None = None) -> None:
+        self.values: dict[str, SSAValue] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> SSAValue | None:
+        s: _Scope | None = self
+        while s is not None:
+            v = s.values.get(name)
+            if v is not None:
+                return v
+            s = s.parent
+        return None
+
+
+class _Types:
+    """Tensor name -> TypeProto known for one graph (declared + inferred)."""
+
+    def __init__(
+        self,
+        graph: onnx.GraphProto,
+        inferred: onnx.GraphProto | None,
+        parent: _Types | None,
+        drop_declared_shapes: bool,
+    ) -> None:
+        self.parent = parent
+        self.map: dict[str, onnx.TypeProto] = {}
+        self.weak: set[str] = set()  # names whose declared shape is unreliable
+        for vi in (*graph.value_info, *graph.output):
+            if vi.HasField("type"):
+                self.map[vi.name] = vi.type
+                if drop_declared_shapes:
+                    self.weak.add(vi.name)
+        if inferred is not None:
+            for vi in (*inferred.value_info, *inferred.output):
+                if vi.HasField("type"):
+                    self.map[vi.name] = vi.type
+                    self.weak.discard(vi.name)
+
+    def get(self, name: str) -> Attribute | None:
+        t: _Types | None = self
+        while t is not None:
+            tp = t.map.get(name)
+            if tp is not None:
+                x = tz.xdsl_type(tp)
+                if x is not None and name in t.weak and isinstance(x, TensorType):
+                    x = UnrankedTensorType(x.get_element_type())
+                return x
+            t = t.parent
+        return None
+
+
+def _attr_type(a: onnx.AttributeProto) -> str:
+    """ONNX attribute type name, guessed from the set field for old models."""
+    if a.type:
+        return _ATTR_TYPE_NAMES.get(a.type, "UNDEFINED")
+    for field, kind in (
+        ("f", "FLOAT"), ("i", "INT"), ("s", "STRING"), ("t", "TENSOR"),
+        ("g", "GRAPH"), ("sparse_tensor", "SPARSE_TENSOR"), ("tp", "TYPE_PROTO"),
+    ):  # fmt: skip
+        if a.HasField(field):
+            return kind
+    for field, kind in (
+        ("floats", "FLOATS"), ("ints", "INTS"), ("strings", "STRINGS"),
+        ("tensors", "TENSORS"), ("graphs", "GRAPHS"),
+        ("sparse_tensors", "SPARSE_TENSORS"), ("type_protos", "TYPE_PROTOS"),
+    ):  # fmt: skip
+        if len(getattr(a, field)):
+            return kind
+    return "UNDEFINED"
+
+
+# ---------------------------------------------------------------------------
+# Free names of (sub)graphs, for ordering
+# ---------------------------------------------------------------------------
+
+
+def _subgraphs(node: onnx.NodeProto) -> Iterable[onnx.GraphProto]:
+    for a in node.attribute:
+        if a.HasField("g"):
+            yield a.g
+        yield from a.graphs
+
+
+def _free_names(
+    graph: onnx.GraphProto, cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]]
+) -> frozenset[str]:
+    """Tensor names a graph uses but does not define (outer-scope references).
+
+    The cache keeps each graph object alive so its id is never reused.
+    """
+    key = id(graph)
+    hit = cache.get(key)
+    if hit is not None and hit[0] is graph:
+        return hit[1]
+    defined = {vi.name for vi in graph.input}
+    defined.update(t.name for t in graph.initializer)
+    defined.update(s.values.name for s in graph.sparse_initializer)
+    used: set[str] = set()
+    for node in graph.node:
+        defined.update(node.output)
+        used.update(node.input)
+        for g in _subgraphs(node):
+            used |= _free_names(g, cache)
+    used.update(vi.name for vi in graph.output)
+    out = frozenset(used - defined - {""})
+    cache[key] = (graph, out)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The loader
+# ---------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        ctx: Context,
+        base_dir: str | os.PathLike[str] | None,
+        input_shapes: Mapping[str, Sequence[int | str | None]] | None,
+        owned: bool,
+        shape_inference: bool,
+    ) -> None:
+        self.model = model
+        self.ctx = ctx
+        self.store = weight_store(ctx)
+        self.external = tz.ExternalData(base_dir)
+        self.input_shapes = dict(input_shapes or {})
+        self.owned = owned
+        self.do_inference = shape_inference
+        self.free_cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]] = {}
+        self.opsets: dict[str, int] = {}
+        for imp in model.opset_import:
+            dom = "" if imp.domain in ("", "ai.onnx") else imp.domain
+            self.opsets[dom] = int(imp.version)
+        if not model.opset_import:  # IR < 3: implicitly opset 1
+            self.opsets[""] = 1
+
+    # -- driver ----------------------------------------------------------------
+    def run(self) -> ModuleOp:
+        graph = self.model.graph
+        names = {vi.name for vi in graph.input}
+        for k in self.input_shapes:
+            if k not in names:
+                raise OnnxFrontendError(
+                    f"input_shapes: the model has no input '{k}' "
+                    f"(inputs: {', '.join(sorted(names)) or 'none'})"
+                )
+        inferred = self._infer() if self.do_inference else None
+        types = _Types(graph, inferred, None, bool(self.input_shapes))
+        module = ModuleOp([])
+        self._build_graph(graph, inferred, module.body.block, _Scope(), types, True, [])
+        return module
+
+    def _infer(self) -> onnx.GraphProto | None:
+        """ONNX shape inference on a light copy of the model (None on failure)."""
+        import onnx
+
+        m = self.model
+        copy = onnx.ModelProto()
+        copy.ir_version = m.ir_version
+        copy.opset_import.extend(m.opset_import)
+        copy.functions.extend(m.functions)
+        g, src = copy.graph, m.graph
+        g.name = src.name
+        g.input.extend(src.input)
+        g.output.extend(src.output)
+        g.value_info.extend(src.value_info)
+        for t in src.initializer:
+            g.initializer.append(_light_tensor(t))
+        for node in src.node:
+            if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and any(
+                a.HasField("t") and a.t.ByteSize() > _INFER_STRIP_BYTES
+                for a in node.attribute
+            ):
+                n2 = g.node.add()
+                n2.CopyFrom(onnx.NodeProto(
+                    input=node.input, output=node.output, name=node.name,
+                    op_type=node.op_type, domain=node.domain,
+                ))  # fmt: skip
+                for a in node.attribute:
+                    a2 = n2.attribute.add()
+                    if a.HasField("t"):
+                        a2.name, a2.type = a.name, a.type
+                        a2.t.CopyFrom(_light_tensor(a.t))
+                    else:
+                        a2.CopyFrom(a)
+            else:
+                g.node.append(node)
+        if self.input_shapes:
+            for vi in g.input:
+                if vi.name in self.input_shapes:
+                    _override_shape(vi.type, self.input_shapes[vi.name])
+            for vi in (*g.output, *g.value_info):
+                if vi.type.HasField("tensor_type"):
+                    vi.type.tensor_type.ClearField("shape")
+        try:
+            out = onnx.shape_inference.infer_shapes(
+                copy, check_type=False, strict_mode=False, data_prop=True
+            )
+        except Exception:  # noqa: BLE001 -- inference is best effort
+            try:
+                out = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
+            except Exception:  # noqa: BLE001
+                return None
+        if len(out.graph.node) != len(src.node):
+            return None
+        return out.graph
+
+    # -- graphs ------------------------------------------------------------------
+    def _build_graph(
+        self,
+        graph: onnx.GraphProto,
+        inferred: onnx.GraphProto | None,
+        block: Block,
+        scope: _Scope,
+        types: _Types,
+        is_main: bool,
+        arg_types: list[Attribute],
+    ) -> None:
+        """Fill ``block`` with ``graph``; subgraph inputs become block arguments."""
+        where = "graph" if is_main else f"subgraph '{graph.name}'"
+        local: dict[str, str] = {}  # name -> what defines it (for messages)
+
+        def define(name: str, what: str, value: SSAValue) -> None:
+            if name in local:
+                raise OnnxFrontendError(
+                    f"{where}: tensor '{name}' is defined twice ({local[name]} and {what})"
+                )
+            local[name] = what
+            scope.values[name] = value
+            if value.name_hint is None:
+                value.name_hint = name_hint(name)
+
+        init_names = {t.name for t in graph.initializer}
+        init_names.update(s.values.name for s in graph.sparse_initializer)
+        ir4 = self.model.ir_version >= 4 or not self.model.ir_version
+
+        # graph inputs
+        seen_inputs: set[str] = set()
+        for i, vi in enumerate(graph.input):
+            if not vi.name:
+                raise OnnxFrontendError(f"{where}: input #{i} has no name")
+            if vi.name in seen_inputs:
+                raise OnnxFrontendError(f"{where}: input '{vi.name}' is listed twice")
+            seen_inputs.add(vi.name)
+            if is_main:
+                if vi.name in init_names:
+                    continue  # the initializer defines it
+                op = self._input_op(vi)
+                block.add_op(op)
+                define(vi.name, "a graph input", op.result)
+            else:
+                t = arg_types[i] if i < len(arg_types) else PLACEHOLDER
+                arg = block.insert_arg(t, len(block.args))
+                if vi.name in init_names:
+                    continue
+                define(vi.name, "a subgraph input", arg)
+
+        # initializers
+        seen_init: set[str] = set()
+        for t in graph.initializer:
+            if not t.name:
+                raise OnnxFrontendError(f"{where}: an initializer has no name")
+            if t.name in seen_init:
+                raise OnnxFrontendError(f"{where}: initializer '{t.name}' is listed twice")
+            seen_init.add(t.name)
+            value = tz.tensor_attr(t, self.store, self.external)
+            op = InitializerOp.create(
+                result_types=[tz.tensor_type_of(t)],
+                properties={"name": StringAttr(t.name), "value": value},
+            )
+            if ir4 and t.name in seen_inputs:
+                op.properties["overridable"] = UnitAttr()
+            block.add_op(op)
+            define(t.name, "an initializer", op.result)
+            self._release(t)
+        for s in graph.sparse_initializer:
+            name = s.values.name
+            if name in seen_init:
+                raise OnnxFrontendError(f"{where}: initializer '{name}' is listed twice")
+            seen_init.add(name)
+            op = InitializerOp.create(
+                result_types=[tz.sparse_type(s)],
+                properties={
+                    "name": StringAttr(name),
+                    "value": tz.sparse_attr(s, self.store, self.external, name),
+                },
+            )
+            if ir4 and name in seen_inputs:
+                op.properties["overridable"] = UnitAttr()
+            block.add_op(op)
+            define(name, "a sparse initializer", op.result)
+
+        # nodes, in topological order
+        novalue: list[SSAValue] = []
+        for idx in self._order(graph, scope, where):
+            node = graph.node[idx]
+            inferred_node = inferred.node[idx] if inferred is not None else None
+            op = self._node_op(node, idx, inferred_node, block, scope, types, novalue)
+            label = _node_label(node, idx)
+            outs = list(node.output)
+            for name, res in zip(outs, op.results):
+                if name:
+                    define(name, label, res)
+
+        # outputs
+        seen_out: set[str] = set()
+        values: list[SSAValue] = []
+        for vi in graph.output:
+            if vi.name in seen_out:
+                raise OnnxFrontendError(f"{where}: output '{vi.name}' is listed twice")
+            seen_out.add(vi.name)
+            v = scope.lookup(vi.name)
+            if v is None:
+                raise OnnxFrontendError(
+                    f"{where}: output '{vi.name}' is not produced by any node, "
+                    "input or initializer"
+                )
+            values.append(v)
+            if is_main:
+                block.add_op(OutputOp.create(operands=[v], properties={"name": StringAttr(vi.name)}))
+        if not is_main:
+            block.add_op(YieldOp(values))
+
+    def _release(self, t: onnx.TensorProto) -> None:
+        """Drop a large raw payload from a proto we own (the store holds it now)."""
+        if self.owned and t.HasField("raw_data") and t.ByteSize() > _INFER_STRIP_BYTES:
+            t.ClearField("raw_data")
+
+    def _input_op(self, vi: onnx.ValueInfoProto) -> InputOp:
+        props: dict[str, Attribute] = {"name": StringAttr(vi.name)}
+        override = self.input_shapes.get(vi.name)
+        tp = vi.type
+        t: Attribute | None = tz.xdsl_type(tp) if vi.HasField("type") else None
+        params: list[str] = []
+        if tp.WhichOneof("value") == "tensor_type" and tp.tensor_type.HasField("shape"):
+            params = tz.dims_of(tp.tensor_type.shape)[1]
+        if override is not None:
+            el = t.get_element_type() if isinstance(t, TensorType | UnrankedTensorType) else None
+            if el is None:
+                raise OnnxFrontendError(
+                    f"input_shapes: input '{vi.name}' is not a tensor of known element type"
+                )
+            dims, params = _override_dims(vi.name, override)
+            t = TensorType(el, dims)
+        if t is None:
+            t = PLACEHOLDER
+        if any(params) and isinstance(t, TensorType):
+            props["dim_params"] = ArrayAttr([StringAttr(p) for p in params])
+        return InputOp.create(result_types=[t], properties=props)
+
+    # -- ordering ------------------------------------------------------------------
+    def _order(self, graph: onnx.GraphProto, scope: _Scope, where: str) -> list[int]:
+        """Node indices in topological order (stable: the file order when valid)."""
+        nodes = graph.node
+        producer: dict[str, int] = {}
+        for i, node in enumerate(nodes):
+            for o in node.output:
+                if not o:
+                    continue
+                if o in producer:
+                    raise OnnxFrontendError(
+                        f"{where}: tensor '{o}' is produced by both "
+                        f"{_node_label(nodes[producer[o]], producer[o])} and "
+                        f"{_node_label(node, i)}"
+                    )
+                producer[o] = i
+        local_defs = {vi.name for vi in graph.input}
+        local_defs.update(t.name for t in graph.initializer)
+        local_defs.update(s.values.name for s in graph.sparse_initializer)
+        for o, i in producer.items():
+            if o in local_defs:
+                raise OnnxFrontendError(
+                    f"{where}: {_node_label(nodes[i], i)} output '{o}' redefines a "
+                    "graph input or initializer"
+                )
+        deps: list[set[int]] = []
+        users: list[list[int]] = [[] for _ in nodes]
+        for i, node in enumerate(nodes):
+            needed = set(node.input)
+            for g in _subgraphs(node):
+                needed |= _free_names(g, self.free_cache)
+            d: set[int] = set()
+            for name in needed:
+                if not name or name in local_defs:
+                    continue
+                p = producer.get(name)
+                if p is None:
+                    if scope.lookup(name) is None:
+                        raise OnnxFrontendError(
+                            f"{where}: {_node_label(node, i)} uses tensor '{name}', "
+                            "which no node, graph input or initializer produces"
+                        )
+                    continue
+                if p == i:
+                    raise OnnxFrontendError(
+                        f"{where}: {_node_label(node, i)} uses its own output '{name}' (cycle)"
+                    )
+                d.add(p)
+            deps.append(d)
+            for p in d:
+                users[p].append(i)
+        pending = [len(d) for d in deps]
+        ready = [i for i, n in enumerate(pending) if n == 0]
+        heapq.heapify(ready)
+        order: list[int] = []
+        while ready:
+            i = heapq.heappop(ready)
+            order.append(i)
+            for u in users[i]:
+                pending[u] -= 1
+                if pending[u] == 0:
+                    heapq.heappush(ready, u)
+        if len(order) != len(nodes):
+            stuck = min(i for i, n in enumerate(pending) if n > 0)
+            raise OnnxFrontendError(
+                f"{where}: the nodes form a cycle (through {_node_label(nodes[stuck], stuck)})"
+            )
+        return order
+
+    # -- nodes -------------------------------------------------------------------
+    def _node_op(
+        self,
+        node: onnx.NodeProto,
+        idx: int,
+        inferred_node: onnx.NodeProto | None,
+        block: Block,
+        scope: _Scope,
+        types: _Types,
+        novalue: list[SSAValue],
+    ) -> Operation:
+        label = _node_label(node, idx)
+        domain = "" if node.domain in ("", "ai.onnx") else node.domain
+        version = self.opsets.get(domain, 0)
+        cls = op_class(domain, node.op_type, version) if version else None
+
+        # operands
+        names = list(node.input)
+        while names and not names[-1]:
+            names.pop()
+        operands: list[SSAValue] = []
+        for name in names:
+            if not name:
+                if not novalue:
+                    nv = NoValueOp()
+                    block.add_op(nv)
+                    novalue.append(nv.result)
+                operands.append(novalue[0])
+                continue
+            v = scope.lookup(name)
+            assert v is not None  # checked by _order
+            operands.append(v)
+
+        outs = list(node.output)
+        while outs and not outs[-1]:
+            outs.pop()
+        seen: set[str] = set()
+        for o in outs:
+            if o and o in seen:
+                raise OnnxFrontendError(f"{label}: output '{o}' is listed twice")
+            seen.add(o)
+
+        if cls is not None:
+            self._check_schema(cls, node, label, len(operands), len(outs))
+
+        # attributes (graphs become regions)
+        props: dict[str, Attribute] = {}
+        regions: dict[str, Region] = {}
+        raw_strings: dict[str, Attribute] = {}
+        unknown: dict[str, Attribute] = {}
+        specs = {s.name: s for s in cls.ATTRS} if cls is not None else {}
+        seen_attrs: set[str] = set()
+        graph_order: list[str] = []
+        for a in node.attribute:
+            if a.name in seen_attrs:
+                raise OnnxFrontendError(f"{label}: attribute '{a.name}' is given twice")
+            seen_attrs.add(a.name)
+            kind = _attr_type(a)
+            if a.ref_attr_name:
+                raise OnnxFrontendError(
+                    f"{label}: attribute '{a.name}' refers to a function attribute "
+                    f"'{a.ref_attr_name}' outside a function"
+                )
+            spec = specs.get(a.name)
+            if spec is not None and spec.type != kind:
+                raise OnnxFrontendError(
+                    f"{label}: attribute '{a.name}' has type {kind}, the "
+                    f"{node.op_type}-{cls.SINCE_VERSION} schema expects {spec.type}"
+                )
+            if kind in ("GRAPH", "GRAPHS"):
+                inf_attr = None
+                if inferred_node is not None:
+                    inf_attr = next(
+                        (x for x in inferred_node.attribute if x.name == a.name), None
+                    )
+                graphs = [a.g] if kind == "GRAPH" else list(a.graphs)
+                inf_graphs = (
+                    ([inf_attr.g] if kind == "GRAPH" else list(inf_attr.graphs))
+                    if inf_attr is not None
+                    else []
+                )
+                for j, g in enumerate(graphs):
+                    key = a.name if kind == "GRAPH" else f"{a.name}[{j}]"
+                    ig = inf_graphs[j] if j < len(inf_graphs) else None
+                    arg_types = self._subgraph_arg_types(node, g, operands, types, ig)
+                    regions[key] = self._region(g, ig, scope, types, arg_types)
+                    graph_order.append(key)
+                continue
+            value = self._attr_value(a, kind, label, raw_strings)
+            if cls is not None and spec is None:
+                unknown[a.name] = value
+            else:
+                props[a.name] = value
+
+        # result types
+        result_types: list[Attribute] = []
+        for i, o in enumerate(outs):
+            if not o:
+                result_types.append(NoneType())
+                continue
+            t = types.get(o)
+            if t is None:
+                t = _fallback_type(cls, i, operands)
+            result_types.append(t)
+
+        props["output_names"] = ArrayAttr([StringAttr(o) for o in outs])
+        if node.name:
+            props["node_name"] = StringAttr(node.name)
+
+        if cls is None:
+            custom_props: dict[str, Attribute] = {
+                "domain": StringAttr(node.domain),
+                "op_type": StringAttr(node.op_type),
+                "version": IntegerAttr(version, i64),
+                "output_names": props.pop("output_names"),
+            }
+            if "node_name" in props:
+                custom_props["node_name"] = props.pop("node_name")
+            if props:
+                custom_props["attrs"] = DictionaryAttr(props)
+            if graph_order:
+                custom_props["graph_attrs"] = ArrayAttr([StringAttr(k) for k in graph_order])
+            op: Operation = CustomOp.create(
+                operands=operands,
+                result_types=result_types,
+                properties=custom_props,
+                regions=[regions[k] for k in graph_order],
+            )
+        else:
+            op = cls.create(
+                operands=operands,
+                result_types=result_types,
+                properties=props,
+                regions=[regions.get(n) or _empty_graph_region() for n in cls.REGIONS],
+            )
+            if unknown:
+                op.attributes["onnx.unknown_attrs"] = DictionaryAttr(unknown)
+        if raw_strings:
+            op.attributes["onnx.raw_strings"] = DictionaryAttr(raw_strings)
+        block.add_op(op)
+        return op
+
+    def _check_schema(
+        self, cls: type[ONNXOp], node: onnx.NodeProto, label: str, n_in: int, n_out: int
+    ) -> None:
+        for what, n, lo, hi in (
+            ("inputs", n_in, cls.MIN_INPUTS, cls.MAX_INPUTS),
+            ("outputs", n_out, cls.MIN_OUTPUTS, cls.MAX_OUTPUTS),
+        ):
+            if n < lo or (hi is not None and n > hi):
+                want = f"{lo}" if lo == hi else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
+                raise OnnxFrontendError(
+                    f"{label}: has {n} {what}, the {node.op_type}-{cls.SINCE_VERSION} "
+                    f"schema expects {want}"
+                )
+        given = {a.name for a in node.attribute}
+        for spec in cls.ATTRS:
+            if spec.required and spec.name not in given:
+                raise OnnxFrontendError(
+                    f"{label}: missing required attribute '{spec.name}' "
+                    f"({node.op_type}-{cls.SINCE_VERSION})"
+                )
+
+    def _attr_value(
+        self, a: onnx.AttributeProto, kind: str, label: str, raw_strings: dict[str, Attribute]
+    ) -> Attribute:
+        try:
+            match kind:
+                case "INT":
+                    return IntegerAttr(int(a.i), i64)
+                case "FLOAT":
+                    return FloatAttr(float(a.f), f32)
+                case "STRING":
+                    s, exact = _string(a.s)
+                    if not exact:
+                        raw_strings[a.name] = BytesAttr(bytes(a.s))
+                    return StringAttr(s)
+                case "INTS":
+                    return DenseArrayBase.from_list(i64, [int(v) for v in a.ints])
+                case "FLOATS":
+                    return DenseArrayBase.from_list(f32, [float(v) for v in a.floats])
+                case "STRINGS":
+                    decoded = [_string(v) for v in a.strings]
+                    if not all(ok for _, ok in decoded):
+                        raw_strings[a.name] = ArrayAttr([BytesAttr(bytes(v)) for v in a.strings])
+                    return ArrayAttr([StringAttr(s) for s, _ in decoded])
+                case "TENSOR":
+                    return tz.tensor_attr(a.t, self.store, self.external, a.t.name or a.name)
+                case "TENSORS":
+                    return ArrayAttr(
+                        [tz.tensor_attr(t, self.store, self.external, a.name) for t in a.tensors]
+                    )
+                case "SPARSE_TENSOR":
+                    return tz.sparse_attr(a.sparse_tensor, self.store, self.external, a.name)
+                case "SPARSE_TENSORS":
+                    return ArrayAttr(
+                        [tz.sparse_attr(s, self.store, self.external, a.name) for s in a.sparse_tensors]
+                    )
+                case "TYPE_PROTO":
+                    return tz.type_attr(a.tp)
+                case "TYPE_PROTOS":
+                    return ArrayAttr([tz.type_attr(t) for t in a.type_protos])
+        except OnnxFrontendError as e:
+            raise OnnxFrontendError(f"{label}: attribute '{a.name}': {e}") from None
+        except (ValueError, OverflowError, TypeError) as e:
+            raise OnnxFrontendError(f"{label}: attribute '{a.name}' ({kind}): {e}") from None
+        raise OnnxFrontendError(f"{label}: attribute '{a.name}' has no value / unknown type")
+
+    # -- subgraphs -----------------------------------------------------------------
+    def _subgraph_arg_types(
+        self,
+        node: onnx.NodeProto,
+        g: onnx.GraphProto,
+        operands: list[SSAValue],
+        types: _Types,
+        inferred: onnx.GraphProto | None,
+    ) -> list[Attribute]:
+        out: list[Attribute] = []
+        inf_inputs = list(inferred.input) if inferred is not None else []
+        for i, vi in enumerate(g.input):
+            t = tz.xdsl_type(vi.type) if vi.HasField("type") else None
+            if t is None and i < len(inf_inputs) and inf_inputs[i].HasField("type"):
+                t = tz.xdsl_type(inf_inputs[i].type)
+            if t is None and node.op_type == "Loop" and node.domain in ("", "ai.onnx"):
+                if i == 0:
+                    t = TensorType(IntegerType(64), [])
+                elif i == 1:
+                    t = TensorType(IntegerType(1), [])
+                elif i < len(operands) and not isinstance(operands[i].type, NoneType):
+                    ot = operands[i].type
+                    t = type_key(ot) if isinstance(ot, TensorType) else ot
+            out.append(t if t is not None else PLACEHOLDER)
+        return out
+
+    def _region(
+        self,
+        g: onnx.GraphProto,
+        inferred: onnx.GraphProto | None,
+        scope: _Scope,
+        types: _Types,
+        arg_types: list[Attribute],
+    ) -> Region:
+        if inferred is not None and len(inferred.node) != len(g.node):
+            inferred = None
+        block = Block()
+        sub_types = _Types(g, inferred, types, bool(self.input_shapes))
+        self._build_graph(g, inferred, block, _Scope(scope), sub_types, False, arg_types)
+        return Region(block)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _string(b: bytes) -> tuple[str, bool]:
+    """bytes -> (str, exact); non-UTF-8 bytes are backslash-escaped."""
+    try:
+        return b.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return b.decode("utf-8", errors="backslashreplace"), False
+
+
+def _empty_graph_region() -> Region:
+    return Region(Block([YieldOp()]))
+
+
+def _fallback_type(cls: type[ONNXOp] | None, i: int, operands: list[SSAValue]) -> Attribute:
+    """Type of a result nothing describes: the schema's constraint, else a placeholder.
+
+    Order: the element type bound by an input of the same constraint, the
+    constraint's only type, tensor(float) when allowed, the first allowed type;
+    an unranked f32 tensor when nothing is known (onnx.Custom).
+    """
+    if cls is None:
+        return PLACEHOLDER
+    from xmo.dialects.onnx.base import _port_at
+
+    port = _port_at(cls.OUTPUTS, i)
+    if port is None:
+        return PLACEHOLDER
+    allowed = [t for t in cls.TYPE_CONSTRAINTS.get(port.type, ()) if not isinstance(t, str)]
+    for j, v in enumerate(operands):
+        p = _port_at(cls.INPUTS, j)
+        if p is not None and p.type == port.type and not isinstance(v.type, NoneType):
+            k = type_key(v.type)
+            if not allowed or k in allowed:
+                return k
+    if len(allowed) == 1:
+        return allowed[0]
+    if not allowed or PLACEHOLDER in allowed:
+        return PLACEHOLDER
+    return allowed[0]
+
+
+def _light_tensor(t: onnx.TensorProto) -> onnx.TensorProto:
+    """``t`` itself when small; else a copy without payload (type and dims only)."""
+    import onnx
+
+    if t.ByteSize() <= _INFER_STRIP_BYTES:
+        return t
+    light = onnx.TensorProto(name=t.name, data_type=t.data_type, dims=t.dims)
+    light.data_location = onnx.TensorProto.EXTERNAL
+    e = light.external_data.add()
+    e.key, e.value = "location", "__xmo_stripped__"
+    return light
+
+
+def _override_dims(name: str, shape: Sequence[int | str | None]) -> tuple[list[int], list[str]]:
+    dims: list[int] = []
+    params: list[str] = []
+    if isinstance(shape, str | bytes) or not isinstance(shape, Iterable):
+        raise OnnxFrontendError(f"input_shapes['{name}']: expected a list of dims, got {shape!r}")
+    for d in shape:
+        if d is None:
+            dims.append(DYNAMIC_INDEX)
+            params.append("")
+        elif isinstance(d, str):
+            dims.append(DYNAMIC_INDEX)
+            params.append(d)
+        elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+            dims.append(d)
+            params.append("")
+        elif isinstance(d, int) and d == -1:
+            dims.append(DYNAMIC_INDEX)
+            params.append("")
+        else:
+            raise OnnxFrontendError(
+                f"input_shapes['{name}']: bad dim {d!r} (use an int >= 0, a symbol or None)"
+            )
+    return dims, params
+
+
+def _override_shape(tp: onnx.TypeProto, shape: Sequence[int | str | None]) -> None:
+    if not tp.HasField("tensor_type"):
+        return
+    tt = tp.tensor_type
+    tt.ClearField("shape")
+    shp = tt.shape
+    shp.SetInParent()
+    for d in shape:
+        dim = shp.dim.add()
+        if isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+            dim.dim_value = d
+        elif isinstance(d, str):
+            dim.dim_param = d
+
+
+__all__ = ["OnnxFrontendError", "load_onnx", "name_hint"]

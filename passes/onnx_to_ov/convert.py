@@ -1,0 +1,226 @@
+"""``convert-onnx-to-ov``: legalize an ``onnx``-dialect module into the ``ov`` dialect.
+
+Graph inputs become ``ov.Parameter``, initializers ``ov.Constant`` (the same
+weight payload, no copy), graph outputs ``ov.Result``; every node goes through
+the converter registered for its type and version (:mod:`.registry`).
+
+Names: the ONNX tensor name of each node output becomes a tensor name of the
+ov value that replaces it, and the op producing the node's first output takes
+the node's name as its friendly name (the other ops a converter emits are
+named ``<node>/<Type>_<i>``).
+
+Nodes that cannot be converted are collected; the pass then raises
+:class:`UnsupportedOpsError` with one report listing every unconvertible op
+type with its count and node names, and leaves the module untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xmo.context import weight_store
+from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
+from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp, dims_of
+from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node
+from xmo.passes.onnx_to_ov.registry import lookup
+
+log = logging.getLogger("xmo.convert")
+
+
+class UnsupportedOpsError(Exception):
+    """Some nodes cannot be converted; ``str()`` is the full report."""
+
+    def __init__(self, failures: dict[str, list[tuple[str, str]]]) -> None:
+        self.failures = failures
+        lines = ["List of operations that cannot be converted:"]
+        for op_type in sorted(failures):
+            entries = failures[op_type]
+            reasons = sorted({r for _, r in entries})
+            names = ", ".join(n for n, _ in entries[:10])
+            more = f", ... ({len(entries) - 10} more)" if len(entries) > 10 else ""
+            lines.append(f"  {op_type} ({len(entries)}): {names}{more}")
+            for r in reasons[:3]:
+                lines.append(f"      reason: {r}")
+        super().__init__("\n".join(lines))
+
+
+def _tensor_type_ok(t) -> str | None:  # noqa: ANN001
+    if not isinstance(t, TensorType | UnrankedTensorType):
+        return f"type {t} is not a tensor"
+    if not et.is_ov_element_type(t.get_element_type()):
+        return f"element type {t.get_element_type()} has no OpenVINO equivalent"
+    return None
+
+
+@dataclass
+class _Converter:
+    ctx: Context
+
+    def run(self, module: ModuleOp) -> None:
+        store = weight_store(self.ctx)
+        value_map: dict[SSAValue, SSAValue | None] = {}
+        poisoned: set[SSAValue] = set()
+        failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        new_ops: list[Operation] = []
+        used_names: set[str] = set()
+
+        def fail(key: str, name: str, why: str, op: Operation) -> None:
+            failures[key].append((name, why))
+            poisoned.update(op.results)
+
+        for index, op in enumerate(module.body.block.ops):
+            if isinstance(op, NoValueOp):
+                value_map[op.results[0]] = None
+            elif isinstance(op, InputOp):
+                name = op.tensor_name.data
+                t = op.results[0].type
+                why = _tensor_type_ok(t)
+                if why:
+                    fail("graph input", name, why, op)
+                    continue
+                p = ParameterOp.new(
+                    et.from_xdsl(t.get_element_type()), dims_of(t), name=name, tensor_names=[name]
+                )
+                new_ops.append(p)
+                value_map[op.results[0]] = p.results[0]
+            elif isinstance(op, InitializerOp):
+                name = op.tensor_name.data
+                value = op.value
+                t = op.results[0].type
+                why = _tensor_type_ok(t)
+                if why is None and not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+                    why = "only dense tensors can be constants"
+                if why:
+                    fail("initializer", name, why, op)
+                    continue
+                c = ConstantOp.create(result_types=[value.type], properties={"value": value})
+                c.set_friendly_name(name)
+                c.set_tensor_names(0, [name])
+                new_ops.append(c)
+                value_map[op.results[0]] = c.results[0]
+            elif isinstance(op, OutputOp):
+                v = op.operands[0]
+                if v in poisoned:
+                    continue
+                mapped = value_map.get(v)
+                if mapped is None:
+                    failures["graph output"].append((op.tensor_name.data, "output has no value"))
+                    continue
+                new_ops.append(ResultOp.new(mapped))
+            elif isinstance(op, ONNXOp | CustomOp):
+                self._convert_node(op, index, store, value_map, poisoned, fail, new_ops, used_names)
+            else:
+                fail(op.name, op.name, "not an ONNX graph op", op)
+
+        if failures:
+            raise UnsupportedOpsError(dict(failures))
+        block = module.body.block
+        for op in reversed(list(block.ops)):
+            op.detach()
+            op.erase(safe_erase=False)
+        block.add_ops(new_ops)
+
+    def _convert_node(self, op, index, store, value_map, poisoned, fail, new_ops, used_names):  # noqa: ANN001, PLR0913
+        if isinstance(op, CustomOp):
+            domain, op_type, version = op.domain.data, op.op_type.data, op.version.value.data
+        else:
+            domain, op_type, version = op.ONNX_DOMAIN, op.ONNX_TYPE, op.SINCE_VERSION
+        out_names = (
+            [s.data for s in op.output_names.data] if op.output_names is not None else []
+        )
+        out_names += [""] * (len(op.results) - len(out_names))
+        node_name = op.node_name.data if op.node_name is not None else ""
+        label = node_name or next((n for n in out_names if n), f"{op_type}_{index}")
+        key = f"{domain + ':' if domain not in ('', 'ai.onnx') else ''}{op_type}"
+        if any(v in poisoned for v in op.operands):
+            poisoned.update(op.results)
+            return
+        fn = lookup(domain, op_type, version) if not isinstance(op, CustomOp) else None
+        if fn is None:
+            why = "unknown operation" if isinstance(op, CustomOp) else f"no converter for opset version {version}"
+            fail(key, label, why, op)
+            return
+        if op.regions and any(r.blocks for r in op.regions) and not getattr(fn, "handles_regions", False):
+            fail(key, label, "sub-graph operations are not supported yet", op)
+            return
+        inputs = [value_map.get(v) for v in op.operands]
+        node = Node(op, inputs, label, domain, op_type, version, out_names)
+        b = Builder(store, label)
+        try:
+            outs = fn(node, b)
+        except ConversionFailure as e:
+            fail(key, label, str(e), op)
+            return
+        outs = _as_list(outs, len(op.results))
+        if len(outs) < len(op.results):
+            outs += [None] * (len(op.results) - len(outs))
+        for i, (res, v) in enumerate(zip(op.results, outs)):
+            if v is None:
+                if out_names[i] and res.uses:
+                    fail(key, label, f"output {i} is not produced by the converter", op)
+                    return
+                continue
+        new_ops.extend(b.ops)
+        created = set(b.ops)
+        first_owner_named = False
+        for i, (res, v) in enumerate(zip(op.results, outs)):
+            if v is None:
+                continue
+            value_map[res] = v
+            owner = v.owner
+            if isinstance(owner, OVOp) and out_names[i]:
+                idx = v.index  # type: ignore[attr-defined]
+                names = owner.get_tensor_names(idx)
+                if out_names[i] not in names:
+                    owner.set_tensor_names(idx, [*names, out_names[i]])
+            if isinstance(owner, OVOp) and owner in created and not first_owner_named:
+                first_owner_named = True
+                fname = label if label not in used_names else f"{label}:{i}"
+                owner.set_friendly_name(fname)
+                used_names.add(fname)
+        log.debug("converted %s '%s' -> %d ov ops", op_type, label, len(b.ops))
+
+
+def _as_list(outs, n: int) -> list[SSAValue | None]:  # noqa: ANN001
+    if outs is None:
+        return []
+    if isinstance(outs, SSAValue):
+        return [outs]
+    if isinstance(outs, Operation):
+        return list(outs.results)
+    return list(outs)
+
+
+@dataclass(frozen=True)
+class ConvertONNXToOVPass(ModulePass):
+    """Legalize the onnx dialect into the ov dialect (see module docstring)."""
+
+    name = "convert-onnx-to-ov"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _Converter(ctx).run(op)
+
+
+def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
+    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
+    _Converter(ctx).run(module)
+
+
+__all__: Sequence[str] = ["ConvertONNXToOVPass", "UnsupportedOpsError", "convert_onnx_to_ov"]

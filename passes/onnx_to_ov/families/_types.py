@@ -1,0 +1,19 @@
+"""Helpers shared by converter families: ONNX data types -> OpenVINO element types."""
+
+from __future__ import annotations
+
+from xmo.passes.onnx_to_ov.builder import ConversionFailure, Node
+
+#: onnx.TensorProto.DataType -> OpenVINO element type
+_ONNX_DTYPES = {
+    1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64",
+    9: "boolean", 10: "f16", 11: "f64", 12: "u32", 13: "u64", 16: "bf16",
+    22: "i4", 21: "u4",
+}  # fmt: skip
+
+
+def onnx_dtype_to_etype(node: Node, dtype: int) -> str:
+    try:
+        return _ONNX_DTYPES[int(dtype)]
+    except KeyError:
+        raise ConversionFailure(f"ONNX data type {dtype} has no OpenVINO element type") from None

@@ -1,0 +1,121 @@
+"""``ov-constant-fold``: fold ov ops whose inputs are all constants.
+
+Walks the module in SSA order; each op first gets its result types refined
+(``ov-infer-shapes``), then, when every input is an ``ov.Constant`` (or, for
+``ShapeOf``, the input shape is static), it is evaluated with the CPU
+backend's kernel and replaced by Constants. Friendly and tensor names move to
+the new Constants. One walk reaches the fixed point because the module is in
+topological order.
+
+Size guard: a result larger than ``max_growth`` times its inputs' bytes (and
+over 1 MiB), e.g. a big Broadcast or Tile of a scalar, stays an op.
+Ops with state or randomness are never folded.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xmo.context import weight_store
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.passes.ov_infer_shapes import refine_op_types
+
+log = logging.getLogger("xmo.fold")
+
+#: never folded: state, randomness, or not worth it
+_NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial", "Parameter", "Constant", "Result"}
+
+
+def _etype(t) -> str | None:  # noqa: ANN001
+    try:
+        return et.from_xdsl(t.get_element_type())
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
+    """Replace ``op`` by Constants when possible; True when folded."""
+    if op.OV_TYPE in _NEVER or op.regions:
+        return False
+    out_types = [_etype(r.type) for r in op.results]
+    if not op.results or any(t is None or t in et.PACKED_BITS for t in out_types):
+        return False
+    values: list[np.ndarray] | None = None
+    if op.OV_TYPE == "ShapeOf":
+        dims = dims_of(op.operands[0].type)
+        if dims is not None and all(d >= 0 for d in dims):
+            values = [np.asarray(dims, dtype=et.numpy_dtype(out_types[0]))]
+    if values is None:
+        ins = [constant_value_of(v) for v in op.operands]
+        if any(v is None for v in ins):
+            return False
+        from xmo.backends.cpu.executor import CPUBackendError, evaluate_op, kernel_for
+
+        if kernel_for(op.name) is None:
+            return False
+        try:
+            values = evaluate_op(op, ins)  # type: ignore[arg-type]
+        except (CPUBackendError, ValueError, TypeError, IndexError, ArithmeticError) as e:
+            log.debug("not folding %s: %s", op.name, e)
+            return False
+        in_bytes = sum(np.asarray(v).nbytes for v in ins)
+        out_bytes = sum(v.nbytes for v in values)
+        if out_bytes > max(max_growth * in_bytes, 1 << 20):
+            return False
+    name = op.get_friendly_name()
+    for i, (res, val, etype) in enumerate(zip(op.results, values, out_types)):
+        if not res.uses:
+            continue
+        c = ConstantOp.from_array(
+            np.ascontiguousarray(val), etype, store=store,
+            name=name if i == 0 else f"{name}:{i}" if name else None,
+            tensor_names=op.get_tensor_names(i),
+        )
+        op.parent_block().insert_op_before(c, op)  # type: ignore[union-attr]
+        res.replace_by(c.results[0])
+    op.detach()
+    op.erase(safe_erase=False)
+    return True
+
+
+@dataclass(frozen=True)
+class OVConstantFoldPass(ModulePass):
+    """Refine types and fold constant sub-graphs (see module docstring)."""
+
+    name = "ov-constant-fold"
+    max_growth: float = 4.0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        store = weight_store(ctx)
+        for o in list(op.body.block.ops):
+            if isinstance(o, OVOp) and not isinstance(o, ParameterOp | ConstantOp | ResultOp):
+                refine_op_types(o)
+                fold_op(o, store, self.max_growth)
+
+
+@dataclass(frozen=True)
+class OVDeadCodeEliminationPass(ModulePass):
+    """``ov-dce``: erase ov ops whose results are unused (Parameters and ops
+    with side effects stay)."""
+
+    name = "ov-dce"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in reversed(list(op.body.block.ops)):
+            if (
+                isinstance(o, OVOp)
+                and not isinstance(o, ParameterOp | ResultOp)
+                and o.OV_TYPE not in ("Assign", "ReadValue")
+                and o.results
+                and all(not r.uses for r in o.results)
+            ):
+                o.detach()
+                o.erase()
