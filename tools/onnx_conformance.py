@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+"""ONNX backend conformance of xmo through the real OpenVINO runtime.
+
+Each case: ``xmo.convert_model`` -> ``xmo.save_model`` -> ``openvino.Core().
+read_model`` -> CPU (f32) -> compare with the expected outputs (rtol 1e-3,
+atol 1e-7, or the case's own looser tolerances; exact for ints and bools).
+
+Suites (all from the installed onnx wheel, nothing downloaded):
+
+* ``node``: generated locally with ``onnx.backend.test.case.node.collect_testcases``
+* ``pytorch-converted``, ``pytorch-operator``, ``simple``: ``model.onnx`` +
+  ``test_data_set_*`` folders shipped in the wheel
+* ``light``: the nine light CNNs, input ``arange(n).reshape(shape) / n``
+  (float32), reference ``light_<name>_output_0.pb``, tolerances from
+  ``real/test_<name>/data.json``
+
+Cases an OpenVINO IR cannot express are tagged and left out of the "core"
+count (tags: unrepresentable_dtype, string, sequence_io, optional_io, map_io,
+random, training).
+
+    python tools/onnx_conformance.py [--suite node] [--filter REGEX] [--jobs 2]
+        [--json results.json] [-v]
+
+Cases run in worker processes (a crash in the runtime fails one case, not
+the run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple", "light")
+EXCLUDED_TAGS = frozenset(
+    {"unrepresentable_dtype", "string", "sequence_io", "optional_io", "map_io", "random", "training"}
+)
+RTOL, ATOL = 1e-3, 1e-7
+
+_RANDOM_OPS = {"Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial"}
+_TRAINING_DOMAINS = {"ai.onnx.preview.training"}
+
+
+@dataclass
+class Result:
+    suite: str
+    name: str
+    status: str  # pass | convert_fail | compile_fail | infer_fail | mismatch | crash
+    error: str | None = None
+    tags: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def core(self) -> bool:
+        return not (set(self.tags) & EXCLUDED_TAGS)
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+
+def _data_dir() -> Path:
+    import onnx
+
+    return Path(onnx.__file__).parent / "backend" / "test" / "data"
+
+
+def case_names(suite: str) -> list[str]:
+    if suite == "node":
+        return sorted(c.name for c in _node_cases())
+    if suite == "light":
+        return sorted(p.stem for p in (_data_dir() / "light").glob("light_*.onnx"))
+    return sorted(p.name for p in (_data_dir() / suite).iterdir() if (p / "model.onnx").exists())
+
+
+_NODE_CASES: list[Any] | None = None
+
+
+def _node_cases() -> list[Any]:
+    global _NODE_CASES
+    if _NODE_CASES is None:
+        import warnings
+
+        from onnx.backend.test.case.node import collect_testcases
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _NODE_CASES = [c for c in collect_testcases(None) if c.kind == "node"]
+    return _NODE_CASES
+
+
+def load_case(suite: str, name: str):  # noqa: ANN201
+    """(model, [(inputs, outputs)], rtol, atol) of a case."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    if suite == "node":
+        c = next(c for c in _node_cases() if c.name == name)
+        sets = [(list(i), list(o)) for i, o in c.data_sets]
+        return c.model, sets, max(RTOL, c.rtol), max(ATOL, c.atol)
+    if suite == "light":
+        model = onnx.load(str(_data_dir() / "light" / f"{name}.onnx"))
+        short = name[len("light_"):]
+        meta_path = _data_dir() / "real" / f"test_{short}" / "data.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        init = {i.name for i in model.graph.initializer}
+        inp = next(i for i in model.graph.input if i.name not in init)
+        shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        n = int(np.prod(shape))
+        x = (np.arange(n, dtype=np.float32).reshape(shape) / n).astype(np.float32)
+        ref = numpy_helper.to_array(_read_tensor(_data_dir() / "light" / f"{name}_output_0.pb"))
+        return model, [([x], [ref])], meta.get("rtol", RTOL), meta.get("atol", ATOL)
+    folder = _data_dir() / suite / name
+    model = onnx.load(str(folder / "model.onnx"))
+    sets = []
+    for ds in sorted(folder.glob("test_data_set_*")):
+        ins = [numpy_helper.to_array(_read_tensor(p)) for p in sorted(ds.glob("input_*.pb"), key=_pb_index)]
+        outs = [numpy_helper.to_array(_read_tensor(p)) for p in sorted(ds.glob("output_*.pb"), key=_pb_index)]
+        sets.append((ins, outs))
+    return model, sets, RTOL, ATOL
+
+
+def _pb_index(p: Path) -> int:
+    return int(re.findall(r"\d+", p.stem)[-1])
+
+
+def _read_tensor(path: Path):  # noqa: ANN202
+    import onnx
+
+    t = onnx.TensorProto()
+    t.ParseFromString(path.read_bytes())
+    return t
+
+
+def case_tags(model) -> list[str]:  # noqa: ANN001
+    """Tags of a model that matter for the core count."""
+    import onnx
+
+    tags: set[str] = set()
+    unrepresentable = {
+        onnx.TensorProto.COMPLEX64, onnx.TensorProto.COMPLEX128,
+        onnx.TensorProto.FLOAT8E4M3FNUZ, onnx.TensorProto.FLOAT8E5M2FNUZ,
+    }  # fmt: skip
+    for n in ("INT2", "FLOAT6E2M3", "FLOAT6E3M2"):  # u2 and f4e2m1 exist in OpenVINO
+        if hasattr(onnx.TensorProto, n):
+            unrepresentable.add(getattr(onnx.TensorProto, n))
+
+    def check_type(tp) -> None:  # noqa: ANN001
+        kind = tp.WhichOneof("value")
+        if kind == "sequence_type":
+            tags.add("sequence_io")
+        elif kind == "optional_type":
+            tags.add("optional_io")
+        elif kind == "map_type":
+            tags.add("map_io")
+        elif kind == "tensor_type":
+            et = tp.tensor_type.elem_type
+            if et == onnx.TensorProto.STRING:
+                tags.add("string")
+            if et in unrepresentable:
+                tags.add("unrepresentable_dtype")
+
+    g = model.graph
+    for vi in list(g.input) + list(g.output):
+        check_type(vi.type)
+    for t in g.initializer:
+        if t.data_type == onnx.TensorProto.STRING:
+            tags.add("string")
+        if t.data_type in unrepresentable:
+            tags.add("unrepresentable_dtype")
+
+    def walk(graph) -> None:  # noqa: ANN001
+        for node in graph.node:
+            if node.op_type in _RANDOM_OPS:
+                tags.add("random")
+            if node.domain in _TRAINING_DOMAINS:
+                tags.add("training")
+            for a in node.attribute:
+                if a.name in ("to",) and a.i in unrepresentable:
+                    tags.add("unrepresentable_dtype")
+                if a.type == onnx.AttributeProto.TENSOR:
+                    if a.t.data_type == onnx.TensorProto.STRING:
+                        tags.add("string")
+                    if a.t.data_type in unrepresentable:
+                        tags.add("unrepresentable_dtype")
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g)
+                for sub in a.graphs:
+                    walk(sub)
+            if node.op_type == "Dropout" and len(node.input) >= 3 and node.input[2]:
+                tags.add("random")
+
+    walk(g)
+    for f in model.functions:
+        for node in f.node:
+            if node.op_type in _RANDOM_OPS:
+                tags.add("random")
+    return sorted(tags)
+
+
+# ---------------------------------------------------------------------------
+# Running one case
+# ---------------------------------------------------------------------------
+
+
+def _compare(got, want, rtol: float, atol: float) -> str | None:  # noqa: ANN001
+    import numpy as np
+
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)} != expected {list(want.shape)}"
+    if want.dtype.kind in "biu" or want.dtype == np.bool_:
+        if not np.array_equal(got.astype(want.dtype), want):
+            bad = int(np.sum(got.astype(want.dtype) != want))
+            return f"{bad} of {want.size} values differ"
+        return None
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    nan_ok = np.isnan(g) == np.isnan(w)
+    inf_ok = np.where(np.isinf(w), g == w, True)
+    close = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    if not (nan_ok.all() and inf_ok.all() and close.all()):
+        diff = np.nanmax(np.abs(np.where(np.isfinite(g - w), g - w, 0))) if g.size else 0
+        return f"{int((~close).sum())} of {w.size} values differ (max abs diff {diff:.3g})"
+    return None
+
+
+def run_case(suite: str, name: str) -> Result:
+    """Convert, serialize, run in OpenVINO and compare one case."""
+    import numpy as np
+    import openvino as ov
+
+    import xmo
+
+    t0 = time.perf_counter()
+    model, sets, rtol, atol = load_case(suite, name)
+    tags = case_tags(model)
+    res = Result(suite, name, "pass", tags=tags)
+    with tempfile.TemporaryDirectory(prefix="xmo-conf-") as tmp:
+        xml = Path(tmp) / "model.xml"
+        try:
+            module = xmo.convert_model(model)
+            xmo.save_model(module, xml)
+            del module
+        except Exception as e:  # noqa: BLE001
+            res.status, res.error = "convert_fail", _one_line(e)
+            res.seconds = time.perf_counter() - t0
+            return res
+        try:
+            core = ov.Core()
+            compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        except Exception as e:  # noqa: BLE001
+            res.status, res.error = "compile_fail", _one_line(e)
+            res.seconds = time.perf_counter() - t0
+            return res
+        for inputs, outputs in sets:
+            try:
+                req = compiled.create_infer_request()
+                feed = {i: np.asarray(v) for i, v in enumerate(inputs) if i < len(compiled.inputs)}
+                if len(inputs) != len(compiled.inputs):
+                    raise RuntimeError(
+                        f"model has {len(compiled.inputs)} inputs, case gives {len(inputs)}"
+                    )
+                req.infer(feed)
+                got = [np.array(req.get_output_tensor(i).data) for i in range(len(compiled.outputs))]
+            except Exception as e:  # noqa: BLE001
+                res.status, res.error = "infer_fail", _one_line(e)
+                break
+            if len(got) != len(outputs):
+                res.status, res.error = "mismatch", f"{len(got)} outputs, expected {len(outputs)}"
+                break
+            for i, (g, w) in enumerate(zip(got, outputs)):
+                why = _compare(g, w, rtol, atol)
+                if why:
+                    res.status, res.error = "mismatch", f"output {i}: {why}"
+                    break
+            if res.status != "pass":
+                break
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _one_line(e: BaseException) -> str:
+    msg = " ".join(str(e).split()) or type(e).__name__
+    return msg[:500]
+
+
+# ---------------------------------------------------------------------------
+# Worker processes
+# ---------------------------------------------------------------------------
+
+
+def _worker(jobs: list[tuple[str, str]]) -> None:
+    """Run cases, printing 'START i' then a JSON result line per case."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    for i, (suite, name) in enumerate(jobs):
+        print(f"START {i}", flush=True)
+        try:
+            r = run_case(suite, name)
+        except Exception as e:  # noqa: BLE001
+            r = Result(suite, name, "convert_fail", f"runner: {_one_line(e)}")
+            if os.environ.get("XMO_CONF_DEBUG"):
+                traceback.print_exc()
+        print("RESULT " + json.dumps(asdict(r)), flush=True)
+
+
+def run_all(
+    jobs: list[tuple[str, str]], workers: int = 2, progress: bool = False, timeout: float = 300.0
+) -> list[Result]:
+    """Run ``jobs`` in ``workers`` subprocesses; a crashed case is a 'crash'."""
+    chunks = [jobs[i::workers] for i in range(workers)]
+    results: list[Result] = []
+    for_chunks: list[tuple[list[tuple[str, str]], subprocess.Popen]] = []
+
+    def start(chunk: list[tuple[str, str]]) -> subprocess.Popen:
+        payload = json.dumps(chunk)
+        p = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
+        assert p.stdin is not None
+        p.stdin.write(payload)
+        p.stdin.close()
+        return p
+
+    import selectors
+
+    pending = {id(c): c for c in chunks if c}
+    procs = {}
+    sel = selectors.DefaultSelector()
+    state: dict[int, dict] = {}
+    for c in pending.values():
+        p = start(c)
+        procs[p.pid] = p
+        state[p.pid] = {"chunk": c, "current": None, "t": time.monotonic()}
+        sel.register(p.stdout, selectors.EVENT_READ, p.pid)
+    done = 0
+    total = len(jobs)
+    while procs:
+        events = sel.select(timeout=5)
+        now = time.monotonic()
+        for key, _ in events:
+            pid = key.data
+            p = procs[pid]
+            line = p.stdout.readline()  # type: ignore[union-attr]
+            st = state[pid]
+            if line.startswith("START "):
+                st["current"] = int(line.split()[1])
+                st["t"] = now
+            elif line.startswith("RESULT "):
+                results.append(Result(**json.loads(line[7:])))
+                st["current"] = None
+                done += 1
+                if progress:
+                    r = results[-1]
+                    print(f"[{done}/{total}] {r.suite}/{r.name}: {r.status}", file=sys.stderr, flush=True)
+            elif line == "":
+                sel.unregister(p.stdout)
+                p.wait()
+                del procs[pid]
+                cur = st["current"]
+                if cur is not None:  # died inside a case
+                    suite, name = st["chunk"][cur]
+                    results.append(Result(suite, name, "crash", f"worker died (exit {p.returncode})"))
+                    done += 1
+                    rest = st["chunk"][cur + 1 :]
+                    if rest:
+                        q = start(rest)
+                        procs[q.pid] = q
+                        state[q.pid] = {"chunk": rest, "current": None, "t": now}
+                        sel.register(q.stdout, selectors.EVENT_READ, q.pid)
+        for pid, p in list(procs.items()):
+            st = state[pid]
+            if st["current"] is not None and now - st["t"] > timeout:
+                p.kill()  # reported as a crash when its stdout closes
+    # tags of crashed cases
+    for r in results:
+        if r.status == "crash" and not r.tags:
+            try:
+                r.tags = case_tags(load_case(r.suite, r.name)[0])
+            except Exception:  # noqa: BLE001
+                pass
+    return sorted(results, key=lambda r: (r.suite, r.name))
+
+
+def summarize(results: list[Result]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for suite in sorted({r.suite for r in results}):
+        rs = [r for r in results if r.suite == suite]
+        c = Counter(r.status for r in rs)
+        core = [r for r in rs if r.core]
+        out[suite] = {
+            "total": len(rs),
+            "pass": c["pass"],
+            "core_total": len(core),
+            "core_pass": sum(r.status == "pass" for r in core),
+            **{k: v for k, v in c.items() if k != "pass"},
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", action="append", choices=SUITES)
+    ap.add_argument("--filter", help="regex on case names")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", help="write per-case results here")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print failing cases")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        _worker([tuple(j) for j in json.loads(sys.stdin.read())])
+        return 0
+    suites = args.suite or list(SUITES)
+    jobs = [(s, n) for s in suites for n in case_names(s)]
+    if args.filter:
+        rx = re.compile(args.filter)
+        jobs = [j for j in jobs if rx.search(j[1])]
+    t0 = time.perf_counter()
+    results = run_all(jobs, args.jobs, progress=args.verbose)
+    wall = time.perf_counter() - t0
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=1))
+    if args.verbose:
+        for r in results:
+            if r.status != "pass":
+                print(f"{r.suite}/{r.name}: {r.status}: {r.error}")
+    summary = summarize(results)
+    print(f"{'suite':20} {'core pass':>10} {'core':>6} {'all pass':>9} {'all':>6}")
+    for suite, s in summary.items():
+        print(f"{suite:20} {s['core_pass']:>10} {s['core_total']:>6} {s['pass']:>9} {s['total']:>6}")
+    print(f"wall time {wall:.0f} s with {args.jobs} workers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
