@@ -47,15 +47,27 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
     return module
 
 
-def convert_model(input_model: Any, **options: Any) -> ModuleOp:
+def convert_model(
+    input_model: Any,
+    *,
+    input: Any = None,  # noqa: A002 - the openvino/ovc option name
+    output: Any = None,
+    batch: int | None = None,
+    static_shape: bool = False,
+    **frontend_options: Any,
+) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
 
     ``.xml``/``.mlir`` files are read as they are; framework models (``.onnx``
     paths, bytes, ``onnx.ModelProto``) go through their frontend and the
     legalization pipeline (``convert-onnx-to-ov``, ``ov-constant-fold``,
-    ``ov-dce``). Options follow the Model Optimizer / ovc names; each frontend
-    documents what it accepts.
+    ``ov-dce``). Options follow ovc (see :mod:`xmo.options`): ``input``
+    (names and shapes), ``output`` (cut at these tensors), ``batch``,
+    ``static_shape``; other keywords go to the frontend.
     """
+    from xmo import options as opt
+
+    shapes = opt.parse_input_spec(input)
     if isinstance(input_model, ModuleOp):
         ctx = context_of(input_model) or make_context()
         module = input_model
@@ -71,8 +83,26 @@ def convert_model(input_model: Any, **options: Any) -> ModuleOp:
         if isinstance(input_model, str | os.PathLike) and not Path(input_model).exists():
             raise ConversionError(f"{input_model}: no such file")
         ctx = make_context()
-        module = load_framework_model(input_model, ctx, **options)
+        if batch is not None:
+            from xmo.frontends import framework_input_shapes
+
+            shapes = opt.with_batch(shapes, framework_input_shapes(input_model), batch)
+            batch = None
+        overrides = {k: v for k, v in shapes.items() if v is not None}
+        if overrides:
+            frontend_options["input_shapes"] = overrides
+        module = load_framework_model(input_model, ctx, **frontend_options)
+    if batch is not None or any(v is not None for v in shapes.values()):
+        if not any(op.name.startswith("onnx.") for op in module.body.block.ops):
+            raise ConversionError("input shapes and batch can only be set on framework models")
     legalize(module, ctx)
+    opt.apply_outputs(module, output)
+    if output is not None:
+        from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+
+        OVDeadCodeEliminationPass().apply(ctx, module)
+    if static_shape:
+        opt.check_static(module)
     attach_context(module, ctx)
     return module
 

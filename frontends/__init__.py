@@ -41,3 +41,12 @@ def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
     raise UnsupportedModelFormat(
         f"{name}: no frontend for this model format yet (supported: .mlir, .xml, .onnx)"
     )
+
+
+def framework_input_shapes(model: Any) -> dict[str, list[int] | None]:
+    """Graph input name -> dims (-1 dynamic; None unknown rank) of a framework model."""
+    if _is_onnx_model(model):
+        from xmo.frontends.onnx import graph_input_shapes
+
+        return graph_input_shapes(model)
+    raise UnsupportedModelFormat(f"{model}: no frontend for this model format")

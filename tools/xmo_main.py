@@ -28,8 +28,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "convert",
         help="convert a model to OpenVINO IR",
-        description="Convert MODEL (.mlir or OpenVINO IR .xml; framework formats "
-        "as their frontends land) to OpenVINO IR v11.",
+        description="Convert MODEL (.onnx, or .mlir / OpenVINO IR .xml) to "
+        "OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")
     p.add_argument(
@@ -41,8 +41,10 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         help="IR file to write (the .bin goes beside it); default: MODEL's name "
         "with .xml in the current folder",
     )
-    p.add_argument("--input", help="input names and shapes, e.g. 'data[1,3,224,224]'")
-    p.add_argument("--output", help="comma-separated output names to keep")
+    p.add_argument(
+        "--input", help="input names and shapes, e.g. 'data[1,3,224,224],mask[1,?]'"
+    )
+    p.add_argument("--output", help="comma-separated output tensor names to cut at")
     p.add_argument("-b", "--batch", type=int, help="batch size to set on every input")
     p.add_argument("--compress_to_fp16", action="store_true")
     p.add_argument("--static_shape", action="store_true")
@@ -94,17 +96,18 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_convert(args: argparse.Namespace) -> int:
     import xmo
 
-    for flag in ("input", "output", "batch"):
-        if getattr(args, flag) is not None:
-            raise CLIError(f"--{flag} is not supported yet for this input format")
-    if args.static_shape:
-        raise CLIError("--static_shape is not supported yet")
     src = Path(args.input_model)
     out = Path(args.output_model) if args.output_model else Path(src.stem + ".xml")
     if out.suffix.lower() != ".xml":
         raise CLIError(f"output model must end in .xml: {out}")
     t0 = time.perf_counter()
-    module = xmo.convert_model(src)
+    module = xmo.convert_model(
+        src,
+        input=args.input,
+        output=args.output,
+        batch=args.batch,
+        static_shape=args.static_shape,
+    )
     xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16)
     dt = time.perf_counter() - t0
     n_ops = sum(1 for _ in module.body.block.ops)
@@ -124,7 +127,7 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, "object"]:
             raise CLIError(f"--input expects NAME=FILE.npy, got '{spec}'")
         try:
             values[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, EOFError) as e:
             raise CLIError(f"cannot read {path}: {e}") from None
     return values
 

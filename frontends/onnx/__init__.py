@@ -33,4 +33,33 @@ from __future__ import annotations
 from xmo.frontends.onnx.errors import OnnxFrontendError
 from xmo.frontends.onnx.loader import load_onnx
 
-__all__ = ["OnnxFrontendError", "load_onnx"]
+__all__ = ["OnnxFrontendError", "graph_input_shapes", "load_onnx"]
+
+
+def graph_input_shapes(model: object) -> dict[str, list[int] | None]:
+    """Dims of the real graph inputs (not initializers) of an ONNX model.
+
+    ``model``: a path, serialized bytes or ``onnx.ModelProto``. Dims are -1 when
+    symbolic or unknown; None for an unknown rank.
+    """
+    import os
+
+    import onnx
+
+    if isinstance(model, str | os.PathLike):
+        proto = onnx.load(os.fspath(model), load_external_data=False)
+    elif isinstance(model, bytes | bytearray | memoryview):
+        proto = onnx.load_from_string(bytes(model))
+    else:
+        proto = model  # type: ignore[assignment]
+    inits = {t.name for t in proto.graph.initializer}  # type: ignore[attr-defined]
+    out: dict[str, list[int] | None] = {}
+    for vi in proto.graph.input:  # type: ignore[attr-defined]
+        if vi.name in inits:
+            continue
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            out[vi.name] = None
+        else:
+            out[vi.name] = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim]
+    return out
