@@ -128,3 +128,23 @@ def save_model(
     from xmo.backends.ir import serialize
 
     serialize(module, xml_path)
+
+
+def compile_model(model: Any, **options: Any) -> Any:
+    """A callable running ``model`` on xmo's CPU backend (numpy + numba).
+
+    ``model``: an ov module or any path :func:`convert_model` accepts
+    (``.onnx``, ``.xml``, ``.mlir``). Call the result with a dict (input name
+    -> array) or a list; it returns the outputs (a list, also indexable by
+    output name).
+    """
+    from xmo.backends.cpu import compile_model as cpu_compile
+
+    if not isinstance(model, ModuleOp):
+        model = convert_model(model, **options)
+    return cpu_compile(model)
+
+
+def run(model: Any, inputs: Any = None, **options: Any) -> Any:
+    """``compile_model(model, **options)(inputs)`` in one call."""
+    return compile_model(model, **options)(inputs)

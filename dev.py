@@ -47,8 +47,10 @@ def demo() -> None:
     model = ROOT / "models" / "demo.mlir"
     print(f"== converting the bundled model {model.relative_to(ROOT)} to OpenVINO IR")
     sh(BIN / "xmo", "convert", model, "-o", out / "demo.xml")
-    print("== running the IR with the OpenVINO runtime (CPU, f32)")
+    print("== running the IR on xmo's own CPU backend (numpy + numba)")
     sh(BIN / "xmo", "run", out / "demo.xml", "--benchmark", "20")
+    print("== running the same IR with the OpenVINO runtime (CPU, f32)")
+    sh(BIN / "xmo", "run", out / "demo.xml", "--device", "openvino", "--benchmark", "20")
 
 
 def test() -> None:

@@ -55,7 +55,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
         help="run a model and print its outputs",
-        description="Run MODEL (.xml, .mlir) on given or generated inputs.",
+        description="Run MODEL (.onnx, .xml, .mlir) on given or generated inputs "
+        "with xmo's CPU backend (or --device openvino).",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument(
@@ -67,6 +68,18 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--output-dir", help="write each output as NAME.npy here")
     p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
+    p.add_argument(
+        "--device",
+        choices=["cpu", "openvino"],
+        default="cpu",
+        help="cpu: xmo's own CPU backend (default); openvino: the OpenVINO runtime",
+    )
+    p.add_argument(
+        "--compare-with",
+        choices=["onnxruntime"],
+        help="run the ONNX model in onnxruntime too and name the first tensor "
+        "whose values diverge",
+    )
     _add_log_level(p)
 
 
@@ -132,27 +145,55 @@ def _load_inputs(specs: Sequence[str]) -> dict[str, "object"]:
     return values
 
 
+def _default_feed(ports, given: dict) -> dict:  # noqa: ANN001
+    """Given inputs, plus arange(n)/n data for the missing ones."""
+    from xmo.backends.openvino_runner import default_input
+
+    feed = dict(given)
+    for p in ports:
+        if any(n in given for n in p.names):
+            continue
+        if p.shape is None:
+            raise CLIError(f"input '{p.name}' has a dynamic rank: give it with --input")
+        shape = tuple(d if d >= 0 else 1 for d in p.shape)
+        feed[p.name] = default_input(shape, p.dtype)
+    return feed
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from xmo.backends.openvino_runner import run_with_openvino
-
     given = _load_inputs(args.input)
-    results, timings = run_with_openvino(args.model, given, args.benchmark or 0)
+    if args.device == "openvino":
+        from xmo.backends.openvino_runner import run_with_openvino
+
+        results, timings = run_with_openvino(args.model, given, args.benchmark or 0)
+        engine = "OpenVINO CPU, f32"
+        feed = given
+    else:
+        import xmo
+
+        t0 = time.perf_counter()
+        compiled = xmo.compile_model(args.model)
+        log.info("compiled %s in %.2f s", args.model, time.perf_counter() - t0)
+        feed = _default_feed(compiled.inputs, given)
+        results = compiled(feed).to_dict()
+        timings = []
+        for _ in range(args.benchmark or 0):
+            t0 = time.perf_counter()
+            compiled(feed)
+            timings.append(time.perf_counter() - t0)
+        engine = "xmo CPU backend"
     for name, arr in results.items():
         a = np.asarray(arr)
         stats = ""
         if a.size and a.dtype.kind in "fiub":
             stats = f" min {a.min():.6g} max {a.max():.6g} mean {a.mean():.6g}"
         print(f"[ xmo ] output {name}: {a.dtype}{list(a.shape)}{stats}")
-        if a.ndim <= 2 and a.size:
+        if a.ndim <= 2 and a.size and a.dtype.kind == "f":
             flat = a.reshape(-1)
-            top = np.argsort(flat)[::-1][:3] if a.dtype.kind == "f" else []
-            if len(top):
-                print(
-                    "[ xmo ]   top: "
-                    + ", ".join(f"#{int(i)}={float(flat[i]):.4f}" for i in top)
-                )
+            top = np.argsort(flat)[::-1][:3]
+            print("[ xmo ]   top: " + ", ".join(f"#{int(i)}={float(flat[i]):.4f}" for i in top))
     if args.output_dir:
         os.makedirs(args.output_dir, exist_ok=True)
         for name, arr in results.items():
@@ -161,9 +202,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if timings:
         ms = sorted(t * 1e3 for t in timings)
         print(
-            f"[ xmo ] latency over {len(ms)} runs (OpenVINO CPU, f32): "
+            f"[ xmo ] latency over {len(ms)} runs ({engine}): "
             f"median {ms[len(ms) // 2]:.3f} ms, min {ms[0]:.3f} ms"
         )
+    if args.compare_with:
+        from xmo.tools.compare import compare_with_onnxruntime
+
+        if args.device == "openvino":
+            raise CLIError("--compare-with works with --device cpu")
+        print(compare_with_onnxruntime(args.model, feed))
     return 0
 
 

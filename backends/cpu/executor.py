@@ -461,8 +461,12 @@ class CompiledModel:
         return arr
 
     def __call__(
-        self, inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None
+        self,
+        inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None,
+        observer: Callable[[Operation, list[np.ndarray]], None] | None = None,
     ) -> ModelOutputs:
+        """Run the model. ``observer(op, outputs)`` (optional) sees every op's
+        outputs as they are computed (used to find where results diverge)."""
         args = self._bind_inputs(inputs)
         slots: list[Any] = [None] * self._n_slots
         for s, a in self._consts.items():
@@ -480,6 +484,8 @@ class CompiledModel:
             except Exception as e:  # noqa: BLE001  (name the op that failed)
                 raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
             outs = _as_outputs(node, res)
+            if observer is not None:
+                observer(node.op, outs)
             for o, arr in zip(step.outs, outs):
                 slots[o] = arr
             for s in step.free:
