@@ -232,7 +232,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the CLI's single error exit
         if debug:
             raise
-        msg = " ".join(str(e).split()) or type(e).__name__
+        # one line, except for reports that are lists (the unsupported-ops report)
+        msg = "\n".join(" ".join(ln.split()) if i == 0 else ln.rstrip()
+                        for i, ln in enumerate(str(e).strip().splitlines()))
+        msg = msg or type(e).__name__
         print(f"xmo: error: {msg}", file=sys.stderr)
         return 1
     return 2

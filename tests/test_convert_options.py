@@ -1,0 +1,142 @@
+"""ovc-style conversion options and the ONNX -> IR pipeline end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+import xmo
+from xmo.dialects.ov import ParameterOp, ResultOp
+from xmo.options import OptionError, parse_input_spec
+from xmo.passes.onnx_to_ov import UnsupportedOpsError
+
+
+def _model(dims=("N", 3)) -> onnx.ModelProto:
+    g = helper.make_graph(
+        [
+            helper.make_node("Add", ["x", "w"], ["y"], name="add1"),
+            helper.make_node("Abs", ["y"], ["z"], name="abs1"),
+            helper.make_node("Cast", ["z"], ["c"], name="cast1", to=T.INT64),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, list(dims))],
+        [helper.make_tensor_value_info("c", T.INT64, list(dims))],
+        [numpy_helper.from_array(np.arange(3, dtype=np.float32), "w")],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _params(module):
+    return [o for o in module.body.block.ops if isinstance(o, ParameterOp)]
+
+
+def test_names_survive_conversion():
+    m = xmo.convert_model(_model())
+    names = {o.get_friendly_name(): o for o in m.walk() if hasattr(o, "get_friendly_name")}
+    assert {"x", "w", "add1", "abs1", "cast1"} <= set(names)
+    assert names["add1"].get_tensor_names(0) == ["y"]
+    assert names["cast1"].get_tensor_names(0) == ["c"]
+
+
+@pytest.mark.parametrize(
+    "spec, want",
+    [
+        ("x[2,3]", {"x": [2, 3]}),
+        ("x[?,3],y", {"x": [None, 3], "y": None}),
+        ("data[1,3,-1,W]", {"data": [1, 3, None, "W"]}),
+        ({"x": [4, 3]}, {"x": [4, 3]}),
+        (["a", "b"], {"a": None, "b": None}),
+    ],
+)
+def test_parse_input_spec(spec, want):
+    assert parse_input_spec(spec) == want
+
+
+def test_bad_input_spec_is_clear():
+    with pytest.raises(OptionError, match="bad dim"):
+        parse_input_spec("x[1,#]")
+
+
+def test_input_shape_override_and_static_shape():
+    m = xmo.convert_model(_model(), input="x[5,3]", static_shape=True)
+    assert str(_params(m)[0].results[0].type) == "tensor<5x3xf32>"
+    with pytest.raises(OptionError, match="--static_shape: input 'x'"):
+        xmo.convert_model(_model(), static_shape=True)
+
+
+def test_batch_sets_dim_zero():
+    m = xmo.convert_model(_model(), batch=7)
+    assert str(_params(m)[0].results[0].type) == "tensor<7x3xf32>"
+
+
+def test_output_cut_drops_the_rest():
+    m = xmo.convert_model(_model(), output="y")
+    ops = [o.name for o in m.body.block.ops]
+    assert "ov.Abs" not in ops and "ov.Convert" not in ops
+    (res,) = [o for o in m.body.block.ops if isinstance(o, ResultOp)]
+    assert res.operands[0].owner.get_tensor_names(0) == ["y"]
+    with pytest.raises(OptionError, match="no tensor named nope"):
+        xmo.convert_model(_model(), output="nope")
+
+
+def test_unsupported_ops_report_lists_every_type_with_counts():
+    g = helper.make_graph(
+        [
+            helper.make_node("Add", ["x", "x"], ["a"], name="ok"),
+            helper.make_node("Frobnicate", ["a"], ["b"], name="f1", domain="my.domain"),
+            helper.make_node("Frobnicate", ["b"], ["c"], name="f2", domain="my.domain"),
+            helper.make_node("Zorg", ["x"], ["d"], name="z1", domain="my.domain"),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("c", T.FLOAT, [2]), helper.make_tensor_value_info("d", T.FLOAT, [2])],
+    )
+    model = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("my.domain", 1)]
+    )
+    with pytest.raises(UnsupportedOpsError) as e:
+        xmo.convert_model(model)
+    text = str(e.value)
+    assert "my.domain:Frobnicate (1): f1" in text  # f2 depends on f1: not a root cause
+    assert "my.domain:Zorg (1): z1" in text
+
+
+def test_cli_convert_unsupported_writes_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    g = helper.make_graph(
+        [helper.make_node("Frobnicate", ["x"], ["y"], name="f1", domain="my.domain")],
+        "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2])],
+    )
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("my.domain", 1)]), path)
+    r = subprocess.run(
+        [sys.executable, "-m", "xmo.tools.xmo_main", "convert", str(path), "-o", str(tmp_path / "o.xml")],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "List of operations that cannot be converted" in r.stderr
+    assert "my.domain:Frobnicate (1): f1" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
+def test_run_and_compare_with_onnxruntime(tmp_path, capsys):
+    from xmo.tools.xmo_main import main
+
+    path = tmp_path / "m.onnx"
+    onnx.save(_model((2, 3)), path)
+    x = np.array([[-1.5, 0.2, 3.0], [2.0, -7.0, 0.0]], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    assert main(["run", str(path), "--input", f"x={tmp_path / 'x.npy'}", "--compare-with", "onnxruntime"]) == 0
+    out = capsys.readouterr().out
+    assert "output c: int64[2, 3]" in out
+    assert "tensors computed by both match onnxruntime" in out
+    got = xmo.run(path, {"x": x})
+    np.testing.assert_array_equal(got["c"], np.abs(x + np.arange(3, dtype=np.float32)).astype(np.int64))
