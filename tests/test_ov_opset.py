@@ -365,7 +365,7 @@ CASES = _cases()
 
 #: Ops whose C++ validation adds its optional inputs itself (Slice adds ``axes``),
 #: though IR with fewer inputs is valid.
-FILLS_OPTIONAL_INPUTS = frozenset({"Slice"})
+FILLS_OPTIONAL_INPUTS = frozenset({"Slice", "StridedSlice"})
 
 
 @pytest.mark.parametrize("ov_type", sorted(CASES))

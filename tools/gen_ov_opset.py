@@ -68,6 +68,8 @@ NO_PROBE = frozenset(
 
 #: Input ports where the Python signature is missing or disagrees with the op.
 INPUT_OVERRIDES: dict[tuple[str, str], tuple[str, ...]] = {
+    # The spec makes strides optional (default: ones); the Python API does not.
+    ("StridedSlice", "v1"): ("data", "begin", "end", "strides?"),
     # No usable Python signature (classes, not functions).
     ("Assign", "v6"): ("new_value",),
     ("ReadValue", "v6"): ("init_value?",),

@@ -137,6 +137,9 @@ def _dims(t: Attribute) -> list[int] | None:
     return None
 
 
+_POOLING = frozenset({"AvgPool", "MaxPool"})
+
+
 class _Writer:
     def __init__(self, module: ModuleOp, bin_file: IO[bytes]) -> None:
         self.module = module
@@ -297,6 +300,10 @@ class _Writer:
                         f"{where}: required attribute '{spec.name}' is missing"
                     )
                 continue
+            if spec.name == "dilations" and not value and op.OV_TYPE in _POOLING:
+                # OpenVINO's CPU plugin crashes on AvgPool-16 with empty
+                # dilations (its own default): write the explicit ones.
+                value = (1,) * len(op.attr("kernel"))
             data[spec.name] = ov_attrs.to_xml(spec.kind, value)
         return data
 

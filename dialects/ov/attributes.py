@@ -114,7 +114,7 @@ def from_attr(kind: str, attr: Attribute) -> Any:
             return float(attr.value.data)
         case "f64" if isinstance(attr, IntegerAttr):
             return float(attr.value.data)
-        case "bool" if isinstance(attr, IntegerAttr):
+        case "bool" if isinstance(attr, IntegerAttr) and attr.type == IntegerType(1):
             return bool(attr.value.data)
         case "str" | "etype" | "shape" if isinstance(attr, StringAttr):
             return attr.data

@@ -365,12 +365,14 @@ class OVOp(IRDLOperation):
         n = len(self.operands)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {hi if hi is not None else 'any'}"
-            raise VerifyException(f"{self.name}: expected {want} inputs, got {n}")
+            noun = "input" if want == "1" else "inputs"
+            raise VerifyException(f"{self.name}: expected {want} {noun}, got {n}")
         lo, hi = _port_counts(self.OV_OUTPUTS)
         n = len(self.results)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {hi if hi is not None else 'any'}"
-            raise VerifyException(f"{self.name}: expected {want} outputs, got {n}")
+            noun = "output" if want == "1" else "outputs"
+            raise VerifyException(f"{self.name}: expected {want} {noun}, got {n}")
 
     def _verify_attrs(self) -> None:
         for spec in self.OV_ATTRS:

@@ -3510,7 +3510,7 @@ class StridedSliceOp(OVOp):
     name = "ov.StridedSlice"
     OV_TYPE: ClassVar[str] = "StridedSlice"
     OV_VERSION: ClassVar[str] = "opset1"
-    OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "begin", "end", "strides")
+    OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "begin", "end", "strides?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("begin_mask", "i64[]", (), required=True),

@@ -195,7 +195,14 @@ class _Converter:
                 fname = label if label not in used_names else f"{label}:{i}"
                 owner.set_friendly_name(fname)
                 used_names.add(fname)
-        log.debug("converted %s '%s' -> %d ov ops", op_type, label, len(b.ops))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "%s '%s' -> %d ov ops; outputs %s",
+                op_type,
+                label,
+                len(b.ops),
+                ", ".join(f"{n or '-'}: {v.type}" for n, v in zip(out_names, outs) if v is not None),
+            )
 
 
 def _as_list(outs, n: int) -> list[SSAValue | None]:  # noqa: ANN001

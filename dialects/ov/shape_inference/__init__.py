@@ -12,9 +12,11 @@ from xmo.dialects.ov.shape_inference import (  # noqa: F401  (registration)
     generation,
     indexing,
     interpolate,
+    math_ops,
     matmul,
     normalization,
     pooling,
     reductions,
     shape_ops,
+    tensor_indexing,
 )
