@@ -279,10 +279,11 @@ def _cases():
             None,
         ),
         "StridedSlice": (
+            lambda: _nf(1, "StridedSlice", [x(), _i64([0]), _i64([1])],
+                        {"begin_mask": [0], "end_mask": [0]}),
             lambda: s1.strided_slice(
                 x(), _i64([0]), _i64([1]), _i64([1]), [0], [0]
             ),
-            None,
         ),
         "Slice": (
             lambda: _nf(8, "Slice", [x(), _i64([0]), _i64([1]), _i64([1])]),
