@@ -238,17 +238,58 @@ def _compare(got, want, rtol: float, atol: float) -> str | None:  # noqa: ANN001
     return None
 
 
-def run_case(suite: str, name: str) -> Result:
-    """Convert, serialize, run in OpenVINO and compare one case."""
+def run_case(suite: str, name: str, runtime: str = "openvino") -> Result:
+    """Convert, then run in OpenVINO (via IR) or on xmo's CPU backend, and compare."""
+    t0 = time.perf_counter()
+    model, sets, rtol, atol = load_case(suite, name)
+    tags = case_tags(model)
+    res = Result(suite, name, "pass", tags=tags)
+    if runtime == "xmo-cpu":
+        _run_on_xmo_cpu(res, model, sets, rtol, atol)
+    else:
+        _run_on_openvino(res, model, sets, rtol, atol)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _check_outputs(res: Result, got: list, outputs: list, rtol: float, atol: float) -> bool:  # noqa: ANN001
+    if len(got) != len(outputs):
+        res.status, res.error = "mismatch", f"{len(got)} outputs, expected {len(outputs)}"
+        return False
+    for i, (g, w) in enumerate(zip(got, outputs)):
+        why = _compare(g, w, rtol, atol)
+        if why:
+            res.status, res.error = "mismatch", f"output {i}: {why}"
+            return False
+    return True
+
+
+def _run_on_xmo_cpu(res: Result, model, sets, rtol: float, atol: float) -> None:  # noqa: ANN001
+    import numpy as np
+
+    import xmo
+
+    try:
+        compiled = xmo.compile_model(xmo.convert_model(model))
+    except Exception as e:  # noqa: BLE001
+        res.status, res.error = "convert_fail", _one_line(e)
+        return
+    for inputs, outputs in sets:
+        try:
+            got = list(compiled([np.asarray(v) for v in inputs]))
+        except Exception as e:  # noqa: BLE001
+            res.status, res.error = "infer_fail", _one_line(e)
+            return
+        if not _check_outputs(res, got, outputs, rtol, atol):
+            return
+
+
+def _run_on_openvino(res: Result, model, sets, rtol: float, atol: float) -> None:  # noqa: ANN001
     import numpy as np
     import openvino as ov
 
     import xmo
 
-    t0 = time.perf_counter()
-    model, sets, rtol, atol = load_case(suite, name)
-    tags = case_tags(model)
-    res = Result(suite, name, "pass", tags=tags)
     with tempfile.TemporaryDirectory(prefix="xmo-conf-") as tmp:
         xml = Path(tmp) / "model.xml"
         try:
@@ -257,40 +298,27 @@ def run_case(suite: str, name: str) -> Result:
             del module
         except Exception as e:  # noqa: BLE001
             res.status, res.error = "convert_fail", _one_line(e)
-            res.seconds = time.perf_counter() - t0
-            return res
+            return
         try:
             core = ov.Core()
             compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
         except Exception as e:  # noqa: BLE001
             res.status, res.error = "compile_fail", _one_line(e)
-            res.seconds = time.perf_counter() - t0
-            return res
+            return
         for inputs, outputs in sets:
             try:
-                req = compiled.create_infer_request()
-                feed = {i: np.asarray(v) for i, v in enumerate(inputs) if i < len(compiled.inputs)}
                 if len(inputs) != len(compiled.inputs):
                     raise RuntimeError(
                         f"model has {len(compiled.inputs)} inputs, case gives {len(inputs)}"
                     )
-                req.infer(feed)
+                req = compiled.create_infer_request()
+                req.infer({i: np.asarray(v) for i, v in enumerate(inputs)})
                 got = [np.array(req.get_output_tensor(i).data) for i in range(len(compiled.outputs))]
             except Exception as e:  # noqa: BLE001
                 res.status, res.error = "infer_fail", _one_line(e)
-                break
-            if len(got) != len(outputs):
-                res.status, res.error = "mismatch", f"{len(got)} outputs, expected {len(outputs)}"
-                break
-            for i, (g, w) in enumerate(zip(got, outputs)):
-                why = _compare(g, w, rtol, atol)
-                if why:
-                    res.status, res.error = "mismatch", f"output {i}: {why}"
-                    break
-            if res.status != "pass":
-                break
-    res.seconds = time.perf_counter() - t0
-    return res
+                return
+            if not _check_outputs(res, got, outputs, rtol, atol):
+                return
 
 
 def _one_line(e: BaseException) -> str:
@@ -303,7 +331,7 @@ def _one_line(e: BaseException) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _worker(jobs: list[tuple[str, str]]) -> None:
+def _worker(jobs: list[tuple[str, str]], runtime: str) -> None:
     """Run cases, printing 'START i' then a JSON result line per case."""
     import logging
 
@@ -311,7 +339,7 @@ def _worker(jobs: list[tuple[str, str]]) -> None:
     for i, (suite, name) in enumerate(jobs):
         print(f"START {i}", flush=True)
         try:
-            r = run_case(suite, name)
+            r = run_case(suite, name, runtime)
         except Exception as e:  # noqa: BLE001
             r = Result(suite, name, "convert_fail", f"runner: {_one_line(e)}")
             if os.environ.get("XMO_CONF_DEBUG"):
@@ -320,7 +348,11 @@ def _worker(jobs: list[tuple[str, str]]) -> None:
 
 
 def run_all(
-    jobs: list[tuple[str, str]], workers: int = 2, progress: bool = False, timeout: float = 300.0
+    jobs: list[tuple[str, str]],
+    workers: int = 2,
+    progress: bool = False,
+    timeout: float = 300.0,
+    runtime: str = "openvino",
 ) -> list[Result]:
     """Run ``jobs`` in ``workers`` subprocesses; a crashed case is a 'crash'."""
     chunks = [jobs[i::workers] for i in range(workers)]
@@ -330,7 +362,7 @@ def run_all(
     def start(chunk: list[tuple[str, str]]) -> subprocess.Popen:
         payload = json.dumps(chunk)
         p = subprocess.Popen(
-            [sys.executable, __file__, "--worker"],
+            [sys.executable, __file__, "--worker", "--runtime", runtime],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -464,10 +496,16 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="write the failing core cases (with their reasons) as the expected-failure list",
     )
+    ap.add_argument(
+        "--runtime",
+        choices=["openvino", "xmo-cpu"],
+        default="openvino",
+        help="openvino: IR through the OpenVINO runtime; xmo-cpu: xmo's CPU backend",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        _worker([tuple(j) for j in json.loads(sys.stdin.read())])
+        _worker([tuple(j) for j in json.loads(sys.stdin.read())], args.runtime)
         return 0
     suites = args.suite or list(SUITES)
     jobs = [(s, n) for s in suites for n in case_names(s)]
@@ -475,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         rx = re.compile(args.filter)
         jobs = [j for j in jobs if rx.search(j[1])]
     t0 = time.perf_counter()
-    results = run_all(jobs, args.jobs, progress=args.verbose)
+    results = run_all(jobs, args.jobs, progress=args.verbose, runtime=args.runtime)
     wall = time.perf_counter() - t0
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=1))
