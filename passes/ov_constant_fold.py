@@ -75,12 +75,12 @@ def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
         if not res.uses:
             continue
         c = ConstantOp.from_array(
-            np.ascontiguousarray(val), etype, store=store,
+            np.ascontiguousarray(val).reshape(np.shape(val)), etype, store=store,
             name=name if i == 0 else f"{name}:{i}" if name else None,
             tensor_names=op.get_tensor_names(i),
         )
         op.parent_block().insert_op_before(c, op)  # type: ignore[union-attr]
-        res.replace_by(c.results[0])
+        res.replace_all_uses_with(c.results[0])
     op.detach()
     op.erase(safe_erase=False)
     return True

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import Attribute
-
 from xmo.dialects.ov.base import DYN, InferContext, shape_infer
 from xmo.dialects.ov.shape_inference._helpers import (
     const_scalar,
@@ -36,7 +35,8 @@ def infer_gather_elements(ctx: InferContext) -> Sequence[Attribute]:
             d if i == axis else merge_dim(ctx, d, x, f"dimension {i}")
             for i, (d, x) in enumerate(zip(data, idx))
         ]
-        # indices define the output; a static data dim fills a dynamic index dim
+        # indices define the output; a static data dim fills a dynamic index
+        # dim (OpenVINO requires equal dims outside the axis)
         out[axis] = idx[axis]
         return [result(t, out)]
     return [result(t, idx if idx is not None else data)]
