@@ -109,7 +109,7 @@ def load_case(suite: str, name: str):  # noqa: ANN201
 
     if suite == "node":
         c = next(c for c in _node_cases() if c.name == name)
-        sets = [(list(i), list(o)) for i, o in c.data_sets]
+        sets = [([_as_array(v) for v in i], [_as_array(v) for v in o]) for i, o in c.data_sets]
         return c.model, sets, max(RTOL, c.rtol), max(ATOL, c.atol)
     if suite == "light":
         model = onnx.load(str(_data_dir() / "light" / f"{name}.onnx"))
@@ -220,6 +220,14 @@ def _compare(got, want, rtol: float, atol: float) -> str | None:  # noqa: ANN001
     import numpy as np
 
     got, want = np.asarray(got), np.asarray(want)
+    for name in ("got", "want"):
+        a = got if name == "got" else want
+        if a.dtype.name in _ML_TYPES:
+            a = a.astype(np.float32) if "float" in a.dtype.name else a.astype(np.int8)
+        if name == "got":
+            got = a
+        else:
+            want = a
     if got.shape != want.shape:
         return f"shape {list(got.shape)} != expected {list(want.shape)}"
     if want.dtype.kind in "biu" or want.dtype == np.bool_:
@@ -312,13 +320,76 @@ def _run_on_openvino(res: Result, model, sets, rtol: float, atol: float) -> None
                         f"model has {len(compiled.inputs)} inputs, case gives {len(inputs)}"
                     )
                 req = compiled.create_infer_request()
-                req.infer({i: np.asarray(v) for i, v in enumerate(inputs)})
-                got = [np.array(req.get_output_tensor(i).data) for i in range(len(compiled.outputs))]
+                for i, v in enumerate(inputs):
+                    req.set_input_tensor(i, _to_ov(np.asarray(v)) if _ML_TYPES.get(np.asarray(v).dtype.name) else ov.Tensor(np.ascontiguousarray(v)))
+                req.infer()
+                got = [_from_ov(req.get_output_tensor(i)) for i in range(len(compiled.outputs))]
             except Exception as e:  # noqa: BLE001
                 res.status, res.error = "infer_fail", _one_line(e)
                 return
             if not _check_outputs(res, got, outputs, rtol, atol):
                 return
+
+
+# ml_dtypes dtype name -> (OpenVINO type name, bits per element when packed)
+_ML_TYPES = {
+    "bfloat16": ("bf16", 0), "float8_e4m3fn": ("f8e4m3", 0), "float8_e5m2": ("f8e5m2", 0),
+    "float8_e8m0fnu": ("f8e8m0", 0), "float4_e2m1fn": ("f4e2m1", 4), "int4": ("i4", 4),
+    "uint4": ("u4", 4), "uint2": ("u2", 2),
+}  # fmt: skip
+_ML_OF_OV = {v[0]: k for k, v in _ML_TYPES.items()}
+
+
+def _as_array(v):  # noqa: ANN001, ANN202
+    """Case data as numpy (onnx 1.23 stores some of it as TensorProto)."""
+    import numpy as np
+    from onnx import TensorProto, numpy_helper
+
+    return numpy_helper.to_array(v) if isinstance(v, TensorProto) else np.asarray(v)
+
+
+def _to_ov(arr):  # noqa: ANN001, ANN202
+    """numpy -> what OpenVINO accepts (raw tensors for ml_dtypes types)."""
+    import numpy as np
+    import openvino as ov
+
+    spec = _ML_TYPES.get(arr.dtype.name)
+    if spec is None:
+        return arr
+    ov_name, bits = spec
+    raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+    if bits:
+        per = 8 // bits
+        codes = (raw & ((1 << bits) - 1)).astype(np.uint8)
+        codes = np.concatenate([codes, np.zeros((-len(codes)) % per, np.uint8)])
+        codes = codes.reshape(-1, per)
+        raw = np.zeros(len(codes), np.uint8)
+        for k in range(per):
+            raw |= codes[:, k] << (k * bits)
+    return ov.Tensor(raw, ov.Shape(list(arr.shape)), getattr(ov.Type, ov_name))
+
+
+def _from_ov(t):  # noqa: ANN001, ANN202
+    """An OpenVINO output tensor -> numpy (ml_dtypes types decoded)."""
+    import ml_dtypes
+    import numpy as np
+
+    name = t.get_element_type().get_type_name()
+    ml = _ML_OF_OV.get(name)
+    if ml is None:
+        return np.array(t.data)
+    bits = _ML_TYPES[ml][1]
+    raw = np.array(t.data).view(np.uint8).reshape(-1)
+    shape = tuple(t.shape)
+    if not bits:
+        return raw.view(getattr(ml_dtypes, ml)).reshape(shape).copy()
+    per = 8 // bits
+    codes = np.stack([(raw >> (k * bits)) & ((1 << bits) - 1) for k in range(per)], axis=1).reshape(-1)
+    n = int(np.prod(shape)) if shape else 1
+    codes = codes[:n].astype(np.uint8)
+    if ml == "int4":
+        return ((codes.astype(np.int8) << 4) >> 4).astype(ml_dtypes.int4).reshape(shape)
+    return codes.view(getattr(ml_dtypes, ml)).reshape(shape)
 
 
 def _one_line(e: BaseException) -> str:

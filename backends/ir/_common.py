@@ -23,6 +23,11 @@ PRECISION_OF: dict[str, str] = {
     "u32": "U32",
     "u64": "U64",
     "boolean": "BOOL",
+    "u2": "U2",
+    "f8e4m3": "F8E4M3",
+    "f8e5m2": "F8E5M2",
+    "f8e8m0": "F8E8M0",
+    "f4e2m1": "F4E2M1",
 }
 
 #: port ``precision`` string -> element type name (a few aliases accepted).

@@ -23,9 +23,14 @@ This module is the single place that knows the mapping.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,8 +43,9 @@ from xdsl.ir import Attribute
 OV_ELEMENT_TYPES: tuple[str, ...] = (
     "f32", "f16", "bf16", "f64",
     "i4", "i8", "i16", "i32", "i64",
-    "u1", "u4", "u8", "u16", "u32", "u64",
+    "u1", "u2", "u4", "u8", "u16", "u32", "u64",
     "boolean",
+    "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1",
 )  # fmt: skip
 
 _TO_XDSL: dict[str, Attribute] = {
@@ -57,8 +63,13 @@ _TO_XDSL: dict[str, Attribute] = {
     "u16": IntegerType(16, Signedness.UNSIGNED),
     "u8": IntegerType(8, Signedness.UNSIGNED),
     "u4": IntegerType(4, Signedness.UNSIGNED),
+    "u2": IntegerType(2, Signedness.UNSIGNED),
     "u1": IntegerType(1, Signedness.UNSIGNED),
     "boolean": IntegerType(1),
+    "f8e4m3": Float8E4M3FNType(),
+    "f8e5m2": Float8E5M2Type(),
+    "f8e8m0": Float8E8M0FNUType(),
+    "f4e2m1": Float4E2M1FNType(),
 }
 _FROM_XDSL: dict[Attribute, str] = {v: k for k, v in _TO_XDSL.items()}
 # Explicitly signed integers (si8, ...) are accepted as the signed OpenVINO types.
@@ -79,14 +90,23 @@ _NUMPY: dict[str, np.dtype] = {
     "u16": np.dtype(np.uint16),
     "u8": np.dtype(np.uint8),
     "boolean": np.dtype(np.bool_),
+    "f8e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "f8e8m0": np.dtype(ml_dtypes.float8_e8m0fnu),
 }
 
 #: Element types stored with several values per byte.
-PACKED_BITS: dict[str, int] = {"i4": 4, "u4": 4, "u1": 1}
+PACKED_BITS: dict[str, int] = {"i4": 4, "u4": 4, "u2": 2, "u1": 1, "f4e2m1": 4}
+
+#: Element types xDSL's ``dense<...>`` literals cannot hold: their constants
+#: are always ``dense_resource`` payloads.
+RESOURCE_ONLY = frozenset({"f8e4m3", "f8e5m2", "f8e8m0"}) | frozenset(PACKED_BITS)
 
 FLOAT_TYPES = frozenset({"f64", "f32", "f16", "bf16"})
+#: 8-bit and 4-bit floats (storage and conversion types)
+SMALL_FLOAT_TYPES = frozenset({"f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1"})
 SIGNED_INT_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64"})
-UNSIGNED_INT_TYPES = frozenset({"u1", "u4", "u8", "u16", "u32", "u64"})
+UNSIGNED_INT_TYPES = frozenset({"u1", "u2", "u4", "u8", "u16", "u32", "u64"})
 INTEGER_TYPES = SIGNED_INT_TYPES | UNSIGNED_INT_TYPES
 
 

@@ -237,7 +237,7 @@ def make_constant_attr(
         want = et.numpy_dtype(element_type)
         if array.dtype != want:
             array = array.astype(want)
-    if element_type in et.PACKED_BITS or (
+    if element_type in et.RESOURCE_ONLY or (
         array.nbytes > inline_max_bytes and store is not None
     ):
         if store is None:

@@ -8,7 +8,8 @@ from xmo.passes.onnx_to_ov.builder import ConversionFailure, Node
 _ONNX_DTYPES = {
     1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64",
     9: "boolean", 10: "f16", 11: "f64", 12: "u32", 13: "u64", 16: "bf16",
-    22: "i4", 21: "u4",
+    22: "i4", 21: "u4", 25: "u2",
+    17: "f8e4m3", 19: "f8e5m2", 24: "f8e8m0", 23: "f4e2m1",
 }  # fmt: skip
 
 

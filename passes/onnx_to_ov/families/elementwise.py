@@ -123,9 +123,80 @@ def variadic(node: Node, b: Builder):
 @converter("Mod")
 def mod(node: Node, b: Builder):
     a, c = node.input(0), node.input(1)
-    if node.attr("fmod", 0):
-        return b.out("Mod", [a, c])  # sign of the dividend
-    return b.out("FloorMod", [a, c])  # sign of the divisor
+    fmod = bool(node.attr("fmod", 0))
+    # fmod: sign of the dividend (C fmod); else sign of the divisor (Python %)
+    r = b.out("Mod" if fmod else "FloorMod", [a, c])
+    if node.etype(0) not in ("f16", "bf16", "f32", "f64"):
+        return r
+    # OpenVINO gives NaN for a finite dividend over an infinite divisor
+    inf_div = b.out(
+        "LogicalAnd", [b.out("IsInf", [c]), b.out("IsFinite", [a])]
+    )
+    pick = a
+    if not fmod:  # x if x is 0 or has the divisor's sign, else the divisor
+        zero = b.scalar_like(0, a)
+        same = b.out(
+            "LogicalNot",
+            [b.out("LogicalXor", [b.out("Less", [a, zero]), b.out("Less", [c, zero])])],
+        )
+        keep_a = b.out("LogicalOr", [b.out("Equal", [a, zero]), same])
+        pick = b.out("Select", [keep_a, a, c])
+    return b.out("Select", [inf_div, pick, r])
+
+
+@converter("Round")
+def round_(node: Node, b: Builder):
+    return b.out("Round", [node.input(0)], {"mode": "half_to_even"})
+
+
+@converter("BitShift")
+def bit_shift(node: Node, b: Builder):
+    d = node.attr("direction")
+    d = d.decode() if isinstance(d, bytes) else str(d)
+    kind = {"LEFT": "BitwiseLeftShift", "RIGHT": "BitwiseRightShift"}.get(d)
+    if kind is None:
+        raise node.unsupported(f"direction '{d}'")
+    x, n = node.input(0), node.input(1)
+    y = b.out(kind, [x, n])
+    # shift amounts outside [0, bit width) shift every bit out: 0, or the
+    # sign fill for an arithmetic right shift
+    from xmo.dialects.ov import element_types as et
+
+    t = node.etype(0)
+    width = et.numpy_dtype(t).itemsize * 8
+    zero = b.scalar_like(0, x)
+    valid = b.out("Less", [n, b.scalar_like(width, n)])
+    if t in et.SIGNED_INT_TYPES:
+        valid = b.out("LogicalAnd", [valid, b.out("GreaterEqual", [n, b.scalar_like(0, n)])])
+    fill = zero
+    if kind == "BitwiseRightShift" and t in et.SIGNED_INT_TYPES:
+        fill = b.out("Select", [b.out("Less", [x, zero]), b.scalar_like(-1, x), zero])
+    return b.out("Select", [valid, y, fill])
+
+
+def _clip_bound(b: Builder, v, like):
+    from xmo.passes.onnx_to_ov.builder import value_etype
+
+    return v if value_etype(v) == value_etype(like) else b.convert(v, value_etype(like))
+
+
+@converter("Clip")
+def clip(node: Node, b: Builder):
+    x = node.input(0)
+    if node.version < 11:
+        lo = node.attr("min", None)
+        hi = node.attr("max", None)
+        if lo is not None:
+            x = b.out("Maximum", [x, b.scalar_like(lo, x)])
+        if hi is not None:
+            x = b.out("Minimum", [x, b.scalar_like(hi, x)])
+        return x
+    lo, hi = node.optional_input(1), node.optional_input(2)
+    if lo is not None:
+        x = b.out("Maximum", [x, _clip_bound(b, lo, x)])
+    if hi is not None:
+        x = b.out("Minimum", [x, _clip_bound(b, hi, x)])
+    return x
 
 
 @converter("Where")
