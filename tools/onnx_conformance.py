@@ -321,7 +321,8 @@ def _run_on_openvino(res: Result, model, sets, rtol: float, atol: float) -> None
                     )
                 req = compiled.create_infer_request()
                 for i, v in enumerate(inputs):
-                    req.set_input_tensor(i, _to_ov(np.asarray(v)) if _ML_TYPES.get(np.asarray(v).dtype.name) else ov.Tensor(np.ascontiguousarray(v)))
+                    arr = np.require(np.asarray(v), requirements="C")  # keeps 0-d
+                    req.set_input_tensor(i, _to_ov(arr) if arr.dtype.name in _ML_TYPES else ov.Tensor(arr))
                 req.infer()
                 got = [_from_ov(req.get_output_tensor(i)) for i in range(len(compiled.outputs))]
             except Exception as e:  # noqa: BLE001
@@ -345,6 +346,8 @@ def _as_array(v):  # noqa: ANN001, ANN202
     import numpy as np
     from onnx import TensorProto, numpy_helper
 
+    if isinstance(v, list):  # a sequence value
+        return [_as_array(x) for x in v]
     return numpy_helper.to_array(v) if isinstance(v, TensorProto) else np.asarray(v)
 
 
@@ -357,7 +360,7 @@ def _to_ov(arr):  # noqa: ANN001, ANN202
     if spec is None:
         return arr
     ov_name, bits = spec
-    raw = np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+    raw = np.require(arr, requirements="C").view(np.uint8).reshape(-1)
     if bits:
         per = 8 // bits
         codes = (raw & ((1 << bits) - 1)).astype(np.uint8)
