@@ -31,6 +31,30 @@ class ConversionFailure(Exception):
     """A node this converter cannot legalize; the message says why."""
 
 
+class SeqValue:
+    """An ONNX sequence during conversion: its elements stacked along a new
+    leading axis (``stacked``, None for an empty sequence), and its length.
+
+    Sequences never reach the ov module: sequence ops become ordinary tensor
+    ops on the stacked tensor (so elements must share a shape), and only
+    tensor values leave the sub-graph.
+    """
+
+    def __init__(self, stacked: SSAValue | None, length: SSAValue | None = None) -> None:
+        self.stacked = stacked
+        self._length = length
+
+    def length(self, b: Builder) -> SSAValue:
+        """Scalar i64 number of elements."""
+        if self._length is None:
+            if self.stacked is None:
+                self._length = b.const(np.asarray(0, np.int64), "i64")
+            else:
+                dim0 = b.gather(b.shape_of(self.stacked), [0], 0)
+                self._length = b.squeeze(dim0, [0])
+        return self._length
+
+
 class Node:
     """An ONNX node as a converter sees it: ov input values, attributes, names."""
 
@@ -70,7 +94,16 @@ class Node:
         if not self.has_input(i):
             raise self.unsupported(f"input {i} is required")
         v = self.inputs[i]
+        if isinstance(v, SeqValue):
+            raise self.unsupported(f"input {i} is a sequence")
         assert v is not None
+        return v
+
+    def sequence(self, i: int) -> SeqValue:
+        """Input ``i`` when it is a sequence (see :class:`SeqValue`)."""
+        v = self.inputs[i] if i < len(self.inputs) else None
+        if not isinstance(v, SeqValue):
+            raise self.unsupported(f"input {i} is not a sequence")
         return v
 
     def optional_input(self, i: int) -> SSAValue | None:
@@ -244,4 +277,4 @@ def is_none(v: SSAValue) -> bool:
     return isinstance(v.type, NoneType)
 
 
-__all__ = ["Builder", "ConversionFailure", "DYN", "Node", "is_none", "value_etype"]
+__all__ = ["Builder", "ConversionFailure", "DYN", "Node", "SeqValue", "is_none", "value_etype"]

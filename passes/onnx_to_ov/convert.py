@@ -38,7 +38,7 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node
+from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node, SeqValue
 from xmo.passes.onnx_to_ov.registry import lookup
 
 log = logging.getLogger("xmo.convert")
@@ -120,8 +120,9 @@ class _Converter:
                 if v in poisoned:
                     continue
                 mapped = value_map.get(v)
-                if mapped is None:
-                    failures["graph output"].append((op.tensor_name.data, "output has no value"))
+                if mapped is None or isinstance(mapped, SeqValue):
+                    why = "sequence graph outputs are not supported" if mapped is not None else "output has no value"
+                    failures["graph output"].append((op.tensor_name.data, why))
                     continue
                 new_ops.append(ResultOp.new(mapped))
             elif isinstance(op, ONNXOp | CustomOp):
@@ -184,6 +185,8 @@ class _Converter:
             if v is None:
                 continue
             value_map[res] = v
+            if isinstance(v, SeqValue):
+                continue  # sequences live only during conversion
             owner = v.owner
             if isinstance(owner, OVOp) and out_names[i]:
                 idx = v.index  # type: ignore[attr-defined]
@@ -201,14 +204,18 @@ class _Converter:
                 op_type,
                 label,
                 len(b.ops),
-                ", ".join(f"{n or '-'}: {v.type}" for n, v in zip(out_names, outs) if v is not None),
+                ", ".join(
+                    f"{n or '-'}: {v.type if isinstance(v, SSAValue) else 'sequence'}"
+                    for n, v in zip(out_names, outs)
+                    if v is not None
+                ),
             )
 
 
 def _as_list(outs, n: int) -> list[SSAValue | None]:  # noqa: ANN001
     if outs is None:
         return []
-    if isinstance(outs, SSAValue):
+    if isinstance(outs, SSAValue | SeqValue):
         return [outs]
     if isinstance(outs, Operation):
         return list(outs.results)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families._common import dim_of, norm_axis, rank_of, scalar
+from xmo.passes.onnx_to_ov.families._common import (
+    broadcast_along,
+    dim_of,
+    norm_axis,
+    rank_of,
+    scalar,
+)
 from xmo.passes.onnx_to_ov.registry import converter
 
 
@@ -34,10 +40,29 @@ def leaky_relu(node: Node, b: Builder):
     return b.out("PRelu", [x, _c(b, node.attr("alpha", 0.01), x)])
 
 
+def _prelu_per_channel(node: Node) -> bool:
+    """Whether PRelu's 1-D slope of length != 1 is per channel (axis 1).
+
+    PRelu-1/6 define the slope per channel ("if Slope is of size 1, the value
+    is shared across different channels"); PRelu-7+ use unidirectional numpy
+    broadcasting -- there a [C] slope that cannot broadcast numpy-wise but
+    matches dim 1 is read the old way too (like OpenVINO's PRelu).
+    """
+    xs, ss = node.shape(0), node.shape(1)
+    if xs is None or ss is None or len(ss) != 1 or len(xs) < 3 or ss[0] == 1:
+        return False
+    if node.version < 7:
+        return True
+    c, last = ss[0], xs[-1]
+    return c != -1 and last != -1 and c != last and xs[1] == c
+
+
 @converter("PRelu")
 def prelu(node: Node, b: Builder):
     # slope broadcasts unidirectionally to x (numpy rules): select on the sign
     x, slope = node.input(0), node.input(1)
+    if _prelu_per_channel(node):  # a [C] slope applies along axis 1
+        slope = broadcast_along(b, slope, 1, node.rank(0))
     neg = b.out("Less", [x, _c(b, 0, x)])
     return b.out("Select", [neg, b.out("Multiply", [x, slope]), x])
 

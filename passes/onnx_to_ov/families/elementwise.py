@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.registry import converter
@@ -55,11 +56,32 @@ _UNARY = {
 }
 
 
+def _legacy_broadcast_rhs(node: Node, b: Builder, c: SSAValue) -> SSAValue:
+    """Opset < 7 ``broadcast=1``: B's dims are aligned with A's starting at
+    ``axis`` (default: A's trailing dims); B gets trailing 1s up to A's rank
+    so that the numpy-broadcasting ov op computes the legacy result."""
+    ra, rb = node.rank(0), node.rank(1)
+    if ra is None or rb is None:
+        raise node.unsupported("legacy broadcast attribute with a dynamic rank")
+    if rb > ra:  # only valid for a single-element B: numpy rules do it
+        return c
+    axis = node.attr("axis", None)
+    if axis is None:
+        return c  # suffix matching is numpy's rule
+    axis = int(axis)
+    if axis < 0:
+        axis += ra
+    if not 0 <= axis <= ra - rb:
+        raise node.unsupported(f"legacy broadcast axis {axis} for ranks {ra} and {rb}")
+    n = ra - axis - rb
+    return b.unsqueeze(c, list(range(rb, rb + n))) if n else c
+
+
 def _binary(ov_type: str):
     def convert(node: Node, b: Builder):
-        if node.version < 7 and node.attr("broadcast", 0):
-            raise node.unsupported("legacy broadcast attribute (opset < 7)")
         a, c = node.input(0), node.input(1)
+        if node.version < 7 and node.attr("broadcast", 0):
+            c = _legacy_broadcast_rhs(node, b, c)
         if ov_type == "Divide" and node.etype(0) in ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
             # ONNX integer division truncates toward zero
             return b.out("Divide", [a, c], {"m_pythondiv": False})
