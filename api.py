@@ -122,9 +122,19 @@ def legalize(module: ModuleOp, ctx: Context) -> None:
 def save_model(
     module: ModuleOp, xml_path: str | os.PathLike[str], compress_to_fp16: bool = False
 ) -> None:
-    """Write ``module`` as OpenVINO IR (``xml_path`` and the ``.bin`` beside it)."""
+    """Write ``module`` as OpenVINO IR (``xml_path`` and the ``.bin`` beside it).
+
+    ``compress_to_fp16`` first runs ``ov-compress-fp16`` on ``module`` (in
+    place): large f32 weights are stored as f16 with a decompression Convert.
+    """
     if compress_to_fp16:
-        raise ConversionError("compress_to_fp16 is not available yet")
+        from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
+
+        ctx = context_of(module)
+        if ctx is None:
+            ctx = make_context()
+            attach_context(module, ctx)
+        OVCompressFP16Pass().apply(ctx, module)
     from xmo.backends.ir import serialize
 
     serialize(module, xml_path)

@@ -35,11 +35,18 @@ def _convert_onnx_to_ov() -> type[ModulePass]:
     return ConvertONNXToOVPass
 
 
+def _ov_compress_fp16() -> type[ModulePass]:
+    from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
+
+    return OVCompressFP16Pass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory returning the pass class."""
     return {
         "ov-infer-shapes": _ov_infer_shapes,
         "ov-constant-fold": _ov_constant_fold,
         "ov-dce": _ov_dce,
+        "ov-compress-fp16": _ov_compress_fp16,
         "convert-onnx-to-ov": _convert_onnx_to_ov,
     }

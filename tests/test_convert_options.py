@@ -140,3 +140,30 @@ def test_run_and_compare_with_onnxruntime(tmp_path, capsys):
     assert "tensors computed by both match onnxruntime" in out
     got = xmo.run(path, {"x": x})
     np.testing.assert_array_equal(got["c"], np.abs(x + np.arange(3, dtype=np.float32)).astype(np.int64))
+
+
+def test_compress_to_fp16_marks_decompression(tmp_path):
+    import openvino as ov
+
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 64)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2, 64])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    xml = tmp_path / "m.xml"
+    xmo.save_model(xmo.convert_model(model), xml, compress_to_fp16=True)
+    text = xml.read_text()
+    assert 'precision="FP16"' in text
+    assert '<attribute name="decompression" version="0" />' in text
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    got = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({0: x})[0]
+    np.testing.assert_allclose(got, x @ w, rtol=2e-3, atol=2e-3)
+    # read back by xmo: the runtime info survives
+    back = xmo.read_model(xml)
+    conv = next(o for o in back.walk() if o.name == "ov.Convert")
+    assert conv.get_rt_info() == {"decompression": ""}

@@ -50,6 +50,10 @@ _CASES: list[tuple[str, str, int, dict, dict, dict, int]] = [
      {"detect_negative": 0}, 1),
     ("leaky", "LeakyRelu", 16, {"x": _f(2, 5)}, {}, {"alpha": 0.3}, 1),
     ("prelu", "PRelu", 16, {"x": _f(2, 3, 4)}, {"s": _f(3, 1)}, {}, 1),
+    # PRelu-7+: numpy (suffix) broadcasting of a 1-D slope, not per channel
+    ("prelu9_suffix", "PRelu", 9, {"x": _f(2, 3, 4)}, {"s": _f(4)}, {}, 1),
+    ("prelu16_square", "PRelu", 16, {"x": _f(2, 3, 3)}, {"s": _f(3)}, {}, 1),
+    ("add7_bcast", "Add", 7, {"a": _f(2, 3, 4), "b": _f(3, 1)}, {}, {}, 1),
     ("celu", "Celu", 12, {"x": _f(7)}, {}, {"alpha": 2.0}, 1),
     ("selu", "Selu", 6, {"x": _f(7)}, {}, {}, 1),
     ("hsig", "HardSigmoid", 6, {"x": _f(7)}, {}, {"alpha": 0.3, "beta": 0.4}, 1),
@@ -141,3 +145,67 @@ def test_math_op_matches_onnxruntime(case: tuple[Any, ...], tmp_path) -> None:  
             np.testing.assert_array_equal(g.astype(w.dtype), w, err_msg=name)
         else:
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+# Opsets onnxruntime does not implement (Add-6, PRelu-6, ...) and models its
+# shape inference rejects: compared with a numpy reference instead.
+# (id, op, opset, inputs, initializers, attrs, numpy reference)
+_a4, _b34 = _f(2, 3, 4, 5), _f(3, 4)
+_p6, _s3 = _f(2, 3, 4, 5), _f(3)
+_NUMPY_CASES: list[tuple[str, str, int, dict, dict, dict, Any]] = [
+    ("add6_axis1", "Add", 6, {"a": _a4, "b": _b34}, {}, {"broadcast": 1, "axis": 1},
+     lambda a, b: a + b[:, :, None]),
+    ("sub6_suffix", "Sub", 6, {"a": _f(2, 3, 4)}, {"b": _f(3, 4)}, {"broadcast": 1},
+     lambda a, b: a - b),
+    ("mul6_axis0", "Mul", 6, {"a": _f(2, 3, 4)}, {"b": _f(2)}, {"broadcast": 1, "axis": 0},
+     lambda a, b: a * b[:, None, None]),
+    ("div6_size1_axis0", "Div", 6, {"a": _f(2, 3), "b": _f(2, 1) + 3}, {},
+     {"broadcast": 1, "axis": 0}, lambda a, b: a / b),
+    ("add6_scalar", "Add", 6, {"a": _f(2, 3)}, {"b": np.float32(1.5)}, {"broadcast": 1},
+     lambda a, b: a + b),
+    ("add6_neg_axis", "Add", 6, {"a": _f(2, 3, 4)}, {"b": _f(3)}, {"broadcast": 1, "axis": -2},
+     lambda a, b: a + b[:, None]),
+    ("pow1_axis1", "Pow", 1, {"a": np.abs(_f(2, 3, 4)) + 0.5}, {"b": _f(3)},
+     {"broadcast": 1, "axis": 1}, lambda a, b: a ** b[:, None]),
+    ("less1_axis1", "Less", 1, {"a": _f(2, 3, 4)}, {"b": _f(3)}, {"broadcast": 1, "axis": 1},
+     lambda a, b: a < b[:, None]),
+    ("add6_no_broadcast", "Add", 6, {"a": _f(2, 3), "b": _f(2, 3)}, {}, {}, lambda a, b: a + b),
+    # PRelu-1/6: a 1-D slope is per channel (axis 1), even when it matches the last dim
+    ("prelu6_chan4d", "PRelu", 6, {"x": _p6}, {"s": _s3}, {},
+     lambda x, s: np.where(x < 0, x * s[:, None, None], x)),
+    ("prelu6_chan_square", "PRelu", 6, {"x": _f(2, 3, 3)}, {"s": _s3}, {},
+     lambda x, s: np.where(x < 0, x * s[:, None], x)),
+    ("prelu6_shared", "PRelu", 6, {"x": _f(2, 3, 4)}, {"s": np.array([0.25], np.float32)}, {},
+     lambda x, s: np.where(x < 0, x * s, x)),
+    # PRelu-16 with a [C] slope that cannot broadcast numpy-wise: per channel
+    ("prelu16_chan_fallback", "PRelu", 16, {"x": _f(2, 3, 4)}, {"s": _s3}, {},
+     lambda x, s: np.where(x < 0, x * s[:, None], x)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", _NUMPY_CASES, ids=[c[0] for c in _NUMPY_CASES])
+def test_math_op_matches_numpy(case: tuple[Any, ...], tmp_path) -> None:  # noqa: ANN001
+    name, op, opset, inputs, consts, attrs, ref = case
+    graph = helper.make_graph(
+        [helper.make_node(op, [*inputs, *consts], ["y"], **attrs)],
+        name,
+        [
+            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
+            for k, v in inputs.items()
+        ],
+        [helper.make_empty_tensor_value_info("y")],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    want = ref(*[np.asarray(v) for v in [*inputs.values(), *consts.values()]])
+    xml = tmp_path / "m.xml"
+    xmo.save_model(xmo.convert_model(model), xml)
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    got = np.asarray(compiled([np.asarray(v) for v in inputs.values()])[compiled.outputs[0]])
+    assert got.shape == want.shape, f"{name}: shape {got.shape} != {want.shape}"
+    if want.dtype == np.bool_:
+        np.testing.assert_array_equal(got.astype(bool), want, err_msg=name)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)

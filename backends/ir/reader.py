@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DictionaryAttr,
     ArrayAttr,
     DenseResourceAttr,
     ModuleOp,
@@ -72,6 +73,7 @@ class _Layer:
     inputs: list[_Port]
     outputs: list[_Port]
     output_names: list[str] | None
+    rt_info: dict[str, str] = field(default_factory=dict)
     # filled while building
     sources: dict[int, tuple[int, int]] = field(default_factory=dict)
     op: OVOp | None = None
@@ -101,6 +103,10 @@ def read_ir(
     module = _Reader(xml_path, bin_path, store).read()
     attach_context(module, ctx)  # the module keeps its weights alive
     return module
+
+
+def _children(el: ET.Element | None) -> list[ET.Element]:
+    return list(el) if el is not None else []
 
 
 def _int(text: str | None, what: str) -> int:
@@ -183,6 +189,11 @@ class _Reader:
             inputs=self._ports(el.find("input"), what),
             outputs=self._ports(el.find("output"), what),
             output_names=unescape_names(out_names) if out_names is not None else None,
+            rt_info={
+                a.get("name", ""): a.get("value", "")
+                for a in _children(el.find("rt_info"))
+                if a.tag == "attribute" and a.get("name")
+            },
         )
 
     @staticmethod
@@ -308,6 +319,10 @@ class _Reader:
         if any(names):
             props["tensor_names"] = ArrayAttr(
                 [ArrayAttr([StringAttr(n) for n in ns]) for ns in names]
+            )
+        if layer.rt_info:
+            props["rt_info"] = DictionaryAttr(
+                {k: StringAttr(v) for k, v in sorted(layer.rt_info.items())}
             )
         op = cls.create(operands=operands, result_types=result_types, properties=props)
         layer.op = op

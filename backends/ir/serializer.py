@@ -241,6 +241,14 @@ class _Writer:
         data = self._data(op, where)
         if data:
             ET.SubElement(layer, "data", data)
+        info = op.get_rt_info()
+        if info:
+            rt = ET.SubElement(layer, "rt_info")
+            for key in sorted(info):
+                attrs = {"name": key, "version": "0"}
+                if info[key]:
+                    attrs["value"] = info[key]
+                ET.SubElement(rt, "attribute", attrs)
 
         if op.name == "ov.Result":
             v = op.operands[0]

@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    DictionaryAttr,
     StringAttr,
     TensorType,
     UnrankedTensorType,
@@ -210,6 +211,9 @@ class OVOp(IRDLOperation):
     """The OpenVINO friendly name (``name`` of the IR layer)."""
     tensor_names = opt_prop_def(ArrayAttr)
     """Per output, an ``ArrayAttr`` of tensor names (``names`` of the IR port)."""
+    rt_info = opt_prop_def(DictionaryAttr)
+    """Runtime info: string keys to string values, written to the layer's
+    ``<rt_info>`` (e.g. ``decompression`` on an fp16 weight's Convert)."""
 
     # -- attributes ----------------------------------------------------------
     @classmethod
@@ -261,6 +265,20 @@ class OVOp(IRDLOperation):
             return
         self.properties["tensor_names"] = ArrayAttr(
             [ArrayAttr([StringAttr(n) for n in ns]) for ns in current]
+        )
+
+    # -- runtime info --------------------------------------------------------
+    def get_rt_info(self) -> dict[str, str]:
+        """Runtime info as a dict (values are strings; flags have "")."""
+        if self.rt_info is None:
+            return {}
+        return {k: v.data for k, v in self.rt_info.data.items() if isinstance(v, StringAttr)}
+
+    def set_rt_info(self, key: str, value: str = "") -> None:
+        info = self.get_rt_info()
+        info[key] = value
+        self.properties["rt_info"] = DictionaryAttr(
+            {k: StringAttr(v) for k, v in sorted(info.items())}
         )
 
     # -- inputs --------------------------------------------------------------

@@ -29,7 +29,7 @@ builtin.module {
   %x = "ov.Parameter"() : () -> tensor<4xi32>
   %y = "ov.Mish"(%x) : (tensor<4xi32>) -> tensor<4xi32>
 }
-// CHECK: ov.Mish: input (input 0) must be bf16/f16/f32/f64, got i32
+// CHECK: ov.Mish: input (input 0) must be a floating-point type, got i32
 
 // -----
 
@@ -37,7 +37,7 @@ builtin.module {
   %x = "ov.Parameter"() : () -> tensor<4xi64>
   %y = "ov.SoftPlus"(%x) : (tensor<4xi64>) -> tensor<4xi64>
 }
-// CHECK: ov.SoftPlus: input (input 0) must be bf16/f16/f32/f64, got i64
+// CHECK: ov.SoftPlus: input (input 0) must be a floating-point type, got i64
 
 // -----
 

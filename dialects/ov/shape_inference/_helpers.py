@@ -202,11 +202,18 @@ def same_etype(ctx: InferContext, indices: Iterable[int], what: str = "inputs") 
     return types[0]
 
 
+_KIND_NAMES = {
+    et.INTEGER_TYPES: "an integer type",
+    et.FLOAT_TYPES: "a floating-point type",
+}
+
+
 def require_etype(ctx: InferContext, i: int, allowed: Iterable[str], what: str) -> str:
     t = ctx.etype(i)
-    allowed = set(allowed)
+    allowed = frozenset(allowed)
     if t not in allowed:
-        raise ctx.error(f"{what} (input {i}) must be {'/'.join(sorted(allowed))}, got {t}")
+        kind = _KIND_NAMES.get(allowed) or "/".join(sorted(allowed))
+        raise ctx.error(f"{what} (input {i}) must be {kind}, got {t}")
     return t
 
 

@@ -337,7 +337,8 @@ def bitcast(node: Node, b: Builder):
 # power-of-two scaling and integers below 2^24 pass through f32)
 _POW2 = np.asarray([2.0 ** (k - 127) for k in range(256)], dtype=np.float64)
 _POW2[0] = 2.0**-126  # subnormals: 0.m * 2^-126
-_POW2_F32 = _POW2.astype(np.float32)  # _POW2_F32[255] = inf
+with np.errstate(over="ignore"):
+    _POW2_F32 = _POW2.astype(np.float32)  # _POW2_F32[255] = inf
 _MANT = float(1 << 23)
 
 
