@@ -595,17 +595,42 @@ def test_dft(op_type, inputs, attrs, kw):
     _run_cases(op_type, inputs, attrs, kw)
 
 
-@pytest.mark.parametrize("n", [64, 100, 256])
-@pytest.mark.parametrize("inverse", [False, True])
-def test_fft2d_matches_numpy(n, inverse):
-    x = np.random.default_rng(n).standard_normal((2, n, n, 2)).astype(np.float32)
+def _fft2d_check(x: np.ndarray, inverse: bool, rtol: float) -> None:
+    """fft2d(x) against numpy (complex128) on the [..., H, W, 2] layout."""
     z = x[..., 0].astype(np.complex128) + 1j * x[..., 1]
     ref = np.fft.ifft2(z) if inverse else np.fft.fft2(z)
     y = fft2d(x, inverse)
-    assert y.shape == x.shape and y.dtype == np.float32
+    assert y.shape == x.shape and y.dtype == x.dtype
     got = y[..., 0] + 1j * y[..., 1]
-    assert np.max(np.abs(got - ref)) <= 1e-4 * np.max(np.abs(ref))
-    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).mean())
+    assert np.max(np.abs(got - ref)) <= rtol * np.max(np.abs(ref))
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * np.abs(ref).mean())
+
+
+# 64, 256: radix-4; 100 = 4*5*5, 96 = 2^5*3: mixed radix; 97 (prime): Bluestein
+@pytest.mark.parametrize("shape", [(64, 64), (100, 100), (96, 96), (97, 97), (256, 256),
+                                   (64, 100), (100, 64)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("inverse", [False, True], ids=["fwd", "inv"])
+def test_fft2d_matches_numpy(shape, inverse):
+    x = np.random.default_rng(shape[0] * 1000 + shape[1]).standard_normal(
+        (2, *shape, 2)).astype(np.float32)
+    _fft2d_check(x, inverse, 1e-4)
+
+
+@pytest.mark.parametrize("lead", [(), (1,), (3,), (2, 3), (5, 1, 2)], ids=str)
+@pytest.mark.parametrize("inverse", [False, True], ids=["fwd", "inv"])
+def test_fft2d_batch_shapes(lead, inverse):
+    # single plane and < / >= one plane per core take different parallel paths
+    x = np.random.default_rng(len(lead)).standard_normal((*lead, 24, 40, 2)).astype(np.float32)
+    _fft2d_check(x, inverse, 1e-4)
+
+
+@pytest.mark.parametrize("shape", [(12, 20), (7, 11), (97, 96), (1, 1), (2, 3), (53, 106),
+                                   (49, 111)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("inverse", [False, True], ids=["fwd", "inv"])
+def test_fft2d_float64_odd_sizes(shape, inverse):
+    # 7, 11, 49 = 7*7: generic prime radix; 53, 97, 111 = 3*37: Bluestein
+    x = np.random.default_rng(0).standard_normal((2, 3, *shape, 2))
+    _fft2d_check(x, inverse, 1e-9)
 
 
 def test_fft2d_rectangular_and_batch_dims():
@@ -614,6 +639,25 @@ def test_fft2d_rectangular_and_batch_dims():
     y = fft2d(x, False)
     assert y.dtype == np.float64
     np.testing.assert_allclose(y[..., 0] + 1j * y[..., 1], np.fft.fft2(z), atol=1e-9)
+
+
+def test_fft2d_roundtrip_and_errors():
+    x = np.random.default_rng(7).standard_normal((3, 96, 97, 2)).astype(np.float32)
+    back = fft2d(fft2d(x, False), True)
+    np.testing.assert_allclose(back, x, atol=1e-5)
+    # non-contiguous input, non-float dtype
+    xt = np.random.default_rng(8).standard_normal((64, 2, 100, 2)).astype(np.float32)
+    xt = xt.transpose(1, 0, 2, 3)
+    _fft2d_check(xt, False, 1e-4)
+    xi = np.arange(2 * 6 * 10 * 2).reshape(2, 6, 10, 2)
+    y = fft2d(xi, False)
+    assert y.dtype == np.float64
+    z = xi[..., 0] + 1j * xi[..., 1]
+    np.testing.assert_allclose(y[..., 0] + 1j * y[..., 1], np.fft.fft2(z), atol=1e-8)
+    with pytest.raises(ValueError):
+        fft2d(np.zeros((4, 4, 3), np.float32))
+    with pytest.raises(ValueError):
+        fft2d(np.zeros((4, 2), np.float32))
 
 
 # ---------------------------------------------------------------------------
