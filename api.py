@@ -120,12 +120,18 @@ def legalize(module: ModuleOp, ctx: Context) -> None:
 
 
 def save_model(
-    module: ModuleOp, xml_path: str | os.PathLike[str], compress_to_fp16: bool = False
+    module: ModuleOp,
+    xml_path: str | os.PathLike[str],
+    compress_to_fp16: bool = False,
+    *,
+    verify: bool = True,
 ) -> None:
     """Write ``module`` as OpenVINO IR (``xml_path`` and the ``.bin`` beside it).
 
     ``compress_to_fp16`` first runs ``ov-compress-fp16`` on ``module`` (in
     place): large f32 weights are stored as f16 with a decompression Convert.
+    ``verify=False`` skips verifying the module again (for a module that
+    :func:`convert_model` just produced and verified).
     """
     if compress_to_fp16:
         from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
@@ -137,7 +143,7 @@ def save_model(
         OVCompressFP16Pass().apply(ctx, module)
     from xmo.backends.ir import serialize
 
-    serialize(module, xml_path)
+    serialize(module, xml_path, verify=verify)
 
 
 def compile_model(model: Any, **options: Any) -> Any:

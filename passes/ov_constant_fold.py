@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xmo.context import weight_store
@@ -95,10 +96,24 @@ class OVConstantFoldPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         store = weight_store(ctx)
+        # Ops whose input types changed (a producer was folded or refined):
+        # only those need their result types inferred again.
+        touched: set[Operation] = set()
         for o in list(op.body.block.ops):
-            if isinstance(o, OVOp) and not isinstance(o, ParameterOp | ConstantOp | ResultOp):
+            if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ConstantOp | ResultOp):
+                continue
+            if o in touched:
+                before = [r.type for r in o.results]
                 refine_op_types(o)
-                fold_op(o, store, self.max_growth)
+                if [r.type for r in o.results] != before:
+                    touched.update(u.operation for r in o.results for u in r.uses)
+            types = [r.type for r in o.results]
+            users = [u.operation for r in o.results for u in r.uses]
+            if fold_op(o, store, self.max_growth):
+                # a folded constant may carry a more precise type than the op had
+                for u in users:
+                    if any(v.type not in types for v in u.operands):
+                        touched.add(u)
 
 
 @dataclass(frozen=True)

@@ -15,29 +15,16 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from xmo.dialects.ov.base import (
-    InferContext,
-    OVOp,
-    constant_value_of,
-    inference_for,
-    types_compatible,
-)
+from xmo.dialects.ov.base import OVOp, types_compatible
 
 
 def refine_op_types(op: OVOp) -> bool:
     """Re-infer ``op``'s result types in place; True when a type changed."""
-    fn = inference_for(op.name)
-    if fn is None:
+    inferred = op.inferred_result_types()
+    if inferred is None:
         return False
-    ctx = InferContext(
-        op.name,
-        [v.type for v in op.operands],
-        op.attr_values(),
-        lambda i: constant_value_of(op.operands[i]),
-        len(op.results),
-    )
     changed = False
-    for result, new_type in zip(list(op.results), fn(ctx)):
+    for result, new_type in zip(list(op.results), inferred):
         if result.type == new_type:
             continue
         if not types_compatible(result.type, new_type):

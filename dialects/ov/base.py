@@ -20,6 +20,7 @@ only check arity and attributes and keep their explicit result types.
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -155,9 +156,15 @@ def tensor(etype: str | Attribute, shape: Sequence[int | None] | None) -> Attrib
     el = et.to_xdsl(etype) if isinstance(etype, str) else etype
     if shape is None:
         return UnrankedTensorType(el)
-    return TensorType(
-        el, [int(d) if d is not None and d >= 0 else DYNAMIC_INDEX for d in shape]
+    return _tensor_type(
+        el, tuple(int(d) if d is not None and d >= 0 else DYNAMIC_INDEX for d in shape)
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _tensor_type(el: Attribute, dims: tuple[int, ...]) -> TensorType:
+    # Types are immutable and building one verifies its parameters: reuse them.
+    return TensorType(el, dims)
 
 
 def dims_of(t: Attribute) -> list[int] | None:
@@ -346,6 +353,21 @@ class OVOp(IRDLOperation):
         ctx = InferContext(cls.name, input_types, attrs, const_getter, num_outputs)
         return list(fn(ctx))
 
+    def inferred_result_types(self) -> list[Attribute] | None:
+        """Result types shape inference gives for the current inputs
+        (None when the op has no inference function)."""
+        fn = inference_for(self.name)
+        if fn is None:
+            return None
+        ctx = InferContext(
+            self.name,
+            [v.type for v in self.operands],
+            self.attr_values(),
+            lambda i: constant_value_of(self.operands[i]),
+            len(self.results),
+        )
+        return list(fn(ctx))
+
     # -- verification --------------------------------------------------------
     def verify_(self) -> None:
         self._verify_arity()
@@ -355,17 +377,9 @@ class OVOp(IRDLOperation):
             _check_element_type(self, f"input {i}", v.type)
         for i, r in enumerate(self.results):
             _check_element_type(self, f"output {i}", r.type)
-        fn = inference_for(self.name)
-        if fn is None:
+        inferred = self.inferred_result_types()
+        if inferred is None:
             return
-        ctx = InferContext(
-            self.name,
-            [v.type for v in self.operands],
-            self.attr_values(),
-            lambda i: constant_value_of(self.operands[i]),
-            len(self.results),
-        )
-        inferred = list(fn(ctx))
         if len(inferred) != len(self.results):
             raise VerifyException(
                 f"{self.name}: shape inference gives {len(inferred)} outputs, "
