@@ -32,25 +32,49 @@ class ConversionFailure(Exception):
 
 
 class SeqValue:
-    """An ONNX sequence during conversion: its elements stacked along a new
-    leading axis (``stacked``, None for an empty sequence), and its length.
+    """An ONNX sequence during conversion.
 
     Sequences never reach the ov module: sequence ops become ordinary tensor
-    ops on the stacked tensor (so elements must share a shape), and only
-    tensor values leave the sub-graph.
+    ops on ``data``, and only tensor values leave the sub-graph. ``data`` holds
+    the elements in one of two layouts:
+
+    * stacked (``lengths`` is None): elements of one shape stacked along a new
+      leading axis, ``data`` is ``[n, *element_shape]``; rank-0 elements and
+      elements with equal static shapes use it (reads keep static shapes);
+    * ragged (``lengths`` is a 1-D i64 tensor ``[n]``): elements of rank >= 1
+      that may differ in their dim ``axis`` (the other dims being equal),
+      concatenated along that axis; element ``i`` is the slice
+      ``[o_i, o_i + lengths[i])`` of ``data`` along ``axis``, ``o_i`` being
+      the sum of the lengths before it.
+
+    ``data`` is None only for the sequence of SequenceEmpty (element shape not
+    known yet).
     """
 
-    def __init__(self, stacked: SSAValue | None, length: SSAValue | None = None) -> None:
-        self.stacked = stacked
-        self._length = length
+    def __init__(
+        self,
+        data: SSAValue | None,
+        lengths: SSAValue | None = None,
+        axis: int = 0,
+        count: SSAValue | None = None,
+    ) -> None:
+        self.data = data
+        self.lengths = lengths
+        self.axis = axis
+        self._length = count
+
+    @property
+    def ragged(self) -> bool:
+        return self.lengths is not None
 
     def length(self, b: Builder) -> SSAValue:
         """Scalar i64 number of elements."""
         if self._length is None:
-            if self.stacked is None:
+            if self.data is None:
                 self._length = b.const(np.asarray(0, np.int64), "i64")
             else:
-                dim0 = b.gather(b.shape_of(self.stacked), [0], 0)
+                src = self.lengths if self.lengths is not None else self.data
+                dim0 = b.gather(b.shape_of(src), [0], 0)
                 self._length = b.squeeze(dim0, [0])
         return self._length
 
