@@ -167,3 +167,28 @@ def test_compress_to_fp16_marks_decompression(tmp_path):
     back = xmo.read_model(xml)
     conv = next(o for o in back.walk() if o.name == "ov.Convert")
     assert conv.get_rt_info() == {"decompression": ""}
+
+
+def test_model_local_functions_are_inlined():
+    f = helper.make_function(
+        "my.funcs",
+        "AddAbs",
+        ["a", "b"],
+        ["c"],
+        [helper.make_node("Add", ["a", "b"], ["t"]), helper.make_node("Abs", ["t"], ["c"])],
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    g = helper.make_graph(
+        [helper.make_node("AddAbs", ["x", "y"], ["z"], domain="my.funcs", name="call")],
+        "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [3]), helper.make_tensor_value_info("y", T.FLOAT, [3])],
+        [helper.make_tensor_value_info("z", T.FLOAT, [3])],
+    )
+    model = helper.make_model(
+        g,
+        functions=[f],
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("my.funcs", 1)],
+    )
+    x = np.array([1, -5, 2], np.float32)
+    y = np.array([-3, 1, 1], np.float32)
+    np.testing.assert_array_equal(xmo.run(model, [x, y])["z"], np.abs(x + y))

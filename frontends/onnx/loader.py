@@ -100,8 +100,21 @@ def load_onnx(
         )
     if not proto.HasField("graph"):
         raise OnnxFrontendError("not an ONNX model: it has no graph")
+    if len(proto.functions):
+        proto, owned = _inline_local_functions(proto), True
     _ensure_ops_loaded(ctx)
     return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference).run()
+
+
+def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """Replace calls of model-local functions by their bodies (so every node
+    is an operator with a schema or a truly unknown op)."""
+    import onnx.inliner
+
+    try:
+        return onnx.inliner.inline_local_functions(proto)
+    except Exception as e:  # noqa: BLE001 - a malformed function is the model's fault
+        raise OnnxFrontendError(f"cannot inline the model's local functions: {e}") from None
 
 
 def _parse(data: bytes, what: str) -> onnx.ModelProto:
