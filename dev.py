@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Developer entry point needing only python3: ``python3 dev.py demo|test``.
 
-* ``demo``: create ``.venv``, install xmo, convert the bundled default model to
-  OpenVINO IR and run it, printing what it did.
+* ``demo``: create ``.venv``, install xmo, convert the bundled default model
+  (``models/demo.onnx``) to OpenVINO IR and run it on xmo's CPU backend and on
+  OpenVINO, then compare every tensor with onnxruntime, printing what it did.
 * ``test``: create ``.venv``, install xmo with its test extra, run all tests
   (pytest, then the lit/FileCheck suite).
 
@@ -44,13 +45,15 @@ def demo() -> None:
     ensure_venv()
     out = ROOT / "out"
     out.mkdir(exist_ok=True)
-    model = ROOT / "models" / "demo.mlir"
-    print(f"== converting the bundled model {model.relative_to(ROOT)} to OpenVINO IR")
+    model = ROOT / "models" / "demo.onnx"
+    print(f"== converting the bundled ONNX model {model.relative_to(ROOT)} to OpenVINO IR")
     sh(BIN / "xmo", "convert", model, "-o", out / "demo.xml")
     print("== running the IR on xmo's own CPU backend (numpy + numba)")
     sh(BIN / "xmo", "run", out / "demo.xml", "--benchmark", "20")
     print("== running the same IR with the OpenVINO runtime (CPU, f32)")
     sh(BIN / "xmo", "run", out / "demo.xml", "--device", "openvino", "--benchmark", "20")
+    print("== checking every intermediate tensor against onnxruntime")
+    sh(BIN / "xmo", "run", model, "--compare-with", "onnxruntime")
 
 
 def test() -> None:

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Write ``models/demo.mlir``: the bundled default model of the quick start.
+"""Write the bundled default models of the quick start (seeded weights).
 
-A small CNN classifier in the ``ov`` dialect with seeded random weights:
-image[1,3,32,32] -> Conv3x3(8)+bias -> Relu -> MaxPool2 -> Conv3x3(16)+bias ->
-Relu -> AvgPool2 -> Reshape[1,1024] -> MatMul(10)+bias -> Softmax.
+* ``models/demo.onnx``: a small ONNX CNN classifier, image[1,3,32,32] ->
+  Conv(16)+BatchNormalization+Relu -> MaxPool -> Conv(32)+Relu ->
+  GlobalAveragePool -> Flatten -> Gemm(10) -> Softmax.
+* ``models/demo.mlir``: a CNN written directly in the ``ov`` dialect
+  (Conv3x3(8)+bias -> Relu -> MaxPool2 -> Conv3x3(16)+bias -> Relu -> AvgPool2
+  -> Reshape -> MatMul(10)+bias -> Softmax), for ``xmo-opt`` and the tests.
 
-    python tools/make_demo_model.py            # rewrites models/demo.mlir
+    python tools/make_demo_model.py            # rewrites both
 """
 
 from __future__ import annotations
@@ -21,6 +24,49 @@ from xmo.context import make_context, weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
 
 OUT = Path(__file__).resolve().parents[1] / "models" / "demo.mlir"
+OUT_ONNX = OUT.with_suffix(".onnx")
+
+
+def build_onnx():  # noqa: ANN201
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(7)
+
+    def w(name: str, *shape: int, scale: float = 0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [
+        w("conv1.weight", 16, 3, 3, 3), w("conv1.bias", 16, scale=0.1),
+        numpy_helper.from_array((rng.random(16) + 0.5).astype(np.float32), "bn.scale"),
+        w("bn.bias", 16, scale=0.1), w("bn.mean", 16, scale=0.1),
+        numpy_helper.from_array((rng.random(16) + 0.5).astype(np.float32), "bn.var"),
+        w("conv2.weight", 32, 16, 3, 3, scale=0.1), w("conv2.bias", 32, scale=0.1),
+        w("fc.weight", 10, 32, scale=0.5), w("fc.bias", 10, scale=0.1),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("Conv", ["image", "conv1.weight", "conv1.bias"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["b1"], name="bn1"),
+        helper.make_node("Relu", ["b1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc", transB=1),
+        helper.make_node("Softmax", ["logits"], ["probabilities"], name="softmax", axis=1),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes,
+        "xmo_demo_cnn",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [1, 10])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="xmo")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
 
 
 def build() -> tuple[ModuleOp, object]:
@@ -79,6 +125,10 @@ def main() -> None:
     MLIRTarget().emit(ctx, module, buf)
     OUT.write_text(buf.getvalue())
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")
+    import onnx
+
+    onnx.save(build_onnx(), OUT_ONNX)
+    print(f"wrote {OUT_ONNX} ({OUT_ONNX.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":
