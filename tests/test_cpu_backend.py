@@ -799,3 +799,133 @@ def test_compile_ir_file_matches_openvino(tmp_path, ctx):
     ref = compiled([a, b])
     np.testing.assert_allclose(out["sum"], ref[compiled.outputs[1]], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out[0], ref[compiled.outputs[0]], rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Sampling, recurrent sequences, Unique, Col2Im, LRN, fast convolution paths
+# ---------------------------------------------------------------------------
+
+_H = 5
+
+
+def _rnn_inputs(gates: int, dirs: int, b: int = 3, t: int = 4, i: int = 3,
+                states: int = 1, bias: int | None = None, lengths=(4, 2, 3)) -> list[Any]:
+    return [f32(b, t, i), *[f32(b, dirs, _H) for _ in range(states)],
+            C(np.array(lengths, np.int32)), C(f32(dirs, gates * _H, i, lo=-1, hi=1)),
+            C(f32(dirs, gates * _H, _H, lo=-1, hi=1)),
+            C(f32(dirs, (bias or gates) * _H, lo=-1, hi=1))]
+
+
+def _rnn_attrs(kind: str, direction: str, **kw: Any) -> dict[str, Any]:
+    acts = {"rnn": ["tanh"], "gru": ["sigmoid", "tanh"], "lstm": ["sigmoid", "tanh", "tanh"]}
+    return {"direction": direction, "hidden_size": _H, "activations": acts[kind],
+            "activations_alpha": [], "activations_beta": [], "clip": 0.0, **kw}
+
+
+NEW_KERNELS = [
+    *[case("GridSample", [f32(2, 3, 5, 6), f32(2, 4, 3, 2, lo=-1.3, hi=1.3)],
+           {"mode": m, "padding_mode": p, "align_corners": a}, id=f"gridsample-{m}-{p}-{a}",
+           atol=1e-4)
+      for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection")
+      for a in (False, True)],
+    *[case("RNNSequence", _rnn_inputs(1, 2 if d == "bidirectional" else 1),
+           _rnn_attrs("rnn", d), id=f"rnn-{d}", atol=1e-4)
+      for d in ("forward", "reverse", "bidirectional")],
+    case("RNNSequence", _rnn_inputs(1, 1), _rnn_attrs("rnn", "forward", activations=["relu"],
+                                                      clip=1.5),
+         id="rnn-relu-clip", atol=1e-4),
+    *[case("GRUSequence", _rnn_inputs(3, 2 if d == "bidirectional" else 1,
+                                      bias=4 if lbr else 3),
+           _rnn_attrs("gru", d, linear_before_reset=lbr),
+           id=f"gru-{d}-lbr{int(lbr)}", atol=1e-4)
+      for d in ("forward", "reverse", "bidirectional") for lbr in (False, True)],
+    *[case("LSTMSequence", _rnn_inputs(4, 2 if d == "bidirectional" else 1, states=2),
+           _rnn_attrs("lstm", d), id=f"lstm-{d}", atol=1e-4)
+      for d in ("forward", "reverse", "bidirectional")],
+    case("LSTMSequence", _rnn_inputs(4, 1, states=2), _rnn_attrs("lstm", "forward", clip=0.7),
+         id="lstm-clip", atol=1e-4),
+    case("ReverseSequence", [f32(3, 5, 2), C(np.array([5, 1, 3], np.int64))],
+         {"batch_axis": 0, "seq_axis": 1}, id="reverse-seq"),
+    case("ReverseSequence", [f32(4, 3, 2), C(np.array([2, 4, 1], np.int32))],
+         {"batch_axis": 1, "seq_axis": 0}, id="reverse-seq-swapped"),
+    case("Unique", [ints_(12, lo=0, hi=5)], {"sorted": True}, id="unique-sorted"),
+    case("Unique", [ints_(12, lo=0, hi=5)], {"sorted": False}, id="unique-unsorted"),
+    case("Unique", [ints_(4, 3, lo=0, hi=2), i64(0)], {"sorted": True}, id="unique-axis"),
+    case("Col2Im", [f32(2, 3 * 4, 12), i64([4, 5]), i64([2, 2])],
+         {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0], "pads_end": [0, 0]},
+         id="col2im"),
+    case("Col2Im", [f32(2 * 6, 12), i64([5, 5]), i64([2, 3])],
+         {"strides": [2, 1], "dilations": [1, 1], "pads_begin": [1, 0], "pads_end": [0, 1]},
+         id="col2im-unbatched-pads"),
+    case("LRN", [f32(2, 6, 4, 4), i64([1])], {"alpha": 1e-2, "beta": 0.75, "bias": 1.0,
+                                              "size": 3}, id="lrn-channels"),
+    case("LRN", [f32(1, 3, 5, 5), i64([2, 3])], {"alpha": 1e-2, "beta": 0.5, "bias": 2.0,
+                                                 "size": 3}, id="lrn-spatial"),
+    case("ReduceMin", [np.zeros((0, 3), np.int32), i64([0])], {"keep_dims": False},
+         id="reducemin-empty-int", fold=True),
+    case("GroupConvolution", [f32(1, 4, 9, 9), C(f32(4, 2, 1, 3, 3))],
+         _conv_attrs(pb=(1, 1), pe=(1, 1), d=(2, 1)), id="groupconv-depthwise-multiplier"),
+    case("Convolution", [f32(2, 6, 7, 9), C(f32(5, 6, 1, 1))], _conv_attrs(s=(2, 3)),
+         id="conv-1x1-strided"),
+    case("MaxPool", [f32(1, 3, 9, 9)], _pool(k=(3, 3), s=(2, 2), rounding_type="ceil"),
+         id="maxpool-ceil-values"),
+]
+
+
+@pytest.mark.parametrize("op_type,inputs,attrs,kw", NEW_KERNELS)
+def test_new_kernels(op_type, inputs, attrs, kw):
+    _run_cases(op_type, inputs, attrs, kw)
+
+
+@pytest.mark.parametrize("dest", ["f8e4m3", "f8e5m2", "i4", "u4", "f4e2m1", "bf16"])
+def test_convert_small_types(dest):
+    """Convert to f8 / packed / bf16 element types, decoded like the OpenVINO runtime's."""
+    import ml_dtypes
+
+    x = np.array([1e6, -1e6, np.inf, 0.3, -2.5, 2.5, 3.5, 7.6, -8.7, 20, -0.0, 500, 0.1],
+                 np.float32)
+    p = ops16.parameter([x.size], np.float32)
+    compiled = _CORE.compile_model(ov.Model([ops16.convert(p, dest)], [p]), "CPU", F32)
+    req = compiled.create_infer_request()
+    req.infer({0: x})
+    raw = np.array(req.get_output_tensor(0).data).view(np.uint8).reshape(-1)
+    ml = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "i4": "int4", "u4": "uint4",
+          "f4e2m1": "float4_e2m1fn", "bf16": "bfloat16"}[dest]
+    if dest in et.PACKED_BITS:
+        codes = np.stack([raw & 15, raw >> 4], axis=1).reshape(-1)[: x.size]
+        ref = (((codes.astype(np.int8) << 4) >> 4) if dest == "i4" else codes).astype(np.float32)
+        if dest == "f4e2m1":
+            ref = codes.astype(np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    else:
+        ref = raw.view(getattr(ml_dtypes, ml)).astype(np.float32)
+    xp = ParameterOp.new("f32", [x.size])
+    conv = op_class("Convert").make([xp.results[0]], {"destination_type": dest},
+                                    result_types=[tensor(dest, [x.size])])
+    got = CompiledModel(ModuleOp([xp, conv, ResultOp.new(conv.results[0])]))([x])[0]
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float32), ref)
+
+
+def test_bf16_inputs_accepted():
+    import ml_dtypes
+
+    xp = ParameterOp.new("bf16", [4])
+    neg = op_class("Negative").make([xp.results[0]], {}, result_types=[tensor("bf16", [4])])
+    model = CompiledModel(ModuleOp([xp, neg, ResultOp.new(neg.results[0])]))
+    x = np.array([1.5, -2.25, 3.0, 0.1], ml_dtypes.bfloat16)
+    out = model([x])[0]
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), -x.astype(np.float32))
+    np.testing.assert_array_equal(model([x.astype(np.float32)])[0], out)
+
+
+def test_reduce_max_of_empty_float_is_minus_inf():
+    """ONNX semantics (OpenVINO's reference answers -FLT_MAX instead)."""
+    from xmo.backends.cpu.executor import evaluate_op
+
+    c = ConstantOp.from_array(np.zeros((2, 0, 3), np.float32))
+    ax = ConstantOp.from_array(np.array([1], np.int64))
+    for op_type, want in (("ReduceMax", -np.inf), ("ReduceMin", np.inf)):
+        op = op_class(op_type).make([c.results[0], ax.results[0]], {"keep_dims": True},
+                                    result_types=[tensor("f32", [2, 1, 3])])
+        (out,) = evaluate_op(op, [np.zeros((2, 0, 3), np.float32), np.array([1])])
+        np.testing.assert_array_equal(out, np.full((2, 1, 3), want, np.float32))

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -106,16 +107,56 @@ def _etype_name(t: Attribute) -> str | None:
     return None
 
 
-def _numpy_dtype(t: Attribute) -> np.dtype | None:
-    name = _etype_name(t)
+#: Packed element types, held unpacked (one value per byte) inside the backend.
+PACKED_DTYPES: dict[str, np.dtype] = {
+    "i4": np.dtype(ml_dtypes.int4),
+    "u4": np.dtype(ml_dtypes.uint4),
+    "u2": np.dtype(ml_dtypes.uint2),
+    "f4e2m1": np.dtype(ml_dtypes.float4_e2m1fn),
+}
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def etype_dtype(name: str | None) -> np.dtype | None:
+    """The numpy dtype the backend computes element type ``name`` in.
+
+    bf16 is computed in f32 (rounded to bf16 after every op producing it); the
+    packed types are unpacked ml_dtypes arrays; f8 types are ml_dtypes arrays.
+    """
     if name is None:
         return None
-    if name == "bf16":  # computed in f32
+    if name == "bf16":
         return np.dtype(np.float32)
+    if name in PACKED_DTYPES:
+        return PACKED_DTYPES[name]
     try:
         return et.numpy_dtype(name)
     except et.ElementTypeError:
         return None
+
+
+def _numpy_dtype(t: Attribute) -> np.dtype | None:
+    return etype_dtype(_etype_name(t))
+
+
+def round_bf16(a: np.ndarray) -> np.ndarray:
+    """f32 values rounded to bf16 precision (still f32)."""
+    return np.asarray(a).astype(BF16).astype(np.float32)
+
+
+def unpack_constant(raw: np.ndarray, name: str, shape: Sequence[int]) -> np.ndarray:
+    """A packed constant's bytes (low bits first) -> an unpacked ml_dtypes array."""
+    bits = et.PACKED_BITS[name]
+    per = 8 // bits
+    raw = np.asarray(raw).view(np.uint8).reshape(-1)
+    n = int(np.prod(shape, dtype=np.int64))
+    if raw.size == 1 and n > per:  # splat
+        raw = np.broadcast_to(raw, (-(-n // per),))
+    shifts = np.arange(per, dtype=np.uint8) * bits
+    codes = ((raw[:, None] >> shifts) & ((1 << bits) - 1)).reshape(-1)[:n].astype(np.uint8)
+    if name == "i4":
+        return ((codes.astype(np.int8) << 4) >> 4).astype(PACKED_DTYPES[name]).reshape(shape)
+    return codes.view(PACKED_DTYPES[name]).reshape(shape)
 
 
 def _shape(t: Attribute) -> tuple[int, ...] | None:
@@ -152,7 +193,8 @@ def _describe(op: Operation) -> str:
 class Node:
     """What a kernel sees of the op it executes."""
 
-    __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes")
+    __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes", "out_etypes",
+                 "cache")
 
     def __init__(self, op: Operation) -> None:
         self.op = op
@@ -163,7 +205,11 @@ class Node:
         #: OpenVINO attribute values, defaults filled in.
         self.attrs: dict[str, Any] = op.attr_values() if isinstance(op, OVOp) else {}
         #: numpy dtype per output (None when not representable).
-        self.out_dtypes: list[np.dtype | None] = [_numpy_dtype(r.type) for r in op.results]
+        #: OpenVINO element type name per output (None when not one).
+        self.out_etypes: list[str | None] = [_etype_name(r.type) for r in op.results]
+        self.out_dtypes: list[np.dtype | None] = [etype_dtype(n) for n in self.out_etypes]
+        #: per-op scratch for kernels (attributes parsed once, prepared weights)
+        self.cache: dict[str, Any] = {}
         #: declared dims per output (-1 dynamic), None when unranked.
         self.out_shapes: list[tuple[int, ...] | None] = [_shape(r.type) for r in op.results]
 
@@ -197,6 +243,7 @@ class PortInfo:
     names: tuple[str, ...]
     dtype: np.dtype | None
     shape: tuple[int, ...] | None
+    etype: str | None = None
 
     @property
     def name(self) -> str:
@@ -299,12 +346,17 @@ class CompiledModel:
                 if fn and fn not in names:
                     names.append(fn)
                 t = op.results[0].type
-                self.inputs.append(PortInfo(tuple(names), _numpy_dtype(t), _shape(t)))
+                self.inputs.append(
+                    PortInfo(tuple(names), _numpy_dtype(t), _shape(t), _etype_name(t))
+                )
             elif isinstance(op, ConstantOp):
                 s = new_slot(op.results[0])
                 arr = op.get_array()
-                if _etype_name(op.results[0].type) == "bf16":
+                ename = _etype_name(op.results[0].type)
+                if ename == "bf16":
                     arr = _bf16_to_f32(arr)
+                elif ename in PACKED_DTYPES:
+                    arr = unpack_constant(arr, ename, _shape(op.results[0].type) or ())
                 self._consts[s] = arr
             elif isinstance(op, ResultOp):
                 v = op.operands[0]
@@ -312,7 +364,8 @@ class CompiledModel:
                     raise CPUBackendError(f"{_describe(op)}: input defined after use")
                 self._results.append(slot_of[v])
                 self.outputs.append(
-                    PortInfo(tuple(self._output_names(op)), _numpy_dtype(v.type), _shape(v.type))
+                    PortInfo(tuple(self._output_names(op)), _numpy_dtype(v.type), _shape(v.type),
+                             _etype_name(v.type))
                 )
             else:
                 kernel = _KERNELS.get(op.name)
@@ -357,6 +410,7 @@ class CompiledModel:
             for i, (node, k, args, outs) in enumerate(steps)
         ]
         self._n_slots = n_slots
+        self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
         self._input_index: dict[str, int] = {}
         for i, p in enumerate(self.inputs):
             for n in p.names:
@@ -441,6 +495,10 @@ class CompiledModel:
     def _check_input(self, i: int, val: Any, port: PortInfo) -> np.ndarray:
         if isinstance(val, np.ndarray):
             arr = val
+            if port.etype == "bf16" and arr.dtype == BF16:
+                arr = arr.astype(np.float32)
+            elif port.etype == "bf16" and arr.dtype == np.uint16:  # raw bf16 payload
+                arr = _bf16_to_f32(arr)
             if port.dtype is not None and arr.dtype != port.dtype:
                 raise InputError(
                     f"input {self._label(i)}: element type {arr.dtype} given, "
@@ -490,7 +548,10 @@ class CompiledModel:
                 slots[o] = arr
             for s in step.free:
                 slots[s] = None
-        return ModelOutputs([slots[s] for s in self._results], self.outputs)
+        outs = [slots[s] for s in self._results]
+        for i in self._bf16_outputs:
+            outs[i] = np.asarray(outs[i]).astype(BF16)
+        return ModelOutputs(outs, self.outputs)
 
     run = __call__
     infer = __call__
@@ -504,10 +565,13 @@ def _as_outputs(node: Node, res: Any) -> list[np.ndarray]:
         raise node.error(f"kernel returned {len(outs)} outputs, op has {node.num_outputs}")
     fixed = []
     for i, a in enumerate(outs):
-        a = np.asarray(a)
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
         want = node.out_dtypes[i]
         if want is not None and a.dtype != want:
             a = a.astype(want)
+        if node.out_etypes[i] == "bf16":
+            a = round_bf16(a)
         shape = node.out_shapes[i]
         if shape is not None and (
             len(shape) != a.ndim or any(d >= 0 and d != s for d, s in zip(shape, a.shape))

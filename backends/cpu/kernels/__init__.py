@@ -2,6 +2,7 @@
 
 from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
     activations,
+    col2im,
     convolution,
     dft,
     elementwise,
@@ -11,6 +12,9 @@ from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
     matmul,
     normalization,
     pooling,
+    recurrent,
     reductions,
+    sampling,
     shape_ops,
+    unique,
 )

@@ -113,3 +113,31 @@ def window_views(
         )
         cols[(..., j) + (slice(None),) * n] = x[(...,) + idx]
     return cols
+
+
+def tap_views(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], out_dims: Sequence[int],
+):
+    """Yield one strided view ``[..., O1..On]`` of padded ``x`` per kernel tap
+    (row-major tap order, no copies)."""
+    n = len(kernel)
+    for offs in np.ndindex(*kernel):
+        idx = tuple(
+            slice(o * d, o * d + s * (od - 1) + 1, s)
+            for o, d, s, od in zip(offs, dilations, strides, out_dims)
+        )
+        yield x[(...,) + idx] if n else x
+
+
+def reduce_windows(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], out_dims: Sequence[int], ufunc: np.ufunc,
+) -> np.ndarray:
+    """``ufunc`` (np.maximum, np.add...) over each window of padded ``x``,
+    accumulated tap by tap in one output buffer."""
+    views = tap_views(x, kernel, strides, dilations, out_dims)
+    out = np.array(next(views), copy=True)
+    for v in views:
+        ufunc(out, v, out=out)
+    return out

@@ -16,6 +16,7 @@ from xmo.backends.cpu.kernels._common import (
     ints,
     spatial_attr,
     spatial_pads,
+    tap_views,
     window_views,
 )
 
@@ -43,36 +44,77 @@ def grouped_conv(
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
 ) -> np.ndarray:
-    """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...]."""
+    """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...].
+
+    1x1 kernels are one GEMM on the (strided) input, depthwise kernels (Cg == 1)
+    a multiply-add per kernel tap, anything else one GEMM per group over the
+    im2col matrix.
+    """
     g, mg, cg = w.shape[:3]
-    kernel = w.shape[3:]
+    kernel = tuple(w.shape[3:])
     n = x.shape[0]
     xp = _pad_crop(x, pads_begin, pads_end)
     in_dims = xp.shape[2:]
-    out_dims = [
+    out_dims = tuple(
         (d - ((k - 1) * dl + 1)) // s + 1
         for d, k, s, dl in zip(in_dims, kernel, strides, dilations)
-    ]
+    )
     if any(o <= 0 for o in out_dims):
         raise ValueError(f"convolution output would be empty: {out_dims}")
-    cols = window_views(xp, kernel, strides, dilations, out_dims)  # [N, C, K, O...]
     kp = int(np.prod(kernel))
     op = int(np.prod(out_dims))
-    cols = cols.reshape(n, g, cg * kp, op)
+    if kp == 1:
+        if any(s != 1 for s in strides):
+            xp = xp[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
+        cols = xp.reshape(n, g, cg, op)
+    elif cg == 1 and g > 1:
+        # depthwise: out[n, g, m] = sum_k w[g, m, k] * x[n, g] shifted by tap k
+        wk = w.reshape(g, mg, kp)
+        out = None
+        for j, v in enumerate(tap_views(xp, kernel, strides, dilations, out_dims)):
+            v = v.reshape(n, g, 1, op)
+            t = v * wk[None, :, :, j, None]
+            if out is None:
+                out = t
+            else:
+                out += t
+        return out.reshape((n, g * mg) + out_dims)
+    else:
+        cols = window_views(xp, kernel, strides, dilations, out_dims).reshape(n, g, cg * kp, op)
     wm = w.reshape(g, mg, cg * kp)
-    out = np.matmul(wm[None], cols)  # [N, G, Mg, O]
-    return out.reshape((n, g * mg) + tuple(out_dims))
+    if g == 1:
+        out = np.matmul(wm[0], cols[:, 0])  # [N, M, O]
+    else:
+        out = np.matmul(wm[None], cols)  # [N, G, Mg, O]
+    return out.reshape((n, g * mg) + out_dims)
+
+
+def _prepared_weights(node: Node, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:
+    """``w`` as a contiguous [G, Mg, Cg, K...] array of ``dtype``, cached per op
+    (the weights are usually the same constant array on every run)."""
+    hit = node.cache.get("w")
+    if hit is not None and hit[0] is w and hit[1] == dtype:
+        return hit[2]
+    wp = np.ascontiguousarray(float_work(w).astype(dtype, copy=False))
+    if not groups:
+        wp = wp[None]
+    node.cache["w"] = (w, dtype, wp)
+    return wp
 
 
 def _conv(node: Node, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
-    x, w = float_work(x), float_work(w).astype(float_work(x).dtype, copy=False)
-    if not groups:
-        w = w[None]  # [1, M, C, K...]
-    nsp = x.ndim - 2
-    strides = spatial_attr(node, "strides", nsp)
-    dil = spatial_attr(node, "dilations", nsp)
-    pb, pe = spatial_pads(node, x.shape[2:], w.shape[3:], strides, dil)
-    return grouped_conv(x, w, strides, dil, pb, pe)
+    x = float_work(x)
+    w = _prepared_weights(node, w, x.dtype, groups)
+    geo = node.cache.get("geo")
+    key = (x.shape[2:], w.shape[3:])
+    if geo is None or geo[0] != key:
+        nsp = x.ndim - 2
+        strides = spatial_attr(node, "strides", nsp)
+        dil = spatial_attr(node, "dilations", nsp)
+        pb, pe = spatial_pads(node, x.shape[2:], w.shape[3:], strides, dil)
+        geo = (key, strides, dil, pb, pe)
+        node.cache["geo"] = geo
+    return grouped_conv(x, w, *geo[1:])
 
 
 @register_kernel("ov.Convolution")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.executor import Node, register_kernel, round_bf16
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
 
 
@@ -107,7 +108,52 @@ def _select(node: Node, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.nd
     return np.where(cond.astype(bool), a, b)
 
 
-def _convert_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+_PACKED_INT_BITS = {np.dtype(ml_dtypes.int4): (4, True), np.dtype(ml_dtypes.uint4): (4, False),
+                    np.dtype(ml_dtypes.uint2): (2, False)}
+_E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
+_ML = frozenset(np.dtype(getattr(ml_dtypes, n)) for n in (
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn",
+    "int4", "uint4", "uint2"))
+
+
+def _is_ml(dtype: np.dtype) -> bool:
+    """An ml_dtypes type (bf16, f8, f4, int4...)."""
+    return dtype in _ML
+
+
+def _ml_is_float(dtype: np.dtype) -> bool:
+    return _is_ml(dtype) and dtype not in _PACKED_INT_BITS
+
+
+def _wrap_bits(v: np.ndarray, bits: int, signed: bool) -> np.ndarray:
+    """Integers reduced to their low ``bits`` bits (two's complement when signed)."""
+    m = v.astype(np.int64) & ((1 << bits) - 1)
+    if signed:
+        m = np.where(m >= 1 << (bits - 1), m - (1 << bits), m)
+    return m
+
+
+def convert_to(x: np.ndarray, dtype: np.dtype, bf16: bool = False) -> np.ndarray:
+    """OpenVINO Convert: float -> integer truncates toward zero (saturating for the
+    byte-sized and wider types, wrapping for the packed i4/u4/u2); float -> f8/f4
+    rounds to nearest without saturation (NaN past the range, as the CPU plugin)."""
+    dtype = np.dtype(dtype)
+    if _is_ml(x.dtype):
+        x = x.astype(np.float32) if _ml_is_float(x.dtype) else x.astype(np.int8)
+    if dtype in _PACKED_INT_BITS:
+        bits, signed = _PACKED_INT_BITS[dtype]
+        if is_float(x):
+            with np.errstate(invalid="ignore"):
+                x = np.nan_to_num(np.trunc(x.astype(np.float64)), nan=0, posinf=0, neginf=0)
+                x = np.where(np.abs(x) < 2.0**62, x, 0).astype(np.int64)
+        return _wrap_bits(np.asarray(x), bits, signed).astype(np.int8).astype(dtype)
+    if _is_ml(dtype):
+        xf = x.astype(np.float32)
+        r = xf.astype(dtype)
+        if dtype == _E8M0:  # zero and negatives -> the smallest power of two
+            with np.errstate(invalid="ignore"):
+                r = np.where(xf <= 0, np.array(2.0**-127, np.float32).astype(dtype), r)
+        return r
     if is_float(x) and not np.issubdtype(dtype, np.floating):
         if dtype == np.bool_:
             return x != 0
@@ -116,17 +162,18 @@ def _convert_to(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             r = np.clip(np.trunc(x.astype(np.float64)), info.min, info.max)
         return np.nan_to_num(r).astype(dtype)
-    return x.astype(dtype)
+    r = x.astype(dtype)
+    return round_bf16(r) if bf16 else r
 
 
 @register_kernel("ov.Convert")
 def _convert(node: Node, x: np.ndarray) -> np.ndarray:
-    return _convert_to(x, node.out_dtype(0))
+    return convert_to(x, node.out_dtype(0), node.out_etypes[0] == "bf16")
 
 
 @register_kernel("ov.ConvertLike")
 def _convert_like(node: Node, x: np.ndarray, like: np.ndarray) -> np.ndarray:
-    return _convert_to(x, like.dtype)
+    return convert_to(x, node.out_dtype(0, like.dtype), node.out_etypes[0] == "bf16")
 
 
 @register_kernel("ov.IsNaN")

@@ -63,3 +63,30 @@ def _group_norm(node: Node, x: np.ndarray, scale: np.ndarray, bias: np.ndarray) 
     y = ((xg - mean) / np.sqrt(var + node.attr("epsilon", 0.0))).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
     return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)
+
+
+def window_sum(a: np.ndarray, axis: int, before: int, after: int) -> np.ndarray:
+    """Sum of ``a`` over the window ``[i - before, i + after]`` along ``axis``
+    (clipped to the array), by a cumulative sum."""
+    n = a.shape[axis]
+    widths = [(0, 0)] * a.ndim
+    widths[axis] = (1, 0)
+    c = np.cumsum(np.pad(a, widths), axis=axis)  # c[k] = sum a[:k]
+    hi = np.minimum(np.arange(n) + after + 1, n)
+    lo = np.maximum(np.arange(n) - before, 0)
+    return np.take(c, hi, axis=axis) - np.take(c, lo, axis=axis)
+
+
+@register_kernel("ov.LRN")
+def _lrn(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    xf = float_work(x)
+    ax = sorted(set(norm_axes(axes, x.ndim, node)))
+    size = int(node.attr("size", 1))
+    alpha, beta, bias = (float(node.attr(k, d)) for k, d in (("alpha", 1e-4), ("beta", 0.75),
+                                                               ("bias", 1.0)))
+    before = (size - 1) // 2
+    s = np.square(xf.astype(np.float64) if xf.dtype != np.float32 else xf)
+    for a in ax:
+        s = window_sum(s, a, before, size - 1 - before)
+    scale = (bias + (alpha / size ** len(ax)) * s) ** beta
+    return (xf / scale).astype(x.dtype, copy=False)

@@ -9,6 +9,7 @@ from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import (
     float_work,
     norm_axis,
+    reduce_windows,
     spatial_attr,
     spatial_pads,
     window_views,
@@ -44,8 +45,8 @@ class _Geometry:
         o = np.arange(self.out_dims[i])[None, :] * self.strides[i]
         return o + k - self.pb[i]
 
-    def windows(self, x: np.ndarray, fill: float) -> np.ndarray:
-        """[N, C, K, O...] windows of ``x`` padded with ``fill``."""
+    def padded(self, x: np.ndarray, fill: float) -> np.ndarray:
+        """``x`` padded with ``fill`` (cropped) to exactly cover every window."""
         slices, widths = [], []
         for d, k, s, dl, b, o in zip(self.in_dims, self.kernel, self.strides, self.dil, self.pb, self.out_dims):
             extent = (o - 1) * s + (k - 1) * dl + 1
@@ -53,17 +54,28 @@ class _Geometry:
             slices.append(slice(max(0, -b), d + min(0, end)))
             widths.append((max(0, b), max(0, end)))
         xp = x[(slice(None), slice(None)) + tuple(slices)]
-        xp = np.pad(xp, [(0, 0), (0, 0)] + widths, constant_values=fill)
+        if any(w != (0, 0) for w in widths):
+            xp = np.pad(xp, [(0, 0), (0, 0)] + widths, constant_values=fill)
+        return xp
+
+    def windows(self, x: np.ndarray, fill: float) -> np.ndarray:
+        """[N, C, K, O...] windows of ``x`` padded with ``fill``."""
+        xp = self.padded(x, fill)
         return window_views(xp, self.kernel, self.strides, self.dil, self.out_dims)
+
+    def reduce(self, x: np.ndarray, fill: float, ufunc: np.ufunc) -> np.ndarray:
+        """[N, C, O...]: ``ufunc`` over each window, tap by tap (no window copy)."""
+        xp = self.padded(x, fill)
+        return reduce_windows(xp, self.kernel, self.strides, self.dil, self.out_dims, ufunc)
 
 
 def _max_pool(node: Node, x: np.ndarray, with_indices: bool):
     g = _Geometry(node, x)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    if not with_indices:
+        return g.reduce(x, fill, np.maximum)
     win = g.windows(x, fill)
     values = win.max(axis=2)
-    if not with_indices:
-        return values
     arg = win.argmax(axis=2)  # [N, C, O...] index of the kernel tap
     nsp = len(g.kernel)
     taps = np.array(list(np.ndindex(*g.kernel))).reshape(-1, nsp)  # [K, nsp]
@@ -85,6 +97,13 @@ def _max_pool(node: Node, x: np.ndarray, with_indices: bool):
 
 @register_kernel("ov.MaxPool", "ov.MaxPool_opset8")
 def _max_pool_v8(node: Node, x: np.ndarray):
+    used = node.cache.get("indices_used")
+    if used is None:  # indices cost a window copy: only when someone reads them
+        used = node.num_outputs > 1 and bool(node.op.results[1].uses)
+        node.cache["indices_used"] = used
+    if node.num_outputs > 1 and not used:
+        values = _max_pool(node, x, with_indices=False)
+        return values, np.zeros(values.shape, node.out_dtype(1, np.int64))
     return _max_pool(node, x, with_indices=node.num_outputs > 1)
 
 
@@ -97,8 +116,7 @@ def _max_pool_v1(node: Node, x: np.ndarray):
 def _avg_pool(node: Node, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     g = _Geometry(node, x)
-    win = g.windows(x, 0)
-    total = win.sum(axis=2)
+    total = g.reduce(x, 0, np.add)
     exclude = bool(node.attr("exclude-pad", node.attr("exclude_pad", False)))
     if not exclude:
         # OpenVINO divides by the full kernel size, even in ceil-mode overhang

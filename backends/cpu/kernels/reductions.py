@@ -32,14 +32,29 @@ _REDUCE: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
+def _empty_extreme(x: np.ndarray, ax: tuple[int, ...], keep: bool, is_max: bool) -> np.ndarray:
+    """Max (min) over an empty set: the lowest (highest) value of the type."""
+    if x.dtype.kind == "f":
+        fill = -np.inf if is_max else np.inf
+    elif x.dtype == np.bool_:
+        fill = not is_max
+    else:
+        info = np.iinfo(x.dtype)
+        fill = info.min if is_max else info.max
+    shape = [1 if i in ax else d for i, d in enumerate(x.shape)]
+    if not keep:
+        shape = [d for i, d in enumerate(shape) if i not in ax]
+    return np.full(shape, fill, x.dtype)
+
+
 def _make_reduce(fn: Callable[..., np.ndarray]):
     def kernel(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
         ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
         keep = bool(node.attr("keep_dims", False))
         if not ax:
             return x.copy()
-        if x.size == 0 and fn in (np.max, np.min):
-            raise node.error("reduction of an empty tensor")
+        if fn in (np.max, np.min) and any(x.shape[a] == 0 for a in ax):
+            return _empty_extreme(x, ax, keep, fn is np.max)
         return np.asarray(fn(x, axis=ax, keepdims=keep)).astype(x.dtype, copy=False)
 
     return kernel

@@ -1,0 +1,180 @@
+"""Recurrent sequences (RNNSequence, GRUSequence, LSTMSequence, OpenVINO opset5
+semantics) and ReverseSequence, which share the per-batch sequence reversal.
+
+The input projection of every time step is one GEMM before the time loop; each
+step is then one small GEMM per direction, vectorized over the batch. Steps past
+a batch entry's ``seq_lengths`` leave its state unchanged and output zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from xmo.backends.cpu.executor import Node, register_kernel
+from xmo.backends.cpu.kernels._common import float_work, norm_axis
+
+
+def reverse_index(lengths: np.ndarray, steps: int) -> np.ndarray:
+    """[B, T] time index that reverses the first ``lengths[b]`` steps of each row."""
+    t = np.arange(steps)[None, :]
+    ln = np.clip(np.asarray(lengths, np.int64).reshape(-1, 1), 0, steps)
+    return np.where(t < ln, ln - 1 - t, t)
+
+
+def reverse_sequences(x: np.ndarray, lengths: np.ndarray, batch_axis: int,
+                      seq_axis: int) -> np.ndarray:
+    """``x`` with each batch entry's first ``lengths[b]`` items along ``seq_axis`` reversed."""
+    idx = reverse_index(lengths, x.shape[seq_axis])  # [B, T]
+    shape = [1] * x.ndim
+    shape[batch_axis], shape[seq_axis] = idx.shape
+    if batch_axis > seq_axis:
+        idx = idx.T
+    return np.take_along_axis(x, idx.reshape(shape), axis=seq_axis)
+
+
+@register_kernel("ov.ReverseSequence")
+def _reverse_sequence(node: Node, x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    b = norm_axis(node.attr("batch_axis", 0), x.ndim, node)
+    s = norm_axis(node.attr("seq_axis", 1), x.ndim, node)
+    return reverse_sequences(x, lengths, b, s)
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+
+def _sigmoid(v: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    return 1 / (1 + np.exp(-v))
+
+
+_ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
+    "sigmoid": _sigmoid,
+    "tanh": lambda v, a, b: np.tanh(v),
+    "relu": lambda v, a, b: np.maximum(v, 0),
+    "hardsigmoid": lambda v, a, b: np.clip(a * v + b, 0, 1),
+    "affine": lambda v, a, b: a * v + b,
+    "leakyrelu": lambda v, a, b: np.where(v >= 0, v, a * v),
+    "thresholdedrelu": lambda v, a, b: np.where(v > a, v, 0),
+    "scaledtanh": lambda v, a, b: a * np.tanh(b * v),
+    "elu": lambda v, a, b: np.where(v >= 0, v, a * (np.exp(v) - 1)),
+    "softsign": lambda v, a, b: v / (1 + np.abs(v)),
+    "softplus": lambda v, a, b: np.log1p(np.exp(v)),
+}
+
+
+def _activations(node: Node, defaults: list[str]) -> list[Callable[[np.ndarray], np.ndarray]]:
+    names = [str(a).lower() for a in (node.attr("activations", ()) or ())] or defaults
+    alphas = list(node.attr("activations_alpha", ()) or ())
+    betas = list(node.attr("activations_beta", ()) or ())
+    fns = []
+    for i, n in enumerate(names):
+        if n not in _ACTIVATIONS:
+            raise node.error(f"unsupported activation '{n}'")
+        a = float(alphas[i]) if i < len(alphas) else 0.0
+        b = float(betas[i]) if i < len(betas) else 0.0
+        fns.append(lambda v, f=_ACTIVATIONS[n], a=a, b=b: f(v, a, b))
+    return fns
+
+
+# ---------------------------------------------------------------------------
+# Cells: ``cell(gx, state, r, b) -> new state`` (state: tuple of [B, H] arrays)
+# ---------------------------------------------------------------------------
+
+
+class _Cell:
+    """One cell kind: number of gates, state count and the step function."""
+
+    def __init__(self, node: Node, kind: str) -> None:
+        self.kind = kind
+        self.clip = float(node.attr("clip", 0.0) or 0.0)
+        self.lbr = bool(node.attr("linear_before_reset", False))
+        defaults = {"rnn": ["tanh"], "gru": ["sigmoid", "tanh"],
+                    "lstm": ["sigmoid", "tanh", "tanh"]}[kind]
+        self.acts = _activations(node, defaults)
+
+    def _c(self, v: np.ndarray) -> np.ndarray:
+        return np.clip(v, -self.clip, self.clip) if self.clip > 0 else v
+
+    def step(self, gx: np.ndarray, state: tuple[np.ndarray, ...], r: np.ndarray,
+             rb: np.ndarray | None) -> tuple[np.ndarray, ...]:
+        """``gx``: input projection + bias [B, G*H]; ``r``: [G*H, H]."""
+        h = state[0]
+        if self.kind == "rnn":
+            return (self.acts[0](self._c(gx + h @ r.T)),)
+        if self.kind == "lstm":
+            f, g, hact = self.acts
+            z = self._c(gx + h @ r.T)
+            hs = h.shape[1]
+            fg, ig, cg, og = (z[:, k * hs:(k + 1) * hs] for k in range(4))  # f, i, c, o
+            c = f(fg) * state[1] + f(ig) * g(cg)
+            return (f(og) * hact(c), c)
+        # GRU, gate order z, r, h
+        f, g = self.acts
+        hs = h.shape[1]
+        rz = h @ r[: 2 * hs].T
+        zr = self._c(gx[:, : 2 * hs] + rz)
+        zg, rg = f(zr[:, :hs]), f(zr[:, hs:])
+        if self.lbr:
+            hr = h @ r[2 * hs:].T + (rb if rb is not None else 0)
+            hh = g(self._c(gx[:, 2 * hs:] + rg * hr))
+        else:
+            hh = g(self._c(gx[:, 2 * hs:] + (rg * h) @ r[2 * hs:].T))
+        return ((1 - zg) * hh + zg * h,)
+
+
+def _run_sequence(node: Node, kind: str, x: np.ndarray, states: list[np.ndarray],
+                  lengths: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray):
+    """Shared driver. ``x``: [B, T, I]; states: [B, D, H] each; w: [D, G*H, I]."""
+    dt = float_work(x).dtype
+    x = x.astype(dt, copy=False)
+    bsz, steps = x.shape[:2]
+    direction = str(node.attr("direction", "forward")).lower()
+    dirs = ["forward", "reverse"] if direction == "bidirectional" else [direction]
+    cell = _Cell(node, kind)
+    lengths = np.clip(np.asarray(lengths, np.int64).reshape(-1), 0, steps)
+    if lengths.size == 1 and bsz > 1:
+        lengths = np.broadcast_to(lengths, (bsz,))
+    hsz = states[0].shape[-1]
+    ys = np.zeros((bsz, len(dirs), steps, hsz), dt)
+    finals = [np.empty((bsz, len(dirs), hsz), dt) for _ in states]
+    active_at = np.arange(steps)[:, None] < lengths[None, :]  # [T, B]
+    for d, name in enumerate(dirs):
+        xs = reverse_sequences(x, lengths, 0, 1) if name == "reverse" else x
+        bias = b[d].astype(dt)
+        rb = None
+        if kind == "gru" and cell.lbr:
+            rb = bias[3 * hsz:]
+            bias = bias[: 3 * hsz]
+        gx = xs @ w[d].astype(dt).T + bias  # [B, T, G*H]
+        rd = r[d].astype(dt)
+        st = tuple(s[:, d].astype(dt) for s in states)
+        y = np.zeros((bsz, steps, hsz), dt)
+        for t in range(steps):
+            new = cell.step(gx[:, t], st, rd, rb)
+            m = active_at[t][:, None]
+            st = tuple(np.where(m, n, o) for n, o in zip(new, st))
+            y[:, t] = np.where(m, st[0], 0)
+        if name == "reverse":
+            y = reverse_sequences(y, lengths, 0, 1)
+        ys[:, d] = y
+        for f, s in zip(finals, st):
+            f[:, d] = s
+    return (ys, *finals)
+
+
+@register_kernel("ov.RNNSequence")
+def _rnn_sequence(node: Node, x, h0, lengths, w, r, b):
+    return _run_sequence(node, "rnn", x, [h0], lengths, w, r, b)
+
+
+@register_kernel("ov.GRUSequence")
+def _gru_sequence(node: Node, x, h0, lengths, w, r, b):
+    return _run_sequence(node, "gru", x, [h0], lengths, w, r, b)
+
+
+@register_kernel("ov.LSTMSequence")
+def _lstm_sequence(node: Node, x, h0, c0, lengths, w, r, b):
+    return _run_sequence(node, "lstm", x, [h0, c0], lengths, w, r, b)
