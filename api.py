@@ -60,8 +60,8 @@ def convert_model(
 
     ``.xml``/``.mlir`` files are read as they are; framework models (``.onnx``
     paths, bytes, ``onnx.ModelProto``) go through their frontend and the
-    legalization pipeline (``convert-onnx-to-ov``, ``ov-constant-fold``,
-    ``ov-dce``). Options follow ovc (see :mod:`xmo.options`): ``input``
+    legalization pipeline (``onnx-canonicalize``, ``convert-onnx-to-ov``,
+    ``ov-constant-fold``, ``ov-dce``). Options follow ovc (see :mod:`xmo.options`): ``input``
     (names and shapes), ``output`` (cut at these tensors), ``batch``,
     ``static_shape``; other keywords go to the frontend.
     """
@@ -109,10 +109,12 @@ def convert_model(
 
 def legalize(module: ModuleOp, ctx: Context) -> None:
     """Run the conversion pipeline: framework dialect -> ov, then fold and clean."""
+    from xmo.passes.onnx_canonicalize import canonicalize_onnx
     from xmo.passes.onnx_to_ov import convert_onnx_to_ov
     from xmo.passes.ov_constant_fold import OVConstantFoldPass, OVDeadCodeEliminationPass
 
     if any(op.name.startswith("onnx.") for op in module.body.block.ops):
+        canonicalize_onnx(module, ctx)
         convert_onnx_to_ov(module, ctx)
     OVConstantFoldPass().apply(ctx, module)
     OVDeadCodeEliminationPass().apply(ctx, module)

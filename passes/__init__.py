@@ -41,6 +41,12 @@ def _ov_compress_fp16() -> type[ModulePass]:
     return OVCompressFP16Pass
 
 
+def _onnx_canonicalize() -> type[ModulePass]:
+    from xmo.passes.onnx_canonicalize import ONNXCanonicalizePass
+
+    return ONNXCanonicalizePass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory returning the pass class."""
     return {
@@ -48,5 +54,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ov-constant-fold": _ov_constant_fold,
         "ov-dce": _ov_dce,
         "ov-compress-fp16": _ov_compress_fp16,
+        "onnx-canonicalize": _onnx_canonicalize,
         "convert-onnx-to-ov": _convert_onnx_to_ov,
     }
