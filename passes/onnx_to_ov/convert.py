@@ -17,8 +17,8 @@ type with its count and node names, and leaves the module untouched.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import ChainMap, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -26,19 +26,20 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     ModuleOp,
+    NoneType,
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-
 from xmo.context import weight_store
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
-from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
+from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node, SeqValue
+from xmo.passes.onnx_canonicalize import aliases_of
 from xmo.passes.onnx_to_ov.registry import lookup
 
 log = logging.getLogger("xmo.convert")
@@ -96,23 +97,20 @@ class _Converter:
                     fail("graph input", name, why, op)
                     continue
                 p = ParameterOp.new(
-                    et.from_xdsl(t.get_element_type()), dims_of(t), name=name, tensor_names=[name]
+                    et.from_xdsl(t.get_element_type()),
+                    dims_of(t),
+                    name=name,
+                    tensor_names=[name, *aliases_of(op, 0)],
                 )
                 new_ops.append(p)
                 value_map[op.results[0]] = p.results[0]
             elif isinstance(op, InitializerOp):
                 name = op.tensor_name.data
-                value = op.value
-                t = op.results[0].type
-                why = _tensor_type_ok(t)
-                if why is None and not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
-                    why = "only dense tensors can be constants"
+                c, why = _initializer_constant(op)
                 if why:
                     fail("initializer", name, why, op)
                     continue
-                c = ConstantOp.create(result_types=[value.type], properties={"value": value})
-                c.set_friendly_name(name)
-                c.set_tensor_names(0, [name])
+                c.set_tensor_names(0, [name, *aliases_of(op, 0)])
                 new_ops.append(c)
                 value_map[op.results[0]] = c.results[0]
             elif isinstance(op, OutputOp):
@@ -139,6 +137,65 @@ class _Converter:
         block.add_ops(new_ops)
 
     def _convert_node(self, op, index, store, value_map, poisoned, fail, new_ops, used_names):  # noqa: ANN001, PLR0913
+        info = _NodeInfo.of(op, index)
+        label, key, out_names = info.label, info.key, info.out_names
+        if any(v in poisoned for v in op.operands):
+            poisoned.update(op.results)
+            return
+        scope = _Scope(value_map, poisoned)
+        b = Builder(store, label)
+        try:
+            outs = _run_converter(info, op, label, scope, b)
+        except ConversionFailure as e:
+            fail(key, label, str(e), op)
+            return
+        new_ops.extend(b.ops)
+        created = set(b.ops)
+        first_owner_named = False
+        for i, (res, v) in enumerate(zip(op.results, outs)):
+            if v is None:
+                continue
+            value_map[res] = v
+            if isinstance(v, SeqValue):
+                continue  # sequences live only during conversion
+            owner = v.owner
+            new_names = [n for n in [out_names[i], *aliases_of(op, i)] if n]
+            if isinstance(owner, OVOp) and new_names:
+                idx = v.index  # type: ignore[attr-defined]
+                names = owner.get_tensor_names(idx)
+                extra = [n for n in new_names if n not in names]
+                if extra:
+                    owner.set_tensor_names(idx, [*names, *extra])
+            if isinstance(owner, OVOp) and owner in created and not first_owner_named:
+                first_owner_named = True
+                fname = label if label not in used_names else f"{label}:{i}"
+                owner.set_friendly_name(fname)
+                used_names.add(fname)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "%s '%s' -> %d ov ops; outputs %s",
+                info.op_type,
+                label,
+                len(b.ops),
+                ", ".join(
+                    f"{n or '-'}: {v.type if isinstance(v, SSAValue) else 'sequence'}"
+                    for n, v in zip(out_names, outs)
+                    if v is not None
+                ),
+            )
+
+
+@dataclass(frozen=True)
+class _NodeInfo:
+    domain: str
+    op_type: str
+    version: int
+    out_names: list[str]
+    label: str
+    key: str
+
+    @staticmethod
+    def of(op: Operation, index: int) -> _NodeInfo:
         if isinstance(op, CustomOp):
             domain, op_type, version = op.domain.data, op.op_type.data, op.version.value.data
         else:
@@ -150,66 +207,125 @@ class _Converter:
         node_name = op.node_name.data if op.node_name is not None else ""
         label = node_name or next((n for n in out_names if n), f"{op_type}_{index}")
         key = f"{domain + ':' if domain not in ('', 'ai.onnx') else ''}{op_type}"
-        if any(v in poisoned for v in op.operands):
-            poisoned.update(op.results)
-            return
-        fn = lookup(domain, op_type, version) if not isinstance(op, CustomOp) else None
-        if fn is None:
-            why = "unknown operation" if isinstance(op, CustomOp) else f"no converter for opset version {version}"
-            fail(key, label, why, op)
-            return
-        if op.regions and any(r.blocks for r in op.regions) and not getattr(fn, "handles_regions", False):
-            fail(key, label, "sub-graph operations are not supported yet", op)
-            return
-        inputs = [value_map.get(v) for v in op.operands]
-        node = Node(op, inputs, label, domain, op_type, version, out_names)
-        b = Builder(store, label)
-        try:
-            outs = fn(node, b)
-        except ConversionFailure as e:
-            fail(key, label, str(e), op)
-            return
-        outs = _as_list(outs, len(op.results))
-        if len(outs) < len(op.results):
-            outs += [None] * (len(op.results) - len(outs))
-        for i, (res, v) in enumerate(zip(op.results, outs)):
-            if v is None:
-                if out_names[i] and res.uses:
-                    fail(key, label, f"output {i} is not produced by the converter", op)
-                    return
-                continue
-        new_ops.extend(b.ops)
-        created = set(b.ops)
-        first_owner_named = False
-        for i, (res, v) in enumerate(zip(op.results, outs)):
-            if v is None:
-                continue
-            value_map[res] = v
-            if isinstance(v, SeqValue):
-                continue  # sequences live only during conversion
-            owner = v.owner
-            if isinstance(owner, OVOp) and out_names[i]:
-                idx = v.index  # type: ignore[attr-defined]
-                names = owner.get_tensor_names(idx)
-                if out_names[i] not in names:
-                    owner.set_tensor_names(idx, [*names, out_names[i]])
-            if isinstance(owner, OVOp) and owner in created and not first_owner_named:
-                first_owner_named = True
-                fname = label if label not in used_names else f"{label}:{i}"
-                owner.set_friendly_name(fname)
-                used_names.add(fname)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug(
-                "%s '%s' -> %d ov ops; outputs %s",
-                op_type,
-                label,
-                len(b.ops),
-                ", ".join(
-                    f"{n or '-'}: {v.type if isinstance(v, SSAValue) else 'sequence'}"
-                    for n, v in zip(out_names, outs)
-                    if v is not None
-                ),
+        return _NodeInfo(domain, op_type, version, out_names, label, key)
+
+
+@dataclass
+class _Scope:
+    """ONNX values visible to a node (enclosing graphs included) -> ov values."""
+
+    values: Mapping[SSAValue, SSAValue | SeqValue | None]
+    poisoned: set[SSAValue]
+
+
+def _initializer_constant(op: InitializerOp) -> tuple[ConstantOp | None, str | None]:
+    value = op.value
+    why = _tensor_type_ok(op.results[0].type)
+    if why is None and not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+        why = "only dense tensors can be constants"
+    if why:
+        return None, why
+    c = ConstantOp.create(result_types=[value.type], properties={"value": value})
+    c.set_friendly_name(op.tensor_name.data)
+    return c, None
+
+
+def _run_converter(  # noqa: PLR0913
+    info: _NodeInfo, op: Operation, name: str, scope: _Scope, b: Builder
+) -> list[SSAValue | SeqValue | None]:
+    """Convert one node into ``b``; raises :class:`ConversionFailure`."""
+    fn = lookup(info.domain, info.op_type, info.version) if not isinstance(op, CustomOp) else None
+    if fn is None:
+        raise ConversionFailure(
+            "unknown operation"
+            if isinstance(op, CustomOp)
+            else f"no converter for opset version {info.version}"
+        )
+    if op.regions and any(r.blocks for r in op.regions) and not getattr(fn, "handles_regions", False):
+        raise ConversionFailure("sub-graph operations are not supported yet")
+    inputs = [scope.values.get(v) for v in op.operands]
+    node = Node(op, inputs, name, info.domain, info.op_type, info.version, info.out_names)
+    node.scope = scope  # type: ignore[attr-defined]  # for convert_block
+    outs = _as_list(fn(node, b), len(op.results))
+    if len(outs) < len(op.results):
+        outs += [None] * (len(op.results) - len(outs))
+    for i, (res, v) in enumerate(zip(op.results, outs)):
+        if v is None and info.out_names[i] and res.uses:
+            raise ConversionFailure(f"output {i} is not produced by the converter")
+    return outs
+
+
+def convert_block(
+    node: Node,
+    b: Builder,
+    region: Region | Block,
+    args: Sequence[SSAValue | SeqValue | None],
+    prefix: str | None = None,
+) -> list[SSAValue | SeqValue | None]:
+    """Inline a sub-graph: convert the ops of ``region``'s block into ``b``.
+
+    For converters with ``handles_regions = True``. ``args`` are the ov values
+    of the block arguments (the sub-graph inputs); values of enclosing graphs
+    resolve through the scope of ``node``. Inner ops are named
+    ``<prefix>/<inner node>`` (``prefix`` defaults to the node's name).
+    Returns the ov values of the ``onnx.Yield`` operands (the sub-graph
+    outputs); raises :class:`ConversionFailure` when an inner node fails.
+    """
+    outer: _Scope | None = getattr(node, "scope", None)
+    if outer is None:
+        raise ConversionFailure("sub-graph conversion needs the converter's scope")
+    block = region.block if isinstance(region, Region) else region
+    if len(args) != len(block.args):
+        raise ConversionFailure(
+            f"sub-graph has {len(block.args)} inputs, {len(args)} values given"
+        )
+    prefix = node.name if prefix is None else prefix
+    local: dict[SSAValue, SSAValue | SeqValue | None] = dict(zip(block.args, args))
+    scope = _Scope(ChainMap(local, outer.values), outer.poisoned)  # type: ignore[arg-type]
+
+    def get(v: SSAValue) -> SSAValue | SeqValue | None:
+        if v in outer.poisoned:
+            raise ConversionFailure("sub-graph uses a value that could not be converted")
+        if v not in scope.values and not isinstance(v.type, NoneType):
+            raise ConversionFailure("sub-graph uses a value with no conversion")
+        return scope.values.get(v)
+
+    for index, op in enumerate(block.ops):
+        if isinstance(op, YieldOp):
+            return [get(v) for v in op.operands]
+        if isinstance(op, NoValueOp):
+            local[op.results[0]] = None
+        elif isinstance(op, InitializerOp):
+            c, why = _initializer_constant(op)
+            if why or c is None:
+                raise ConversionFailure(f"sub-graph initializer '{op.tensor_name.data}': {why}")
+            c.set_friendly_name(f"{prefix}/{op.tensor_name.data}")
+            b.ops.append(c)
+            local[op.results[0]] = c.results[0]
+        elif isinstance(op, ONNXOp | CustomOp):
+            info = _NodeInfo.of(op, index)
+            for v in op.operands:
+                get(v)
+            name = f"{prefix}/{info.label}"
+            inner = Builder(b.store, name)
+            try:
+                outs = _run_converter(info, op, name, scope, inner)
+            except ConversionFailure as e:
+                raise ConversionFailure(
+                    f"sub-graph node '{info.label}' ({info.key}): {e}"
+                ) from None
+            b.ops.extend(inner.ops)
+            created = set(inner.ops)
+            for res, v in zip(op.results, outs):
+                local[res] = v
+            first = next(
+                (v for v in outs if isinstance(v, SSAValue) and v.owner in created), None
             )
+            if first is not None and isinstance(first.owner, OVOp):
+                first.owner.set_friendly_name(name)
+        else:
+            raise ConversionFailure(f"sub-graph op {op.name} is not an ONNX graph op")
+    raise ConversionFailure("sub-graph does not end with onnx.Yield")
 
 
 def _as_list(outs, n: int) -> list[SSAValue | None]:  # noqa: ANN001
@@ -237,4 +353,9 @@ def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
     _Converter(ctx).run(module)
 
 
-__all__: Sequence[str] = ["ConvertONNXToOVPass", "UnsupportedOpsError", "convert_onnx_to_ov"]
+__all__: Sequence[str] = [
+    "ConvertONNXToOVPass",
+    "UnsupportedOpsError",
+    "convert_block",
+    "convert_onnx_to_ov",
+]

@@ -1,0 +1,414 @@
+"""Control flow: If, Loop, Scan — converted by inlining their sub-graphs.
+
+The bodies are converted with the pass's own machinery
+(:func:`~xmo.passes.onnx_to_ov.convert.convert_block`) and inlined:
+
+* **If**: a condition known at conversion time (a constant, or a value
+  computable from constants, e.g. a rank test) inlines only the taken branch;
+  otherwise both branches are inlined and each output is
+  ``Select(cond, then, else)`` — only when both branches give outputs of the
+  same element type and the same shape (no broadcasting between them).
+* **Scan** (opset 9+; opset 8 without ``sequence_lens``): unrolled over the
+  static scan length (Gather one slice per iteration, Unsqueeze + Concat the
+  per-iteration outputs); a dynamic scan length is refused.
+* **Loop**: unrolled when the trip count is a constant <= 256 (or absent)
+  and the conditions are known at conversion time (constant true until the
+  body yields a constant false); scan outputs are stacked along a new axis 0.
+  Anything else is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+from xmo.dialects.ov.base import constant_value_of, dims_of
+from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
+from xmo.passes.onnx_to_ov.convert import convert_block
+from xmo.passes.onnx_to_ov.families._common import norm_axis
+from xmo.passes.onnx_to_ov.registry import converter
+
+log = logging.getLogger("xmo.convert")
+
+#: most iterations a Loop is unrolled to
+MAX_UNROLL = 256
+#: most iterations a Scan is unrolled to (batch x length for Scan-8)
+MAX_SCAN_UNROLL = 1024
+#: largest tensor (elements) evaluated at conversion time to decide a condition
+_EVAL_LIMIT = 1 << 16
+
+
+def _regions(fn: Callable) -> Callable:
+    fn.handles_regions = True  # type: ignore[attr-defined]
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# Values known at conversion time
+# ---------------------------------------------------------------------------
+
+
+def known_value(
+    v: SSAValue | None, _memo: dict | None = None, _depth: int = 0
+) -> np.ndarray | None:
+    """numpy value of ``v`` when it only depends on constants (and static
+    shapes), evaluated with the CPU backend's kernels; else None. The IR is
+    not changed."""
+    if v is None or not isinstance(v, SSAValue):
+        return None
+    c = constant_value_of(v)
+    if c is not None:
+        return c
+    memo = {} if _memo is None else _memo
+    owner = v.owner
+    if not isinstance(owner, Operation) or owner.regions or _depth > 64:
+        return None
+    if owner in memo:
+        vals = memo[owner]
+        return None if vals is None else vals[v.index]  # type: ignore[attr-defined]
+    memo[owner] = None
+    vals = _evaluate(owner, memo, _depth)
+    memo[owner] = vals
+    return None if vals is None else vals[v.index]  # type: ignore[attr-defined]
+
+
+def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
+    from xmo.backends.cpu.executor import evaluate_op, kernel_for
+
+    ov_type = getattr(op, "OV_TYPE", None)
+    if ov_type in (
+        None,
+        "Parameter",
+        "ReadValue",
+        "RandomUniform",
+        "Multinomial",
+        "Result",
+    ):
+        return None
+    if ov_type == "ShapeOf":
+        dims = dims_of(op.operands[0].type)
+        if dims is None or any(d < 0 for d in dims):
+            return None
+        from xmo.dialects.ov import element_types as et
+
+        return [np.asarray(dims, dtype=et.numpy_dtype(value_etype(op.results[0])))]
+    ins = []
+    for x in op.operands:
+        xv = known_value(x, memo, depth + 1)
+        if xv is None or np.asarray(xv).size > _EVAL_LIMIT:
+            return None
+        ins.append(xv)
+    if kernel_for(op.name) is None:
+        return None
+    try:
+        return [np.asarray(r) for r in evaluate_op(op, ins)]
+    except Exception:  # noqa: BLE001 - an unevaluable value is just "unknown"
+        return None
+
+
+def refined_dims(
+    v: SSAValue, _memo: dict | None = None, _depth: int = 0
+) -> list[int] | None:
+    """Dims of ``v`` as shape inference gives them when every value computable
+    from constants is known (shape sub-graphs not folded yet); the IR is not
+    changed."""
+    return dims_of(_refined_type(v, {} if _memo is None else _memo, {}, _depth))
+
+
+def _refined_type(v: SSAValue, memo: dict, kmemo: dict, depth: int):
+    from xmo.dialects.ov.base import InferContext, OVOp, inference_for
+
+    owner = v.owner
+    if not isinstance(owner, OVOp) or owner.regions or depth > 200:
+        return v.type
+    if owner.OV_TYPE in ("Constant", "Parameter"):
+        return v.type
+    if owner not in memo:
+        memo[owner] = [r.type for r in owner.results]
+        fn = inference_for(owner.name)
+        if fn is not None:
+            try:
+                ins = [_refined_type(x, memo, kmemo, depth + 1) for x in owner.operands]
+                ctx = InferContext(
+                    owner.name,
+                    ins,
+                    owner.attr_values(),
+                    lambda i: known_value(owner.operands[i], kmemo),
+                    len(owner.results),
+                )
+                memo[owner] = list(fn(ctx))
+            except Exception as e:  # noqa: BLE001 - keep the current types
+                log.debug("no refined type for %s: %s", owner.name, e)
+    return memo[owner][v.index]  # type: ignore[attr-defined]
+
+
+def _known_bool(v: SSAValue | None) -> bool | None:
+    val = known_value(v)
+    if val is None or np.asarray(val).size != 1:
+        return None
+    return bool(np.asarray(val).reshape(-1)[0])
+
+
+def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
+    if not isinstance(v, SSAValue):
+        raise node.unsupported(
+            f"{what} is {'a sequence' if v is not None else 'absent'}"
+        )
+    return v
+
+
+# ---------------------------------------------------------------------------
+# If
+# ---------------------------------------------------------------------------
+
+
+@converter("If", min_version=1)
+@_regions
+def if_(node: Node, b: Builder):
+    cond = node.input(0)
+    then_r, else_r = node.op.region_of("then_branch"), node.op.region_of("else_branch")  # type: ignore[attr-defined]
+    taken = _known_bool(cond)
+    if taken is not None:
+        return convert_block(
+            node,
+            b,
+            then_r if taken else else_r,
+            [],
+            f"{node.name}/{'then' if taken else 'else'}",
+        )
+    then_outs = convert_block(node, b, then_r, [], f"{node.name}/then")
+    else_outs = convert_block(node, b, else_r, [], f"{node.name}/else")
+    if len(then_outs) != len(else_outs):
+        raise node.unsupported("branches yield different numbers of outputs")
+    c = b.reshape(b.convert(cond, "boolean"), [])
+    outs: list[SSAValue | SeqValue | None] = []
+    for i, (t, e) in enumerate(zip(then_outs, else_outs)):
+        if t is None and e is None:
+            outs.append(None)
+            continue
+        if isinstance(t, SeqValue) and isinstance(e, SeqValue):
+            if t.ragged or e.ragged or t.data is None or e.data is None:
+                raise node.unsupported(
+                    f"output {i}: ragged or empty sequences under a dynamic condition"
+                )
+            outs.append(SeqValue(_select(node, b, c, t.data, e.data, i)))
+            continue
+        t = _tensor(node, t, f"then-branch output {i}")
+        e = _tensor(node, e, f"else-branch output {i}")
+        outs.append(_select(node, b, c, t, e, i))
+    return outs
+
+
+def _select(
+    node: Node, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
+) -> SSAValue:
+    if value_etype(t) != value_etype(e):
+        raise node.unsupported(
+            f"output {i}: branches yield {value_etype(t)} and {value_etype(e)} under a dynamic condition"
+        )
+    ts, es = dims_of(t.type), dims_of(e.type)
+    if ts is None or es is None or ts != es:
+        raise node.unsupported(
+            f"output {i}: branch shapes {ts} and {es} differ under a dynamic condition"
+        )
+    if t is e:
+        return t
+    return b.out("Select", [c, t, e], {"auto_broadcast": "numpy"})
+
+
+# ---------------------------------------------------------------------------
+# Scan
+# ---------------------------------------------------------------------------
+
+
+def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
+    parts = [b.unsqueeze(v, [axis]) for v in items]
+    return parts[0] if len(parts) == 1 else b.concat(parts, axis)
+
+
+@converter("Scan", min_version=9)
+@_regions
+def scan(node: Node, b: Builder):
+    body = node.op.region_of("body")  # type: ignore[attr-defined]
+    m = int(node.attr("num_scan_inputs"))
+    n_in = node.num_inputs
+    n_state = n_in - m
+    if n_state < 0:
+        raise node.unsupported("num_scan_inputs exceeds the number of inputs")
+    states = [node.input(i) for i in range(n_state)]
+    xs = [node.input(n_state + j) for j in range(m)]
+    in_axes = list(node.attr("scan_input_axes") or [0] * m)
+    in_dirs = list(node.attr("scan_input_directions") or [0] * m)
+    n_body_out = len(body.block.last_op.operands)  # type: ignore[union-attr]
+    k = n_body_out - n_state
+    out_axes = list(node.attr("scan_output_axes") or [0] * k)
+    out_dirs = list(node.attr("scan_output_directions") or [0] * k)
+    if m == 0:
+        raise node.unsupported("Scan without scan inputs")
+    length = None
+    axes = []
+    for j, x in enumerate(xs):
+        dims = dims_of(x.type)
+        if dims is None or any(d < 0 for d in dims):
+            dims = refined_dims(x)
+        if dims is None:
+            raise node.unsupported(f"scan input {j} has a dynamic rank")
+        ax = norm_axis(node, in_axes[j], len(dims))
+        axes.append(ax)
+        if dims[ax] < 0:
+            continue
+        if length is not None and length != dims[ax]:
+            raise node.unsupported("scan inputs have different scan lengths")
+        length = dims[ax]
+    if length is None:
+        raise node.unsupported("the scan length is dynamic")
+    if length > MAX_SCAN_UNROLL:
+        raise node.unsupported(
+            f"scan length {length} exceeds the unroll limit {MAX_SCAN_UNROLL}"
+        )
+    if length == 0:
+        raise node.unsupported("the scan length is 0")
+    per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
+    for t in range(length):
+        slices = [
+            b.gather(x, b.i64(length - 1 - t if in_dirs[j] else t), axes[j])
+            for j, x in enumerate(xs)
+        ]
+        outs = convert_block(node, b, body, [*states, *slices], f"{node.name}/iter{t}")
+        states = [
+            _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
+        ]
+        for i, v in enumerate(outs[n_state:]):
+            per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+    results: list[SSAValue] = list(states)
+    for i, items in enumerate(per_iter):
+        if out_dirs[i]:
+            items = items[::-1]
+        r = len(dims_of(items[0].type) or []) + 1
+        if dims_of(items[0].type) is None:
+            raise node.unsupported(f"scan output {i} has a dynamic rank")
+        results.append(_stack(b, items, norm_axis(node, out_axes[i], r)))
+    return results
+
+
+@converter("Scan", min_version=8, max_version=8)
+@_regions
+def scan8(node: Node, b: Builder):
+    """Scan-8: batch axis 0, scan axis 1; ``sequence_lens`` must be absent."""
+    body = node.op.region_of("body")  # type: ignore[attr-defined]
+    if node.has_input(0):
+        raise node.unsupported("sequence_lens is not supported")
+    m = int(node.attr("num_scan_inputs"))
+    n_state = node.num_inputs - 1 - m
+    states = [node.input(1 + i) for i in range(n_state)]
+    xs = [node.input(1 + n_state + j) for j in range(m)]
+    dirs = list(node.attr("directions") or [0] * m)
+    k = len(body.block.last_op.operands) - n_state  # type: ignore[union-attr]
+    batch = length = None
+    for x in [*states, *xs]:
+        d = dims_of(x.type)
+        if d is None or not d or d[0] < 0:
+            raise node.unsupported("the batch size is dynamic")
+        batch = d[0]
+    for x in xs:
+        d = dims_of(x.type)
+        if len(d) < 2 or d[1] < 0:  # type: ignore[arg-type]
+            raise node.unsupported("the scan length is dynamic")
+        length = d[1]  # type: ignore[index]
+    if not batch or not length:
+        raise node.unsupported("empty batch or scan length")
+    if batch * length > MAX_SCAN_UNROLL:
+        raise node.unsupported(
+            f"batch x scan length exceeds the unroll limit {MAX_SCAN_UNROLL}"
+        )
+    final_states: list[list[SSAValue]] = [[] for _ in range(n_state)]
+    scans: list[list[SSAValue]] = [[] for _ in range(k)]
+    for n in range(batch):
+        st = [b.gather(s, b.i64(n), 0) for s in states]
+        xb = [b.gather(x, b.i64(n), 0) for x in xs]
+        per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
+        for t in range(length):
+            slices = [
+                b.gather(x, b.i64(length - 1 - t if dirs[j] else t), 0)
+                for j, x in enumerate(xb)
+            ]
+            outs = convert_block(
+                node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}"
+            )
+            st = [
+                _tensor(node, v, f"state output {i}")
+                for i, v in enumerate(outs[:n_state])
+            ]
+            for i, v in enumerate(outs[n_state:]):
+                per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+        for i, s in enumerate(st):
+            final_states[i].append(s)
+        for i, items in enumerate(per_iter):
+            scans[i].append(_stack(b, items, 0))
+    return [_stack(b, items, 0) for items in [*final_states, *scans]]
+
+
+# ---------------------------------------------------------------------------
+# Loop
+# ---------------------------------------------------------------------------
+
+
+@converter("Loop", min_version=1)
+@_regions
+def loop(node: Node, b: Builder):
+    body = node.op.region_of("body")  # type: ignore[attr-defined]
+    trip = None
+    if node.has_input(0):
+        tv = known_value(node.input(0))
+        if tv is None:
+            raise node.unsupported("the trip count is not a constant")
+        trip = int(np.asarray(tv).reshape(-1)[0])
+        if trip > MAX_UNROLL:
+            raise node.unsupported(
+                f"trip count {trip} exceeds the unroll limit {MAX_UNROLL}"
+            )
+    cond = True
+    cond_v = node.optional_input(1)
+    if cond_v is not None:
+        kc = _known_bool(cond_v)
+        if kc is None:
+            raise node.unsupported("the loop condition is not a constant")
+        cond = kc
+    state: list[SSAValue | SeqValue | None] = [
+        node.inputs[i] for i in range(2, node.num_inputs)
+    ]
+    n_state = len(state)
+    k = len(body.block.last_op.operands) - 1 - n_state  # type: ignore[union-attr]
+    limit = trip if trip is not None else MAX_UNROLL
+    per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
+    true_c = None
+    it = 0
+    while cond and it < limit:
+        if true_c is None:
+            true_c = b.const(np.asarray(True), "boolean")
+        outs = convert_block(
+            node, b, body, [b.i64(it), true_c, *state], f"{node.name}/iter{it}"
+        )
+        kc = _known_bool(outs[0]) if isinstance(outs[0], SSAValue) else None
+        if kc is None:
+            raise node.unsupported("the body's condition output is not a constant")
+        cond = kc
+        state = list(outs[1 : 1 + n_state])
+        for i, v in enumerate(outs[1 + n_state :]):
+            per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+        it += 1
+    if trip is None and cond:
+        raise node.unsupported(f"the loop does not end within {MAX_UNROLL} iterations")
+    results: list[SSAValue | SeqValue | None] = list(state)
+    for i, items in enumerate(per_iter):
+        if not items:
+            raise node.unsupported(f"scan output {i} of a loop that runs 0 times")
+        if any(dims_of(v.type) != dims_of(items[0].type) for v in items):
+            raise node.unsupported(f"scan output {i} changes shape across iterations")
+        results.append(_stack(b, items, 0))
+    return results
+
+
+__all__ = ["MAX_SCAN_UNROLL", "MAX_UNROLL", "known_value", "refined_dims"]
