@@ -531,6 +531,8 @@ EXPECTED_FAILURES_HEADER = """\
 # passes (remove it) or an unlisted core case fails (fix it, or list it with a
 # reason). Regenerate with:
 #   python tools/onnx_conformance.py --write-expected-failures tests/conformance/expected_failures.txt
+#   python tools/onnx_conformance.py --suite node --runtime xmo-cpu \
+#       --write-expected-failures tests/conformance/expected_failures_cpu.txt
 """
 
 
