@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnx.backend.test
 from onnx import TensorProto as T
@@ -33,6 +35,12 @@ def test_prepare_and_run():
 
 # onnx's own runner, on a few node cases (the full node suite runs in
 # tests/test_onnx_conformance.py with an expected-failure list).
+_INCLUDE = re.compile(r"^test_(abs|add|add_bcast|sub|mul|div|neg|exp|log|sqrt|ceil|floor)_cpu$")
 _bt = onnx.backend.test.BackendTest(backend, __name__)
-_bt.include(r"^test_(abs|add|add_bcast|sub|mul|div|neg|exp|log|sqrt|ceil|floor)_cpu$")
-globals().update(_bt.test_cases)
+_bt.include(_INCLUDE.pattern)
+for _name, _case in _bt.test_cases.items():
+    # keep only the included cases (the runner would report thousands as skipped)
+    for _attr in [a for a in vars(_case) if a.startswith("test_") and not _INCLUDE.match(a)]:
+        delattr(_case, _attr)
+    if any(a.startswith("test_") for a in vars(_case)):
+        globals()[_name] = _case
