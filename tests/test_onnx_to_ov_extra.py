@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import xmo
-from onnx import helper, numpy_helper
+from onnx_models import single_node_model
 from onnx.reference import ReferenceEvaluator
 
 ort = pytest.importorskip("onnxruntime")
@@ -137,22 +137,7 @@ _CASES: list[tuple[str, str, int, dict, dict, dict, int, str, float]] = [
 
 
 def _model(name: str, op: str, opset: int, inputs: dict, consts: dict, attrs: dict, n_out: int):
-    names = [*inputs, *consts]
-    outs = [f"y{i}" for i in range(n_out)]
-    graph = helper.make_graph(
-        [helper.make_node(op, names, outs, **attrs)],
-        name,
-        [
-            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-            for k, v in inputs.items()
-            if k
-        ],
-        [helper.make_empty_tensor_value_info(o) for o in outs],
-        [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items() if k],
-    )
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 10
-    return m
+    return single_node_model(name, op, opset, inputs, consts, attrs, n_out, ir_version=10)
 
 
 @pytest.mark.parametrize("case", _CASES, ids=[c[0] for c in _CASES])

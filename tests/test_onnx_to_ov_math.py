@@ -12,6 +12,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 import xmo
+from onnx_models import single_node_model
 
 ort = pytest.importorskip("onnxruntime")
 ov = pytest.importorskip("openvino")
@@ -109,20 +110,7 @@ _CASES: list[tuple[str, str, int, dict, dict, dict, int]] = [
 
 
 def _model(name: str, op: str, opset: int, inputs: dict, consts: dict, attrs: dict, n_out: int):
-    names = [*inputs, *consts]
-    outs = [f"y{i}" for i in range(n_out)]
-    graph = helper.make_graph(
-        [helper.make_node(op, names, outs, **attrs)],
-        name,
-        [
-            helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), list(v.shape))
-            for k, v in inputs.items()
-        ],
-        [helper.make_empty_tensor_value_info(o) for o in outs],
-        [numpy_helper.from_array(np.asarray(v), k) for k, v in consts.items() if k],
-    )
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 8
+    m = single_node_model(name, op, opset, inputs, consts, attrs, n_out, ir_version=8)
     return onnx.shape_inference.infer_shapes(m)
 
 
