@@ -63,3 +63,21 @@ def test_unsupported_format_is_a_clear_error(tmp_path):
     model.write_bytes(b"\x00")
     r = xmo("convert", str(model), "-o", str(tmp_path / "o.xml"))
     assert r.returncode == 1 and "no frontend for this model format" in r.stderr
+
+
+def test_convert_creates_the_output_folder(tmp_path):
+    out = tmp_path / "a" / "b" / "demo.xml"
+    assert main(["convert", str(ROOT / "models" / "demo.onnx"), "-o", str(out)]) == 0
+    assert out.exists() and out.with_suffix(".bin").exists()
+
+
+def test_save_model_into_a_missing_folder_is_a_clear_error(tmp_path):
+    import pytest
+
+    import xmo
+    from xmo.backends.ir import IRWriteError
+
+    m = xmo.convert_model(ROOT / "models" / "demo.onnx")
+    with pytest.raises(IRWriteError, match="output folder does not exist"):
+        xmo.save_model(m, tmp_path / "missing" / "m.xml")
+    assert list(tmp_path.iterdir()) == []

@@ -113,6 +113,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out = Path(args.output_model) if args.output_model else Path(src.stem + ".xml")
     if out.suffix.lower() != ".xml":
         raise CLIError(f"output model must end in .xml: {out}")
+    if out.parent.exists() and not out.parent.is_dir():
+        raise CLIError(f"{out.parent} is not a folder")
     t0 = time.perf_counter()
     module = xmo.convert_model(
         src,
@@ -121,6 +123,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         batch=args.batch,
         static_shape=args.static_shape,
     )
+    out.parent.mkdir(parents=True, exist_ok=True)  # like ovc: create the output folder
     # convert_model verified the module; ov-compress-fp16 keeps it valid
     xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16, verify=False)
     dt = time.perf_counter() - t0

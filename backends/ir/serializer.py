@@ -62,6 +62,9 @@ def serialize(
     """
     xml_path = Path(xml_path)
     bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
+    for folder in {xml_path.parent, bin_path.parent}:
+        if not folder.is_dir():
+            raise IRWriteError(f"{folder}: output folder does not exist")
     if verify:
         try:
             module.verify()
