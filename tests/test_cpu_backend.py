@@ -929,3 +929,111 @@ def test_reduce_max_of_empty_float_is_minus_inf():
                                     result_types=[tensor("f32", [2, 1, 3])])
         (out,) = evaluate_op(op, [np.zeros((2, 0, 3), np.float32), np.array([1])])
         np.testing.assert_array_equal(out, np.full((2, 1, 3), want, np.float32))
+
+
+# ---------------------------------------------------------------------------
+# Executor: fused x*a+b chains, constant folding; stride-1 tap-GEMM and
+# numba depthwise convolutions
+# ---------------------------------------------------------------------------
+
+
+def _bn_chain(shared: bool = False) -> tuple[ModuleOp, list[np.ndarray]]:
+    """x -> Relu -> Subtract/Divide/Multiply/Add with per-channel constants
+    (a decomposed BatchNormalization); ``shared``: the Relu result is also added
+    to the chain's result (so it must not be updated in place)."""
+    t = tensor("f32", [2, 3, 4, 5])
+    cs = [RNG.uniform(0.5, 2.0, size=(1, 3, 1, 1)).astype(np.float32) for _ in range(4)]
+    x = ParameterOp.new("f32", [2, 3, 4, 5], name="x")
+    consts = [ConstantOp.from_array(c) for c in cs]
+    relu = op_class("Relu").make([x], {}, result_types=[t], name="relu")
+    prev, chain = relu, []
+    for kind, c in zip(("Subtract", "Divide", "Multiply", "Add"), consts):
+        last = kind == "Add"
+        prev = op_class(kind).make([prev, c], {}, result_types=[t], name=f"bn_{kind.lower()}",
+                                   tensor_names=[["bn_out"]] if last else None)
+        chain.append(prev)
+    body = [x, *consts, relu, *chain]
+    out = chain[-1]
+    if shared:
+        out = op_class("Add").make([chain[-1], relu], {}, result_types=[t], name="sum")
+        body.append(out)
+    return ModuleOp([*body, ResultOp.new(out.results[0], name="y")]), cs
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_affine_chain_fused_in_place(shared):
+    module, (c0, c1, c2, c3) = _bn_chain(shared)
+    model = compile_model(module)
+    kinds = [s.node.type for s in model._steps]
+    assert kinds.count("Subtract") == kinds.count("Divide") == kinds.count("Multiply") == 0
+    assert [n.name for n in model.schedule][:5] == [
+        "relu", "bn_subtract", "bn_divide", "bn_multiply", "bn_add"]
+    x = f32(2, 3, 4, 5)
+    x0 = x.copy()
+    r = np.maximum(x, 0)
+    want = (r - c0) / c1 * c2 + c3 + (r if shared else 0)
+    for _ in range(2):
+        out = model([x])
+        np.testing.assert_allclose(out[0], want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(x, x0)  # the caller's input is never updated
+    if not shared:
+        assert out["bn_out"] is out[0]
+    # with an observer every op runs unfused and is observed with its own result
+    seen: dict[str, np.ndarray] = {}
+    out2 = model([x], observer=lambda op, outs: seen.__setitem__(op.get_friendly_name(), outs[0]))
+    assert {"relu", "bn_subtract", "bn_divide", "bn_multiply", "bn_add"} <= set(seen)
+    np.testing.assert_allclose(seen["bn_subtract"], r - c0, rtol=1e-6)
+    np.testing.assert_allclose(out2[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_affine_chain_on_a_parameter_keeps_the_input():
+    t = tensor("f32", [1, 2, 3])
+    x = ParameterOp.new("f32", [1, 2, 3], name="x")
+    c = ConstantOp.from_array(np.array([[[2.0], [3.0]]], np.float32))
+    mul = op_class("Multiply").make([x, c], {}, result_types=[t], name="m")
+    sub = op_class("Subtract").make([c, mul], {}, result_types=[t], name="s")
+    model = compile_model(ModuleOp([x, c, mul, sub, ResultOp.new(sub.results[0])]))
+    a = f32(1, 2, 3)
+    a0 = a.copy()
+    cc = np.array([[[2.0], [3.0]]], np.float32)
+    np.testing.assert_allclose(model([a])[0], cc - a * cc, rtol=1e-6)
+    np.testing.assert_array_equal(a, a0)
+    assert len(model._steps) == 1
+
+
+def test_constant_subgraph_folded():
+    t = tensor("f32", [2, 3])
+    x = ParameterOp.new("f32", [2, 3], name="x")
+    s = ConstantOp.from_array(np.array(1.5, np.float32))
+    shape = ConstantOp.from_array(np.array([2, 3], np.int64))
+    bc = op_class("Broadcast").make([s, shape], {"mode": "numpy"}, result_types=[t], name="bc")
+    mul = op_class("Multiply").make([x, bc], {}, result_types=[t], name="m")
+    model = compile_model(ModuleOp([x, s, shape, bc, mul, ResultOp.new(mul.results[0])]))
+    assert "Broadcast" not in [st.node.type for st in model._steps]
+    assert "Broadcast" in [n.type for n in model.schedule]
+    a = f32(2, 3)
+    np.testing.assert_allclose(model([a])[0], a * 1.5, rtol=1e-6)
+    seen = []
+    model([a], observer=lambda op, outs: seen.append(op.get_friendly_name()))
+    assert seen == ["bc", "m"]
+
+
+FAST_CONVOLUTIONS = [
+    # 2*Cout <= Cin, stride 1: tap-GEMM path
+    case("Convolution", [f32(2, 8, 7, 9), C(f32(3, 8, 3, 3))],
+         _conv_attrs(pb=(1, 1), pe=(1, 1)), id="conv-tapgemm"),
+    case("Convolution", [f32(1, 10, 9, 8), C(f32(4, 10, 3, 2))],
+         _conv_attrs(d=(2, 1), pb=(2, 0), pe=(1, 1)), id="conv-tapgemm-dil-asym"),
+    case("Convolution", [f32(1, 6, 6, 6), C(f32(2, 6, 5, 5))],
+         _conv_attrs(), id="conv-tapgemm-valid"),
+    # depthwise (numba kernel)
+    case("GroupConvolution", [f32(2, 6, 8, 7), C(f32(6, 1, 1, 3, 3))],
+         _conv_attrs(d=(2, 1), pb=(2, 1), pe=(2, 1)), id="depthwise-dil"),
+    case("GroupConvolution", [f32(1, 5, 9, 9), C(f32(5, 1, 1, 3, 3))],
+         _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-stride2"),
+]
+
+
+@pytest.mark.parametrize("op_type,inputs,attrs,kw", FAST_CONVOLUTIONS)
+def test_fast_convolutions(op_type, inputs, attrs, kw):
+    _run_cases(op_type, inputs, attrs, kw)

@@ -15,6 +15,7 @@ types when they differ.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -257,6 +258,231 @@ class _Step:
     args: tuple[int, ...]
     outs: tuple[int, ...]
     free: tuple[int, ...]  # slots dropped once this step ran
+    steal: int | None = None  # fused affine step: its input slot, dead after it
+
+
+# ---------------------------------------------------------------------------
+# Affine fusion: chains of Add/Subtract/Multiply/Divide with constant operands
+# ---------------------------------------------------------------------------
+
+_AFFINE_OPS = frozenset({"Add", "Subtract", "Multiply", "Divide"})
+#: the built-in kernels of the fusable ops (filled in by kernels/elementwise.py);
+#: an op whose kernel was overridden is never fused
+_BUILTIN_BINARY: dict[str, Kernel] = {}
+
+
+class _AffineKernel:
+    """A fused chain of elementwise ops with constant operands: ``x*a + b``.
+
+    ``a``/``b`` (None when 1/0) are precomputed in f64 and rounded to the
+    output dtype once; ``ops`` are the fused ops (the last one names the step).
+    """
+
+    def __init__(self, ops: list[Operation], a: np.ndarray | None, b: np.ndarray | None,
+                 dtype: np.dtype, shape: tuple[int, ...]) -> None:
+        self.ops = ops
+        self.a = a
+        self.b = b
+        self.dtype = dtype
+        self.shape = shape
+
+    def run(self, x: np.ndarray, inplace: bool) -> np.ndarray:
+        if x.dtype != self.dtype or x.shape != self.shape:
+            inplace = False
+        out = x if inplace else None
+        if self.a is not None:
+            out = np.multiply(x, self.a, out=out, dtype=self.dtype)
+            if self.b is not None:
+                if type(out) is not np.ndarray:  # 0-d operands give a numpy scalar
+                    return np.asarray(out + self.b)
+                np.add(out, self.b, out=out)
+            return out
+        if self.b is not None:
+            return np.add(x, self.b, out=out, dtype=self.dtype)
+        return x if inplace else np.array(x, dtype=self.dtype)
+
+    def __call__(self, node: Node, x: np.ndarray) -> np.ndarray:
+        return self.run(x, False)
+
+
+def _affine_step(node: Node, kernel: Kernel, args: tuple[int, ...],
+                 consts: Mapping[int, np.ndarray]) -> tuple[int, np.ndarray, str] | None:
+    """(input slot, constant, role) when the step is a fusable elementwise op:
+    a built-in Add/Subtract/Multiply/Divide on f32/f64 with numpy broadcast, one
+    finite constant operand broadcasting to the other operand's static shape.
+    role: "add", "sub" (x - c), "rsub" (c - x), "mul", "div" (x / c)."""
+    if node.type not in _AFFINE_OPS or node.op.name != f"ov.{node.type}":
+        return None
+    if kernel is not _BUILTIN_BINARY.get(node.type):
+        return None
+    if len(args) != 2 or node.num_outputs != 1:
+        return None
+    if str(node.attr("auto_broadcast", "numpy")).lower() != "numpy":
+        return None
+    dt = node.out_dtypes[0]
+    shape = node.out_shapes[0]
+    if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return None
+    if node.out_etypes[0] not in ("f32", "f64") or shape is None or any(d < 0 for d in shape):
+        return None
+    ca, cb = args[0] in consts, args[1] in consts
+    if ca == cb:
+        return None
+    ci = 0 if ca else 1
+    c = consts[args[ci]]
+    xv = node.op.operands[1 - ci]
+    if not isinstance(c, np.ndarray) or c.dtype != dt or c.ndim > len(shape):
+        return None
+    if _shape(xv.type) != tuple(shape) or _numpy_dtype(xv.type) != dt:
+        return None
+    try:
+        if np.broadcast_shapes(c.shape, tuple(shape)) != tuple(shape):
+            return None
+    except ValueError:
+        return None
+    if not np.all(np.isfinite(c)):
+        return None
+    if node.type == "Divide":
+        if ci == 0 or not np.all(c != 0):
+            return None
+        role = "div"
+    elif node.type == "Subtract":
+        role = "rsub" if ci == 0 else "sub"
+    else:
+        role = "add" if node.type == "Add" else "mul"
+    return args[1 - ci], c, role
+
+
+def _fuse_affine(
+    steps: list[tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]],
+    consts: Mapping[int, np.ndarray],
+    keep: set[int],
+) -> list[tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]]:
+    """Steps with every chain of fusable elementwise ops (see :func:`_affine_step`)
+    replaced by one ``x*a + b`` step at the chain's last op (whose Node -- friendly
+    and tensor names -- it keeps). An intermediate result is fused away only when
+    the next op of the chain is its single user and it is not a model output.
+    A single op is rewritten only when that keeps its result bit-exact (not
+    Divide) -- it then still gains the in-place update."""
+    uses: dict[int, int] = {}
+    for _, _, args, _ in steps:
+        for a in args:
+            uses[a] = uses.get(a, 0) + 1
+    chains: list[list[tuple[int, int, np.ndarray, str]]] = []  # (step, x slot, c, role)
+    open_chain: dict[int, int] = {}  # output slot -> chain index
+    chain_of_step: dict[int, int] = {}
+    for i, (node, kernel, args, outs) in enumerate(steps):
+        info = _affine_step(node, kernel, args, consts)
+        if info is None:
+            continue
+        x, c, role = info
+        ci = open_chain.pop(x, None)
+        if ci is None or uses.get(x, 0) != 1 or x in keep:
+            ci = len(chains)
+            chains.append([])
+        chains[ci].append((i, x, c, role))
+        chain_of_step[i] = ci
+        open_chain[outs[0]] = ci
+    replace: dict[int, tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]] = {}
+    drop: set[int] = set()
+    for chain in chains:
+        if len(chain) == 1 and chain[0][3] == "div":
+            continue
+        last = chain[-1][0]
+        node, _, _, outs = steps[last]
+        dt = node.out_dtypes[0]
+        a = np.ones((), np.float64)
+        b = np.zeros((), np.float64)
+        for _, _, c, role in chain:
+            c64 = c.astype(np.float64)
+            if role == "add":
+                b = b + c64
+            elif role == "sub":
+                b = b - c64
+            elif role == "rsub":
+                a, b = -a, c64 - b
+            elif role == "mul":
+                a, b = a * c64, b * c64
+            else:
+                a, b = a / c64, b / c64
+        with np.errstate(over="ignore", invalid="ignore"):
+            af = np.array(a, dtype=dt, order="C")
+            bf = np.array(b, dtype=dt, order="C")
+        if not (np.all(np.isfinite(af)) and np.all(np.isfinite(bf))):
+            continue
+        ops = [steps[i][0].op for i, _, _, _ in chain]
+        fused = _AffineKernel(
+            ops,
+            None if np.all(af == 1) else af,
+            None if np.all(bf == 0) else bf,
+            dt,
+            tuple(node.out_shapes[0]),
+        )
+        replace[last] = (node, fused, (chain[0][1],), outs)
+        drop.update(i for i, _, _, _ in chain[:-1])
+    return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]
+
+
+#: ops computed once at compile time when all their inputs are constants
+#: (only for the fused schedule: with an observer every op still runs)
+_FOLDABLE = frozenset({
+    "Broadcast", "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Convert",
+    "Add", "Subtract", "Multiply", "Divide", "Sqrt",
+})
+
+
+def _fold_constants(
+    steps: list[tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]],
+    consts: Mapping[int, np.ndarray],
+) -> dict[int, np.ndarray]:
+    """Outputs (slot -> array) of the foldable steps whose inputs are all
+    constants (or folded), evaluated once with their kernels."""
+    known = dict(consts)
+    folded: dict[int, np.ndarray] = {}
+    for node, kernel, args, outs in steps:
+        if node.type not in _FOLDABLE or not outs or not all(a in known for a in args):
+            continue
+        if node.op.name not in (f"ov.{node.type}", f"ov.{node.type}_opset1"):
+            continue
+        try:
+            with np.errstate(all="ignore"):
+                res = _as_outputs(node, kernel(node, *[known[a] for a in args]))
+        except Exception:  # noqa: BLE001  (left to fail, or not, at run time)
+            continue
+        for o, arr in zip(outs, res):
+            arr = np.array(arr)  # own copy: never a view of a constant
+            arr.flags.writeable = False
+            known[o] = folded[o] = arr
+    return folded
+
+
+def _rc_probe() -> tuple[int, int]:
+    """Reference counts of an array (and of a view's base) held only by a local
+    variable, taken the way :meth:`CompiledModel.__call__` takes them."""
+    slots: list[Any] = [np.empty(2).reshape(1, 2)]
+    x = slots[0]
+    slots[0] = None
+    return sys.getrefcount(x), sys.getrefcount(x.base)
+
+
+_RC_SOLE, _RC_BASE = _rc_probe()
+
+
+def _sole_owner(x: Any) -> bool:
+    """True when nothing but the caller's local variable reaches ``x``'s data
+    (no other slot, view, constant or caller-owned array): it may be updated in
+    place. Called with one extra reference (the argument) over the probe."""
+    if type(x) is not np.ndarray or not x.flags.writeable:
+        return False
+    if sys.getrefcount(x) > _RC_SOLE + 1:
+        return False
+    base = x.base
+    if base is None:
+        return x.flags.owndata
+    if type(base) is not np.ndarray or base.base is not None or not base.flags.owndata:
+        return False
+    # references: x.base, the local ``base``, getrefcount's argument
+    return sys.getrefcount(base) <= _RC_BASE + 1
 
 
 class ModelOutputs(Sequence[np.ndarray]):
@@ -390,8 +616,28 @@ class CompiledModel:
                 "Register one with xmo.backends.cpu.register_kernel(op_name)."
             )
 
-        # liveness: drop a slot after the step that uses it last
+        self._plain_steps = self._schedule(steps)
+        folded = _fold_constants(steps, self._consts)
+        self._consts.update(folded)
+        steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
         keep = set(self._results) | set(self._consts)
+        fused = _fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        self._steps = self._schedule(fused)
+        self._n_slots = n_slots
+        self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
+        self._input_index: dict[str, int] = {}
+        for i, p in enumerate(self.inputs):
+            for n in p.names:
+                self._input_index.setdefault(n, i)
+
+    def _schedule(
+        self,
+        steps: list[tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]],
+    ) -> list[_Step]:
+        """Steps with liveness: each slot dropped after the step using it last.
+        A fused affine step whose input dies with it may update it in place."""
+        keep = set(self._results) | set(self._consts)
+        params = {s for s, _ in self._params}
         last_use: dict[int, int] = {}
         for i, (_, _, args, outs) in enumerate(steps):
             for a in args:
@@ -405,16 +651,14 @@ class CompiledModel:
             if s not in keep:
                 free_after.setdefault(i, []).append(s)
         self._free_before_run = tuple(free_after.get(-1, ()))
-        self._steps = [
-            _Step(node, k, args, outs, tuple(free_after.get(i, ())))
-            for i, (node, k, args, outs) in enumerate(steps)
-        ]
-        self._n_slots = n_slots
-        self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
-        self._input_index: dict[str, int] = {}
-        for i, p in enumerate(self.inputs):
-            for n in p.names:
-                self._input_index.setdefault(n, i)
+        out: list[_Step] = []
+        for i, (node, k, args, outs) in enumerate(steps):
+            free = tuple(free_after.get(i, ()))
+            steal = None
+            if isinstance(k, _AffineKernel) and args[0] in free and args[0] not in params:
+                steal = args[0]
+            out.append(_Step(node, k, args, outs, free, steal))
+        return out
 
     @staticmethod
     def _output_names(res: ResultOp) -> list[str]:
@@ -447,8 +691,8 @@ class CompiledModel:
 
     @property
     def schedule(self) -> list[Node]:
-        """The ops executed, in order."""
-        return [s.node for s in self._steps]
+        """The ops executed, in order (before fusion)."""
+        return [s.node for s in self._plain_steps]
 
     # -- running -----------------------------------------------------------------
     def _bind_inputs(
@@ -524,7 +768,12 @@ class CompiledModel:
         observer: Callable[[Operation, list[np.ndarray]], None] | None = None,
     ) -> ModelOutputs:
         """Run the model. ``observer(op, outputs)`` (optional) sees every op's
-        outputs as they are computed (used to find where results diverge)."""
+        outputs as they are computed (used to find where results diverge).
+
+        With an observer the unfused schedule runs (every op observed with its
+        own result); without one, chains of elementwise ops with constant
+        operands run as one fused ``x*a + b`` step (see :func:`_fuse_affine`),
+        in place when its input is dead."""
         args = self._bind_inputs(inputs)
         slots: list[Any] = [None] * self._n_slots
         for s, a in self._consts.items():
@@ -533,10 +782,18 @@ class CompiledModel:
             slots[s] = a
         for s in self._free_before_run:
             slots[s] = None
-        for step in self._steps:
+        res: Any = None
+        outs: Any = None
+        for step in self._steps if observer is None else self._plain_steps:
             node = step.node
             try:
-                res = step.kernel(node, *[slots[a] for a in step.args])
+                if step.steal is not None:
+                    x = slots[step.steal]
+                    slots[step.steal] = None
+                    res = step.kernel.run(x, _sole_owner(x))
+                    x = None
+                else:
+                    res = step.kernel(node, *[slots[a] for a in step.args])
             except CPUBackendError:
                 raise
             except Exception as e:  # noqa: BLE001  (name the op that failed)
@@ -548,6 +805,7 @@ class CompiledModel:
                 slots[o] = arr
             for s in step.free:
                 slots[s] = None
+            res = outs = None
         outs = [slots[s] for s in self._results]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)

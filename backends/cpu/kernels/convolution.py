@@ -63,11 +63,20 @@ def grouped_conv(
         raise ValueError(f"convolution output would be empty: {out_dims}")
     kp = int(np.prod(kernel))
     op = int(np.prod(out_dims))
+    if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
+        return _tap_gemm_conv(xp, w[0], dilations, out_dims)
     if kp == 1:
         if any(s != 1 for s in strides):
             xp = xp[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
         cols = xp.reshape(n, g, cg, op)
     elif cg == 1 and g > 1:
+        if mg == 1 and len(kernel) == 2 and xp.dtype in (np.float32, np.float64):
+            dw = _depthwise_kernel()
+            if dw is not None:
+                out = np.empty((n, g) + out_dims, xp.dtype)
+                dw(xp, w.reshape((g,) + kernel).astype(xp.dtype, copy=False),
+                   strides[0], strides[1], dilations[0], dilations[1], out)
+                return out
         # depthwise: out[n, g, m] = sum_k w[g, m, k] * x[n, g] shifted by tap k
         wk = w.reshape(g, mg, kp)
         out = None
@@ -87,6 +96,80 @@ def grouped_conv(
     else:
         out = np.matmul(wm[None], cols)  # [N, G, Mg, O]
     return out.reshape((n, g * mg) + out_dims)
+
+
+_depthwise: object = None
+
+
+def _depthwise_kernel():
+    """numba kernel of a 2-D depthwise convolution (one filter per channel),
+    compiled on first use; None when numba is missing. Accumulates tap by tap
+    like the numpy path (same rounding), in one pass per channel."""
+    global _depthwise
+    if _depthwise is None:
+        try:
+            import numba
+
+            @numba.njit(cache=True)
+            def dw(xp, w, sh, sw, dh, dwl, out):  # pragma: no cover (compiled)
+                n, c, oh, ow = out.shape
+                kh, kw = w.shape[1], w.shape[2]
+                for nc in range(n * c):
+                    b = nc // c
+                    ch = nc % c
+                    o = out[b, ch]
+                    x = xp[b, ch]
+                    for ky in range(kh):
+                        for kx in range(kw):
+                            wv = w[ch, ky, kx]
+                            first = ky == 0 and kx == 0
+                            for oy in range(oh):
+                                iy = oy * sh + ky * dh
+                                for ox in range(ow):
+                                    v = wv * x[iy, ox * sw + kx * dwl]
+                                    if first:
+                                        o[oy, ox] = v
+                                    else:
+                                        o[oy, ox] += v
+
+            _depthwise = dw
+        except Exception:  # noqa: BLE001  (numba missing: numpy taps)
+            _depthwise = False
+    return _depthwise or None
+
+
+def _tap_gemm_conv(
+    xp: np.ndarray, w: np.ndarray, dilations: Sequence[int], out_dims: Sequence[int]
+) -> np.ndarray:
+    """Stride-1 2-D convolution without im2col: one GEMM of every kernel tap's
+    [M, C] filter slice with the padded input flattened to [C, Hp*Wp], then the
+    tap results summed at their shifted offsets. Each output row is computed
+    over the padded width (the extra Wp-Wo columns are dropped). Cheaper than
+    im2col when M is small against C (the taps' results are M rows, not C).
+
+    ``xp``: padded [N, C, Hp, Wp], ``w``: [M, C, Kh, Kw] -> [N, M, Ho, Wo].
+    """
+    n, c, hp, wp = xp.shape
+    m, _, kh, kw = w.shape
+    oh, ow = out_dims
+    dh, dw = dilations
+    length = (oh - 1) * wp + ow
+    wt = np.ascontiguousarray(w.transpose(2, 3, 0, 1)).reshape(kh * kw * m, c)
+    out = np.empty((n, m, oh * wp), xp.dtype)
+    for b in range(n):
+        flat = np.ascontiguousarray(xp[b]).reshape(c, hp * wp)
+        y = np.matmul(wt, flat).reshape(kh * kw, m, hp * wp)
+        acc = out[b, :, :length]
+        t = 0
+        for ky in range(kh):
+            for kx in range(kw):
+                off = ky * dh * wp + kx * dw
+                if t == 0:
+                    np.copyto(acc, y[0, :, off:off + length])
+                else:
+                    acc += y[t, :, off:off + length]
+                t += 1
+    return out.reshape(n, m, oh, wp)[:, :, :, :ow]
 
 
 def _prepared_weights(node: Node, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel, round_bf16
+from xmo.backends.cpu.executor import _BUILTIN_BINARY, Node, register_kernel, round_bf16
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
 
 
@@ -88,7 +88,9 @@ def _make_binary(fn: Callable[[Node, np.ndarray, np.ndarray], np.ndarray]):
 
 
 for _name, _fn in _BINARY.items():
-    register_kernel(f"ov.{_name}")(_make_binary(_fn))
+    _k = register_kernel(f"ov.{_name}")(_make_binary(_fn))
+    if _name in ("Add", "Subtract", "Multiply", "Divide"):
+        _BUILTIN_BINARY[_name] = _k  # fusable into x*a+b steps (executor._fuse_affine)
 register_kernel("ov.Xor_opset1")(_make_binary(_BINARY["LogicalXor"]))
 
 
