@@ -1037,3 +1037,34 @@ FAST_CONVOLUTIONS = [
 @pytest.mark.parametrize("op_type,inputs,attrs,kw", FAST_CONVOLUTIONS)
 def test_fast_convolutions(op_type, inputs, attrs, kw):
     _run_cases(op_type, inputs, attrs, kw)
+
+
+def test_custom_fft_op_runs_on_the_numba_kernel():
+    """An extension-defined ``ov.FFT`` op (attribute ``inverse``) gets the
+    built-in kernel: forward and inverse 2-D transforms over [..., H, W, 2]."""
+    from typing import ClassVar
+
+    from xdsl.dialects.builtin import ModuleOp
+
+    from xmo.backends.cpu import compile_model
+    from xmo.dialects.ov import ParameterOp, ResultOp
+    from xmo.dialects.ov.attributes import AttrSpec
+    from xmo.dialects.ov.base import OVOp, ov_op
+
+    @ov_op
+    class FFTOp(OVOp):
+        name = "ov.FFT"
+        OV_TYPE: ClassVar[str] = "FFT"
+        OV_VERSION: ClassVar[str] = "fft_test"
+        OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
+        OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+        OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (AttrSpec("inverse", "bool", False),)
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 12, 20, 2)).astype(np.float32)
+    z = x[..., 0] + 1j * x[..., 1]
+    for inverse, ref in ((False, np.fft.fft2(z)), (True, np.fft.ifft2(z))):
+        p = ParameterOp.new("f32", [2, 12, 20, 2], name="x")
+        f = FFTOp.make([p], {"inverse": inverse}, result_types=[p.results[0].type])
+        got = compile_model(ModuleOp([p, f, ResultOp.new(f.results[0])]))([x])[0]
+        np.testing.assert_allclose(got[..., 0] + 1j * got[..., 1], ref, rtol=1e-4, atol=1e-4)

@@ -68,3 +68,12 @@ def _irdft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None)
         sizes = [d if s == -1 else s for d, s in zip(sizes, ints(signal_size))]
     y = np.fft.irfftn(_complex(x), s=sizes, axes=ax)
     return y.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+
+
+@register_kernel("ov.FFT")
+def _fft_kernel(node: Node, x: np.ndarray):
+    """xmo's custom ``FFT`` op (Model Optimizer's Custom Operations Guide):
+    a real tensor [..., H, W, 2] of (re, im) pairs, 2-D transform over H and W;
+    attribute ``inverse``. Any op named ``ov.FFT`` (e.g. defined by an
+    extension) runs on the numba kernel."""
+    return fft2d(x, bool(node.attr("inverse", False))).astype(x.dtype, copy=False)
