@@ -11,9 +11,7 @@ alternating runs, medians; also checks xmo's outputs against onnxruntime.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
 from pathlib import Path
 

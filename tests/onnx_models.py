@@ -35,3 +35,25 @@ def single_node_model(
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = ir_version
     return m
+
+
+def compile_in_openvino(model: onnx.ModelProto, tmp_path):  # noqa: ANN001, ANN201
+    """``xmo.convert_model`` -> ``xmo.save_model`` -> OpenVINO CPU (f32 pinned)."""
+    import openvino as ov
+
+    import xmo
+
+    xml = tmp_path / "m.xml"
+    xmo.save_model(xmo.convert_model(model), xml)
+    core = ov.Core()
+    return core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+
+
+def assert_matches(got, want, msg: str, rtol: float = 1e-4, atol: float = 1e-5) -> None:  # noqa: ANN001
+    """Same shape; integers and booleans exact, floats within tolerance."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, f"{msg}: shape {got.shape} != {want.shape}"
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got.astype(want.dtype), want, err_msg=msg)
+    else:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=msg)

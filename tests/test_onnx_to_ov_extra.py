@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import xmo
-from onnx_models import single_node_model
+from onnx_models import assert_matches, compile_in_openvino, single_node_model
 from onnx.reference import ReferenceEvaluator
 
 ort = pytest.importorskip("onnxruntime")
@@ -149,19 +149,10 @@ def test_extra_op(case: tuple[Any, ...], tmp_path) -> None:
         want = ort.InferenceSession(model.SerializeToString()).run(None, feeds)
     else:
         want = ReferenceEvaluator(model).run(None, feeds)
-    xml = tmp_path / "m.xml"
-    xmo.save_model(xmo.convert_model(model), xml)
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_in_openvino(model, tmp_path)
     res = compiled(list(feeds.values()))
-    got = [res[compiled.outputs[i]] for i in range(n_out)]
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape, f"{name}: shape {g.shape} != {w.shape}"
-        if w.dtype.kind in "biu":
-            np.testing.assert_array_equal(g.astype(w.dtype), w, err_msg=name)
-        else:
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=atol, err_msg=name)
+    for i, w in enumerate(want[:n_out]):
+        assert_matches(res[compiled.outputs[i]], w, name, atol=atol)
 
 
 def test_swiglu_f16(tmp_path) -> None:

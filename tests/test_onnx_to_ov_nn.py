@@ -8,6 +8,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import xmo
+from onnx_models import assert_matches, compile_in_openvino
 
 ort = pytest.importorskip("onnxruntime")
 ov = pytest.importorskip("openvino")
@@ -28,20 +29,12 @@ def _model(op, inputs, outputs, attrs=None, inits=(), opset=17):
 
 
 def _check(model, feeds, tmp_path):
-    module = xmo.convert_model(model)
-    xml = tmp_path / "m.xml"
-    xmo.save_model(module, xml)
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_in_openvino(model, tmp_path)
     got = compiled(list(feeds.values()))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     want = sess.run(None, feeds)
     for i, w in enumerate(want):
-        g = got[compiled.outputs[i]]
-        if np.issubdtype(w.dtype, np.integer):
-            np.testing.assert_array_equal(g, w)
-        else:
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+        assert_matches(got[compiled.outputs[i]], w, f"output {i}")
 
 
 rng = np.random.default_rng(0)

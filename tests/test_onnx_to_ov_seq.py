@@ -13,6 +13,7 @@ import numpy as np
 import onnx
 import pytest
 import xmo
+from onnx_models import assert_matches, compile_in_openvino
 from onnx import TensorProto, helper
 
 ort = pytest.importorskip("onnxruntime")
@@ -198,12 +199,7 @@ CASES = [
 def test_against_onnxruntime(case: Case, tmp_path: Path) -> None:
     model = _model(case)
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    module = xmo.convert_model(model)
-    xml = tmp_path / "m.xml"
-    xmo.save_model(module, xml)
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU",
-                                  {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_in_openvino(model, tmp_path)
     req = compiled.create_infer_request()
     by_name = {p.get_any_name(): p for p in compiled.inputs}
     for variant in [{}, *case.variants]:
@@ -212,13 +208,8 @@ def test_against_onnxruntime(case: Case, tmp_path: Path) -> None:
         req.infer({by_name[n]: v for n, v in feeds.items() if n in by_name})
         assert len(compiled.outputs) == len(want)
         for i, w in enumerate(want):
-            got = np.asarray(req.get_output_tensor(i).data)
             msg = f"output {case.outputs[i]} with {variant}"
-            assert got.shape == w.shape, f"{msg}: shape {got.shape} != {w.shape}"
-            if w.dtype.kind in "biu":
-                np.testing.assert_array_equal(got.astype(w.dtype), w, err_msg=msg)
-            else:
-                np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5, err_msg=msg)
+            assert_matches(req.get_output_tensor(i).data, w, msg)
 
 
 def test_elements_differing_in_two_dims_are_reported() -> None:

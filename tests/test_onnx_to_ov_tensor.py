@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 import pytest
 import xmo
+from onnx_models import assert_matches, compile_in_openvino
 from onnx import TensorProto, helper, numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
@@ -230,23 +231,13 @@ def test_against_onnxruntime(case: Case, tmp_path: Path) -> None:
         sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         want = sess.run(None, feeds)
 
-    module = xmo.convert_model(model)
-    xml = tmp_path / "m.xml"
-    xmo.save_model(module, xml)
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU",
-                                  {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_in_openvino(model, tmp_path)
     req = compiled.create_infer_request()
     by_name = {p.get_any_name(): p for p in compiled.inputs}
     req.infer({by_name[n]: v for n, v in feeds.items()})
     assert len(compiled.outputs) == len(want)
     for i, w in enumerate(want):
-        got = np.asarray(req.get_output_tensor(i).data)
-        assert got.shape == w.shape, f"output {i}: shape {got.shape} != {w.shape}"
-        if w.dtype.kind in "biu":
-            np.testing.assert_array_equal(got.astype(w.dtype), w, err_msg=f"output {i}")
-        else:
-            np.testing.assert_allclose(got, w, rtol=1e-4, atol=1e-5, err_msg=f"output {i}")
+        assert_matches(req.get_output_tensor(i).data, w, f"output {i}")
 
 
 def test_det_too_large_is_reported() -> None:

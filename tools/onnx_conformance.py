@@ -28,10 +28,10 @@ the run).
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import re
+import selectors
 import subprocess
 import sys
 import tempfile
@@ -431,7 +431,6 @@ def run_all(
     """Run ``jobs`` in ``workers`` subprocesses; a crashed case is a 'crash'."""
     chunks = [jobs[i::workers] for i in range(workers)]
     results: list[Result] = []
-    for_chunks: list[tuple[list[tuple[str, str]], subprocess.Popen]] = []
 
     def start(chunk: list[tuple[str, str]]) -> subprocess.Popen:
         payload = json.dumps(chunk)
@@ -448,13 +447,10 @@ def run_all(
         p.stdin.close()
         return p
 
-    import selectors
-
-    pending = {id(c): c for c in chunks if c}
     procs = {}
     sel = selectors.DefaultSelector()
     state: dict[int, dict] = {}
-    for c in pending.values():
+    for c in (c for c in chunks if c):
         p = start(c)
         procs[p.pid] = p
         state[p.pid] = {"chunk": c, "current": None, "t": time.monotonic()}

@@ -8,7 +8,7 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families.conv import _s, spatial_count, window_attrs
+from xmo.passes.onnx_to_ov.families.conv import _s, window_attrs
 from xmo.passes.onnx_to_ov.registry import converter
 
 
