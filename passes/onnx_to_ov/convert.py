@@ -39,27 +39,11 @@ from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node, SeqValue
+from xmo.passes.to_ov.report import UnsupportedOpsError
 from xmo.passes.onnx_canonicalize import aliases_of
 from xmo.passes.onnx_to_ov.registry import lookup
 
 log = logging.getLogger("xmo.convert")
-
-
-class UnsupportedOpsError(Exception):
-    """Some nodes cannot be converted; ``str()`` is the full report."""
-
-    def __init__(self, failures: dict[str, list[tuple[str, str]]]) -> None:
-        self.failures = failures
-        lines = ["List of operations that cannot be converted:"]
-        for op_type in sorted(failures):
-            entries = failures[op_type]
-            reasons = sorted({r for _, r in entries})
-            names = ", ".join(n for n, _ in entries[:10])
-            more = f", ... ({len(entries) - 10} more)" if len(entries) > 10 else ""
-            lines.append(f"  {op_type} ({len(entries)}): {names}{more}")
-            for r in reasons[:3]:
-                lines.append(f"      reason: {r}")
-        super().__init__("\n".join(lines))
 
 
 def _tensor_type_ok(t) -> str | None:  # noqa: ANN001

@@ -5,7 +5,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families._common import (
+from xmo.passes.to_ov.helpers import (
     broadcast_along,
     dim_of,
     norm_axis,

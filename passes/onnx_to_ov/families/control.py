@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov.base import constant_value_of, dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
 from xmo.passes.onnx_to_ov.convert import convert_block
-from xmo.passes.onnx_to_ov.families._common import norm_axis
+from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
 
 log = logging.getLogger("xmo.convert")

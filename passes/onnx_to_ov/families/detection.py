@@ -6,7 +6,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families._common import scalar
+from xmo.passes.to_ov.helpers import scalar
 from xmo.passes.onnx_to_ov.registry import converter
 
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
-from xmo.passes.onnx_to_ov.families._common import dim_of, scalar
+from xmo.passes.to_ov.helpers import dim_of, scalar
 from xmo.passes.onnx_to_ov.registry import converter
 
 _I64_MAX = int(np.iinfo(np.int64).max)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families._common import all_axes, rank_of
+from xmo.passes.to_ov.helpers import all_axes, rank_of
 from xmo.passes.onnx_to_ov.registry import converter
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
-from xmo.passes.onnx_to_ov.families._common import (
+from xmo.passes.to_ov.helpers import (
     broadcast_along,
     norm_axis,
     rank_of,

@@ -11,7 +11,7 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
-from xmo.passes.onnx_to_ov.families._common import broadcast_along, norm_axis, rank_of, scalar
+from xmo.passes.to_ov.helpers import broadcast_along, norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
 

@@ -6,7 +6,7 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
-from xmo.passes.onnx_to_ov.families._common import (
+from xmo.passes.to_ov.helpers import (
     all_axes,
     dim_of,
     norm_axis,

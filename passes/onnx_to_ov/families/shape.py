@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families._common import norm_axis, rank_of, scalar
+from xmo.passes.to_ov.helpers import norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
 

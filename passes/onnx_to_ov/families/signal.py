@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
-from xmo.passes.onnx_to_ov.families._common import dim_of, scalar
+from xmo.passes.to_ov.helpers import dim_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
 

@@ -1,4 +1,4 @@
-"""Helpers shared by several converter families (append only)."""
+"""Helpers shared by the converters of every frontend (append only)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, NodeBase, value_etype
 
 _I64_MAX = int(np.iinfo(np.int64).max)
 
 
-def rank_of(node: Node, v: SSAValue, what: str = "input") -> int:
+def rank_of(node: NodeBase, v: SSAValue, what: str = "input") -> int:
     """Static rank of ``v`` (the node is unsupported when the rank is dynamic)."""
     s = dims_of(v.type)
     if s is None:
@@ -21,7 +21,7 @@ def rank_of(node: Node, v: SSAValue, what: str = "input") -> int:
     return len(s)
 
 
-def norm_axis(node: Node, axis: int, rank: int) -> int:
+def norm_axis(node: NodeBase, axis: int, rank: int) -> int:
     """ONNX ``axis`` in ``[-rank, rank)`` -> ``[0, rank)``."""
     axis = int(axis)
     if not -rank <= axis < rank:

@@ -1,0 +1,8 @@
+"""What the legalizations of every frontend share (MLIR's ``Conversion`` utilities).
+
+* :mod:`.builder` -- ``Builder`` (emits ov ops with inferred types, names them
+  after the framework node), ``NodeBase``, ``ConversionFailure``
+* :mod:`.helpers` -- small sub-graph helpers (axes, scalars, slices, dims)
+* :mod:`.report` -- ``UnsupportedOpsError``: one report of every node that
+  cannot be converted
+"""
