@@ -12,7 +12,6 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-
 from xmo.context import attach_context, context_of, make_context
 
 
@@ -50,20 +49,25 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 def convert_model(
     input_model: Any,
     *,
-    input: Any = None,  # noqa: A002 - the openvino/ovc option name
+    input: Any = None,
     output: Any = None,
     batch: int | None = None,
     static_shape: bool = False,
+    layout: Any = None,
+    disable_nhwc_to_nchw: bool = False,
     **frontend_options: Any,
 ) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
 
     ``.xml``/``.mlir`` files are read as they are; framework models (``.onnx``
-    paths, bytes, ``onnx.ModelProto``) go through their frontend and the
-    legalization pipeline (``onnx-canonicalize``, ``convert-onnx-to-ov``,
-    ``ov-constant-fold``, ``ov-dce``). Options follow ovc (see :mod:`xmo.options`): ``input``
-    (names and shapes), ``output`` (cut at these tensors), ``batch``,
-    ``static_shape``; other keywords go to the frontend.
+    paths, bytes, ``onnx.ModelProto``; TensorFlow frozen ``.pb``/``.pbtxt``)
+    go through their frontend and the legalization pipeline (see
+    :func:`legalize`). Options follow ovc / the Model Optimizer (see
+    :mod:`xmo.options`): ``input`` (names and shapes), ``output`` (cut at
+    these tensors), ``batch``, ``static_shape``, ``layout`` (change an
+    input's or output's layout, e.g. ``"input(nhwc->nchw)"``),
+    ``disable_nhwc_to_nchw`` (TensorFlow: keep the NHWC computation, do not
+    sink the layout transposes); other keywords go to the frontend.
     """
     from xmo import options as opt
 
@@ -93,29 +97,59 @@ def convert_model(
             frontend_options["input_shapes"] = overrides
         module = load_framework_model(input_model, ctx, **frontend_options)
     if batch is not None or any(v is not None for v in shapes.values()):
-        if not any(op.name.startswith("onnx.") for op in module.body.block.ops):
+        if not any(op.name.startswith(("onnx.", "tf.")) for op in module.body.block.ops):
             raise ConversionError("input shapes and batch can only be set on framework models")
-    legalize(module, ctx)
+    legalize(module, ctx, nhwc_to_nchw=not disable_nhwc_to_nchw)
     opt.apply_outputs(module, output)
-    if output is not None:
-        from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+    if opt.apply_layouts(module, layout) and not disable_nhwc_to_nchw:
+        from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
 
+        OVTransposeSinkingPass().apply(ctx, module)
+    if output is not None or layout is not None:
+        from xmo.passes.ov_constant_fold import (
+            OVConstantFoldPass,
+            OVDeadCodeEliminationPass,
+        )
+
+        OVConstantFoldPass().apply(ctx, module)
         OVDeadCodeEliminationPass().apply(ctx, module)
+        module.verify()
     if static_shape:
         opt.check_static(module)
     attach_context(module, ctx)
     return module
 
 
-def legalize(module: ModuleOp, ctx: Context) -> None:
-    """Run the conversion pipeline: framework dialect -> ov, then fold and clean."""
-    from xmo.passes.onnx_canonicalize import canonicalize_onnx
-    from xmo.passes.onnx_to_ov import convert_onnx_to_ov
-    from xmo.passes.ov_constant_fold import OVConstantFoldPass, OVDeadCodeEliminationPass
+def legalize(module: ModuleOp, ctx: Context, *, nhwc_to_nchw: bool = True) -> None:
+    """Run the conversion pipeline: framework dialect -> ov, then fold and clean.
 
-    if any(op.name.startswith("onnx.") for op in module.body.block.ops):
+    * ONNX: ``onnx-canonicalize``, ``convert-onnx-to-ov``;
+    * TensorFlow: ``convert-tf-to-ov`` (NHWC semantics: layout-sensitive ops
+      wrapped in Transposes), then the layout change ``ov-transpose-sinking``
+      unless ``nhwc_to_nchw`` is False;
+    * then ``ov-constant-fold`` and ``ov-dce``; the module is verified.
+    """
+    from xmo.passes.ov_constant_fold import (
+        OVConstantFoldPass,
+        OVDeadCodeEliminationPass,
+    )
+
+    ops = module.body.block.ops
+    if any(op.name.startswith("onnx.") for op in ops):
+        from xmo.passes.onnx_canonicalize import canonicalize_onnx
+        from xmo.passes.onnx_to_ov import convert_onnx_to_ov
+
         canonicalize_onnx(module, ctx)
         convert_onnx_to_ov(module, ctx)
+    elif any(op.name.startswith("tf.") for op in ops):
+        from xmo.passes.tf_to_ov import convert_tf_to_ov
+
+        convert_tf_to_ov(module, ctx)
+        if nhwc_to_nchw:
+            from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+
+            OVConstantFoldPass().apply(ctx, module)
+            OVTransposeSinkingPass().apply(ctx, module)
     OVConstantFoldPass().apply(ctx, module)
     OVDeadCodeEliminationPass().apply(ctx, module)
     module.verify()

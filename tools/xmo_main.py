@@ -28,8 +28,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "convert",
         help="convert a model to OpenVINO IR",
-        description="Convert MODEL (.onnx, or .mlir / OpenVINO IR .xml) to "
-        "OpenVINO IR v11.",
+        description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; "
+        "or .mlir / OpenVINO IR .xml) to OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")
     p.add_argument(
@@ -48,6 +48,18 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-b", "--batch", type=int, help="batch size to set on every input")
     p.add_argument("--compress_to_fp16", action="store_true")
     p.add_argument("--static_shape", action="store_true")
+    p.add_argument(
+        "--layout",
+        help="change input/output layouts, e.g. 'input(nhwc->nchw)' or 'nhwc->nchw' "
+        "(every input of that rank)",
+    )
+    p.add_argument(
+        "--disable_nhwc_to_nchw",
+        "--disable-nhwc-to-nchw",
+        dest="disable_nhwc_to_nchw",
+        action="store_true",
+        help="TensorFlow models: keep computing in NHWC (no layout change)",
+    )
     _add_log_level(p)
 
 
@@ -122,6 +134,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         output=args.output,
         batch=args.batch,
         static_shape=args.static_shape,
+        layout=args.layout,
+        disable_nhwc_to_nchw=args.disable_nhwc_to_nchw,
     )
     out.parent.mkdir(parents=True, exist_ok=True)  # like ovc: create the output folder
     # convert_model verified the module; ov-compress-fp16 keeps it valid
