@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""Write the TensorFlow frontend test fixtures (frozen GraphDefs + reference data).
+
+This is a developer script: it needs TensorFlow (and Keras 3), which the xmo
+venv does not have and must never import.  Run it with a separate venv that has
+``tensorflow-cpu`` installed::
+
+    /path/to/tf-venv/bin/python tools/make_tf_fixtures.py [--out tests/data/tf]
+
+For every model ``<name>`` it writes, under the output folder:
+
+* ``<name>.pb``           binary frozen GraphDef (no variables, no function
+                          library, Placeholders keep their ``-1`` dims);
+* ``<name>.inputs.npz``   the fed inputs, keyed by Placeholder node name;
+* ``<name>.outputs.npz``  reference outputs computed by TensorFlow running the
+                          frozen GraphDef itself (imported into a fresh
+                          ``tf.Graph``, run in a ``tf.compat.v1.Session``),
+                          keyed by output tensor name (``Identity:0``, ...);
+* ``manifest.json``       per model: files, inputs (name, dtype, Placeholder
+                          shape with -1 dims, fed shape), outputs (tensor name,
+                          dtype, reference shape), node count, op histogram and
+                          a one-line description.
+
+``shapes`` is also written as text (``shapes.pbtxt``, protobuf text format of
+the same GraphDef) for the text parser.  Things a reader must cope with, as
+TensorFlow writes them: ``experimental_type`` (full-type) blocks on Shape
+nodes, a ``NoOp`` with ``^control`` inputs from the frozen variable reads
+(now Identity nodes with ``_has_manual_control_dependencies``) feeding the
+output Identity as ``^NoOp``.
+
+Models (all NHWC, float32, weights from seeded NumPy generators):
+
+* ``cnn``          raw TF ops: Conv2D+BiasAdd, FusedBatchNormV3, Relu/Relu6,
+                   DepthwiseConv2dNative, MaxPool, AvgPool, ConcatV2 of two
+                   branches, Mean over H/W, MatMul+BiasAdd, Softmax.
+* ``mobilenetv2``  ``keras.applications.MobileNetV2(alpha=0.35, 96x96, 10
+                   classes)``; Keras 3 lowers BatchNormalization to
+                   Rsqrt/Mul/Sub/AddV2 (no FusedBatchNorm).
+* ``unet``         small Keras U-Net: Conv2D+BN+ReLU blocks, MaxPool,
+                   Conv2DTranspose (Conv2DBackpropInput with a dynamic
+                   output-shape sub-graph), bilinear UpSampling2D
+                   (ResizeBilinear), nearest Resizing (ResizeNearestNeighbor),
+                   skip ConcatV2, 1x1 conv + sigmoid.
+* ``shapes``       raw ops with None batch/H/W: Shape, StridedSlice with every
+                   mask, Pack/Unpack, Reshape/Fill/Tile with computed shapes,
+                   pads, Cast, Space/DepthToSpace, resizes with computed sizes.
+* ``ops``          raw ops: reductions, BatchMatMulV2 and elementwise math.
+
+The script checks programmatically that every op type a model is meant to
+cover occurs in its frozen graph and prints an op-type histogram per model.
+Files are byte-for-byte reproducible on the same machine and TF version
+(``.npz`` files are written with fixed zip timestamps; the reference outputs
+depend on the CPU kernels TensorFlow picks, so they may differ in the last bits
+on another CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import json
+import os
+import sys
+import zipfile
+from pathlib import Path
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "tf"
+MAX_BYTES = 3 * 1024 * 1024
+
+# Op types that must never survive freezing.
+FORBIDDEN_OPS = {
+    "StatefulPartitionedCall", "PartitionedCall", "VarHandleOp", "ReadVariableOp",
+    "VariableV2", "AssignVariableOp", "Enter", "Exit", "Merge", "Switch", "NextIteration",
+    "If", "StatelessIf", "While", "StatelessWhile",
+}
+
+tf = None  # imported lazily in main() so that ``--help`` works without TF
+keras = None
+
+
+# ----------------------------------------------------------------------------
+# Small helpers
+# ----------------------------------------------------------------------------
+
+def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """np.savez equivalent with fixed zip timestamps (byte-reproducible)."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for key, arr in arrays.items():
+            info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            zf.writestr(info, buf.getvalue())
+
+
+def blocky_images(rng: np.random.Generator, n: int, h: int, w: int, c: int) -> np.ndarray:
+    """Seeded normal noise plus a coarse 4x4 pattern, so images differ in content."""
+    coarse = rng.standard_normal((n, 4, 4, c))
+    up = np.repeat(np.repeat(coarse, h // 4, axis=1), w // 4, axis=2)
+    return (0.6 * up + 0.4 * rng.standard_normal((n, h, w, c))).astype(np.float32)
+
+
+def he(rng: np.random.Generator, shape, fan_in: int) -> np.ndarray:
+    return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+
+
+def standardizing_dense(rng, feats: np.ndarray, n_out: int, logit_std: float = 2.5):
+    """Dense weights whose logits vary across inputs and classes.
+
+    The kernel folds a per-feature standardisation (over the calibration batch)
+    into a random projection, then everything is scaled so the logits have
+    standard deviation ``logit_std``.
+    """
+    mu = feats.mean(0)
+    sd = feats.std(0)
+    sd = sd + 0.1 * np.median(sd) + 1e-6
+    w0 = rng.standard_normal((feats.shape[1], n_out))
+    w = w0 / sd[:, None]
+    b = -mu @ w + 0.3 * np.sqrt(feats.shape[1]) * rng.standard_normal(n_out)
+    logits = feats @ w + b
+    k = logit_std / logits.std()
+    return (w * k).astype(np.float32), (b * k).astype(np.float32)
+
+
+def perturb_bn_stats(rng, mean: np.ndarray, var: np.ndarray):
+    """Moving statistics near the calibration batch statistics, randomly perturbed."""
+    m = mean + 0.1 * np.sqrt(var) * rng.standard_normal(mean.shape)
+    v = var * rng.uniform(0.8, 1.25, var.shape)
+    return m.astype(np.float32), v.astype(np.float32)
+
+
+# ----------------------------------------------------------------------------
+# Freezing and reference
+# ----------------------------------------------------------------------------
+
+def freeze(fn, signature):
+    """Trace ``fn`` with ``signature`` and freeze it; returns (graph_def, frozen_fn)."""
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2,
+    )
+
+    concrete = tf.function(fn, autograph=False).get_concrete_function(*signature)
+    frozen = convert_variables_to_constants_v2(concrete, lower_control_flow=True)
+    gd = frozen.graph.as_graph_def()
+    if len(gd.library.function):
+        raise RuntimeError("frozen graph still has a function library")
+    bad = sorted({n.op for n in gd.node} & FORBIDDEN_OPS)
+    if bad:
+        raise RuntimeError(f"frozen graph still has {bad}")
+    # Placeholders must keep their unknown dims.
+    for spec in signature:
+        (ph,) = [n for n in gd.node if n.name == spec.name]
+        assert ph.op == "Placeholder", ph.op
+        dims = [d.size for d in ph.attr["shape"].shape.dim]
+        want = [-1 if d is None else d for d in spec.shape.as_list()]
+        if dims != want:
+            raise RuntimeError(f"Placeholder {spec.name} has shape {dims}, expected {want}")
+    return gd, frozen
+
+
+def run_graph_def(gd, feeds: dict[str, np.ndarray], outputs: list[str]) -> list[np.ndarray]:
+    """Run a GraphDef imported into a fresh graph with a TF1 session."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(gd, name="")
+    cfg = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    with tf.compat.v1.Session(graph=graph, config=cfg) as sess:
+        return sess.run(outputs, {f"{k}:0": v for k, v in feeds.items()})
+
+
+# ----------------------------------------------------------------------------
+# Model 1: cnn (raw ops, tf.Variables)
+# ----------------------------------------------------------------------------
+
+class _RawCNN:
+    """Raw-op CNN whose BN moving statistics are calibrated in eager mode."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.calibrating = False
+        v = lambda a, name: tf.Variable(a, name=name)
+        self.w1 = v(he(rng, (3, 3, 3, 16), 27), "conv1/kernel")
+        self.b1 = v(0.05 * rng.standard_normal(16).astype(np.float32), "conv1/bias")
+        self.bn1 = self._bn_vars(16, "bn1")
+        self.dw = v(he(rng, (3, 3, 16, 1), 9), "dw/depthwise_kernel")
+        self.dwb = v(0.05 * rng.standard_normal(16).astype(np.float32), "dw/bias")
+        self.w2 = v(he(rng, (1, 1, 16, 16), 16), "pw/kernel")
+        self.b2 = v(0.05 * rng.standard_normal(16).astype(np.float32), "pw/bias")
+        self.w3 = v(he(rng, (3, 3, 32, 32), 288), "conv3/kernel")
+        self.b3 = v(0.05 * rng.standard_normal(32).astype(np.float32), "conv3/bias")
+        self.bn3 = self._bn_vars(32, "bn3")
+        self.fc_w = v(np.zeros((32, 10), np.float32), "fc/kernel")
+        self.fc_b = v(np.zeros(10, np.float32), "fc/bias")
+        self.feats = None
+
+    def _bn_vars(self, c: int, name: str):
+        rng = self.rng
+        return {
+            "gamma": tf.Variable(rng.uniform(0.6, 1.4, c).astype(np.float32), name=f"{name}/gamma"),
+            "beta": tf.Variable((0.2 * rng.standard_normal(c)).astype(np.float32), name=f"{name}/beta"),
+            "mean": tf.Variable(np.zeros(c, np.float32), name=f"{name}/moving_mean"),
+            "var": tf.Variable(np.ones(c, np.float32), name=f"{name}/moving_variance"),
+        }
+
+    def _bn(self, x, p):
+        if self.calibrating:
+            m, v = tf.nn.moments(x, axes=[0, 1, 2])
+            m, v = perturb_bn_stats(self.rng, m.numpy().astype(np.float64), v.numpy().astype(np.float64))
+            p["mean"].assign(m)
+            p["var"].assign(v)
+        y, *_ = tf.raw_ops.FusedBatchNormV3(
+            x=x, scale=p["gamma"], offset=p["beta"], mean=p["mean"], variance=p["var"],
+            epsilon=1e-3, data_format="NHWC", is_training=False)
+        return y
+
+    def __call__(self, x):
+        x = tf.nn.conv2d(x, self.w1, strides=1, padding="SAME")
+        x = tf.nn.bias_add(x, self.b1)
+        x = tf.nn.relu(self._bn(x, self.bn1))                                  # 32x32x16
+        # branch a: depthwise 3x3 -> Relu6 -> MaxPool 2x2/2 (VALID)
+        a = tf.nn.depthwise_conv2d(x, self.dw, strides=[1, 1, 1, 1], padding="SAME")
+        a = tf.nn.relu6(tf.nn.bias_add(a, self.dwb))
+        a = tf.nn.max_pool2d(a, ksize=2, strides=2, padding="VALID")          # 16x16x16
+        # branch b: 1x1 conv -> Relu6 -> AvgPool 3x3/2 (SAME, pads excluded)
+        b = tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, self.w2, 1, "SAME"), self.b2))
+        b = tf.nn.avg_pool2d(b, ksize=3, strides=2, padding="SAME")           # 16x16x16
+        x = tf.concat([a, b], axis=3)                                         # 16x16x32
+        x = tf.nn.conv2d(x, self.w3, strides=2, padding="VALID")              # 7x7x32
+        x = tf.nn.relu(self._bn(tf.nn.bias_add(x, self.b3), self.bn3))
+        x = tf.reduce_mean(x, axis=[1, 2])                                    # Mean -> [N,32]
+        if self.calibrating:
+            self.feats = x.numpy().astype(np.float64)
+            w, bias = standardizing_dense(self.rng, self.feats, 10)
+            self.fc_w.assign(w)
+            self.fc_b.assign(bias)
+        x = tf.nn.bias_add(tf.matmul(x, self.fc_w), self.fc_b)
+        return tf.nn.softmax(x)
+
+
+def build_cnn():
+    rng = np.random.default_rng(1001)
+    net = _RawCNN(rng)
+    net.calibrating = True
+    net(tf.constant(blocky_images(np.random.default_rng(2001), 16, 32, 32, 3)))
+    net.calibrating = False
+    sig = [tf.TensorSpec([None, 32, 32, 3], tf.float32, name="input")]
+    gd, frozen = freeze(lambda x: net(x), sig)
+    feeds = {"input": blocky_images(np.random.default_rng(3001), 2, 32, 32, 3)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["probabilities"],
+        "description": "raw-op NHWC CNN: Conv2D+BiasAdd+FusedBatchNormV3+Relu, two branches "
+                        "(DepthwiseConv2dNative+Relu6+MaxPool | 1x1 Conv2D+Relu6+AvgPool SAME) "
+                        "-> ConcatV2 -> strided Conv2D+FusedBatchNormV3+Relu -> Mean(1,2) "
+                        "-> MatMul+BiasAdd -> Softmax",
+        "required": {"Conv2D", "BiasAdd", "FusedBatchNormV3", "Relu", "Relu6",
+                      "DepthwiseConv2dNative", "MaxPool", "AvgPool", "ConcatV2", "Mean",
+                      "MatMul", "Softmax"},
+    }
+
+
+# ----------------------------------------------------------------------------
+# Keras helpers (models 2 and 3)
+# ----------------------------------------------------------------------------
+
+def keras_randomize(model, rng: np.random.Generator) -> None:
+    """Seeded values for every weight of a Keras model (overrides Keras' own init)."""
+    for layer in model.layers:
+        vals = []
+        for w in layer.weights:
+            name = w.path.split("/")[-1]
+            shape = tuple(w.shape)
+            if name == "kernel" and len(shape) == 4:
+                if isinstance(layer, keras.layers.Conv2DTranspose):
+                    fan_in = shape[0] * shape[1] * shape[3] // 4  # stride 2: 1/4 taps
+                else:
+                    fan_in = shape[0] * shape[1] * shape[2]
+                vals.append(he(rng, shape, max(fan_in, 1)))
+            elif name == "depthwise_kernel":
+                vals.append(he(rng, shape, shape[0] * shape[1]))
+            elif name == "kernel":
+                vals.append(he(rng, shape, shape[0]))
+            elif name == "bias":
+                vals.append((0.05 * rng.standard_normal(shape)).astype(np.float32))
+            elif name == "gamma":
+                vals.append(rng.uniform(0.6, 1.4, shape).astype(np.float32))
+            elif name == "beta":
+                vals.append((0.2 * rng.standard_normal(shape)).astype(np.float32))
+            elif name == "moving_mean":
+                vals.append(np.zeros(shape, np.float32))
+            elif name == "moving_variance":
+                vals.append(np.ones(shape, np.float32))
+            else:
+                raise RuntimeError(f"unexpected weight {w.path}")
+        if vals:
+            layer.set_weights(vals)
+
+
+def keras_calibrate_bn(model, calib: np.ndarray, rng: np.random.Generator) -> None:
+    """Set BN moving statistics to (perturbed) statistics of a calibration batch.
+
+    One training-mode pass with momentum 0 stores every BN layer's batch
+    statistics (each computed on inputs that match inference mode with those
+    statistics); afterwards they are randomly perturbed.
+    """
+    bns = [l for l in model.layers if isinstance(l, keras.layers.BatchNormalization)]
+    for bn in bns:
+        bn.momentum = 0.0
+    model(calib, training=True)
+    for bn in bns:
+        bn.momentum = 0.99
+        m, v = perturb_bn_stats(rng, np.asarray(bn.moving_mean, np.float64),
+                                np.asarray(bn.moving_variance, np.float64))
+        bn.moving_mean.assign(m)
+        bn.moving_variance.assign(v)
+
+
+# ----------------------------------------------------------------------------
+# Model 2: mobilenetv2
+# ----------------------------------------------------------------------------
+
+def build_mobilenetv2():
+    keras.backend.clear_session()
+    model = keras.applications.MobileNetV2(
+        weights=None, alpha=0.35, input_shape=(96, 96, 3), classes=10)
+    rng = np.random.default_rng(1002)
+    keras_randomize(model, rng)
+    calib = blocky_images(np.random.default_rng(2002), 16, 96, 96, 3)
+    keras_calibrate_bn(model, calib, rng)
+    head = model.get_layer("predictions")
+    feats = np.asarray(keras.Model(model.inputs, head.input)([calib], training=False), np.float64)
+    w, b = standardizing_dense(rng, feats, 10)
+    head.set_weights([w, b])
+    sig = [tf.TensorSpec([None, 96, 96, 3], tf.float32, name="input")]
+    gd, frozen = freeze(lambda x: model(x, training=False), sig)
+    feeds = {"input": blocky_images(np.random.default_rng(3002), 2, 96, 96, 3)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["probabilities"],
+        "description": "keras.applications.MobileNetV2(alpha=0.35, 96x96x3, 10 classes), random "
+                        "seeded weights and BN statistics; Keras 3 BN = Rsqrt/Mul/Sub/AddV2, "
+                        "ZeroPadding2D = Pad, Relu6, DepthwiseConv2dNative, Mean, MatMul, Softmax",
+        "required": {"Conv2D", "DepthwiseConv2dNative", "Relu6", "Rsqrt", "Mul", "Sub", "AddV2",
+                      "Pad", "Mean", "MatMul", "BiasAdd", "Softmax"},
+    }
+
+
+# ----------------------------------------------------------------------------
+# Model 3: unet
+# ----------------------------------------------------------------------------
+
+def build_unet():
+    keras.backend.clear_session()
+    L = keras.layers
+
+    def cbr(x, filters, name):
+        x = L.Conv2D(filters, 3, padding="same", use_bias=False, name=f"{name}_conv")(x)
+        x = L.BatchNormalization(name=f"{name}_bn")(x)
+        return L.ReLU(name=f"{name}_relu")(x)
+
+    inp = keras.Input((64, 64, 3), name="input")
+    e1 = cbr(cbr(inp, 8, "enc1a"), 8, "enc1b")                                 # 64
+    e2 = cbr(cbr(L.MaxPooling2D(2, name="pool1")(e1), 16, "enc2a"), 16, "enc2b")  # 32
+    e3 = cbr(cbr(L.MaxPooling2D(2, name="pool2")(e2), 32, "enc3a"), 32, "enc3b")  # 16
+    bott = cbr(L.MaxPooling2D(2, name="pool3")(e3), 48, "bottleneck")           # 8
+    d3 = L.Conv2DTranspose(32, 2, strides=2, name="up3_convt")(bott)            # 16
+    d3 = cbr(L.Concatenate(name="skip3")([d3, e3]), 32, "dec3")
+    d2 = L.UpSampling2D(2, interpolation="bilinear", name="up2_bilinear")(d3)   # 32
+    d2 = cbr(L.Concatenate(name="skip2")([d2, e2]), 16, "dec2")
+    d1 = L.Resizing(64, 64, interpolation="nearest", name="up1_nearest")(d2)    # 64
+    d1 = cbr(L.Concatenate(name="skip1")([e1, d1]), 8, "dec1")
+    out = L.Conv2D(3, 1, activation="sigmoid", name="head")(d1)
+    model = keras.Model(inp, out, name="unet")
+
+    rng = np.random.default_rng(1003)
+    keras_randomize(model, rng)
+    calib = blocky_images(np.random.default_rng(2003), 8, 64, 64, 3)
+    keras_calibrate_bn(model, calib, rng)
+    # Head: pre-sigmoid values centred with std ~2 so the sigmoid is not saturated.
+    head = model.get_layer("head")
+    feats = np.asarray(keras.Model(model.inputs, head.input)([calib], training=False), np.float64)
+    k, _ = head.get_weights()
+    z = feats.reshape(-1, feats.shape[-1]) @ k[0, 0]
+    scale = 2.0 / z.std(0)
+    head.set_weights([(k * scale).astype(np.float32),
+                      (-z.mean(0) * scale).astype(np.float32)])
+    sig = [tf.TensorSpec([None, 64, 64, 3], tf.float32, name="input")]
+    gd, frozen = freeze(lambda x: model(x, training=False), sig)
+    feeds = {"input": blocky_images(np.random.default_rng(3003), 1, 64, 64, 3)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["mask"],
+        "description": "Keras U-Net 64x64: Conv2D+BN+ReLU blocks, MaxPool x3, decoder "
+                        "Conv2DTranspose (Conv2DBackpropInput, dynamic output shape), "
+                        "UpSampling2D bilinear (ResizeBilinear), Resizing nearest "
+                        "(ResizeNearestNeighbor), skip ConcatV2, 1x1 Conv2D + Sigmoid (3 channels)",
+        "required": {"Conv2D", "Rsqrt", "Relu", "MaxPool", "Conv2DBackpropInput", "ResizeBilinear",
+                      "ResizeNearestNeighbor", "ConcatV2", "Sigmoid", "Shape", "StridedSlice", "Pack"},
+    }
+
+
+# ----------------------------------------------------------------------------
+# Model 4: shapes (shape sub-graphs and layout ops)
+# ----------------------------------------------------------------------------
+
+def _shapes_fn(x, y):
+    """x: [N,H,W,8] (N,H,W unknown), y: [N,8]."""
+    s = tf.shape(x)                                   # Shape (int32)
+    n, h, w, c = tf.unstack(s)                        # Unpack of a shape vector
+    head = s[:2]                                      # begin_mask
+    tail = s[2:]                                      # end_mask
+    hw = s[1:3]                                       # plain begin/end
+    last = s[-1]                                      # shrink_axis_mask
+
+    # Reshape with a computed shape (Pack) and back (ConcatV2 of shape pieces).
+    flat = tf.reshape(x, tf.stack([n, h * w, last]))
+    img = tf.reshape(flat * 0.5, tf.concat([head, tail], axis=0))
+
+    # Fill + Tile + ExpandDims with computed dims; new_axis_mask slice of y.
+    bias = tf.fill(tf.stack([n, 1, 1, c]), 0.25)
+    y4 = tf.tile(tf.expand_dims(y[:, tf.newaxis, :], 1), tf.stack([1, h, w, 1]))
+    mixed = img + bias + y4                            # [N,H,W,8]
+
+    # StridedSlices with every mask.
+    crop = mixed[:, 1:-1, ::2, :]                      # begin/end masks, stride 2
+    ell = mixed[..., 2:6]                              # ellipsis_mask
+    rev = x[:, ::-1, :, 3]                             # negative stride + shrink -> [N,H,W]
+    nax = x[:, tf.newaxis, 0, 1:, 4:]                  # new_axis + shrink -> [N,1,W-1,4]
+    dyn = x[:, : h // 2, w // 4:, :]                   # begin/end from the shape
+
+    # Squeeze / Transpose / Slice / pads.
+    chan_sum = tf.squeeze(tf.reduce_sum(crop, axis=[1, 2], keepdims=True), axis=[1, 2])
+    nchw = tf.transpose(ell, [0, 3, 1, 2])
+    sl = tf.slice(x, [0, 1, 2, 0], tf.stack([-1, h - 2, w - 4, -1]))
+    pad0 = tf.pad(sl, [[0, 0], [1, 2], [2, 1], [0, 0]])
+    pad1 = tf.pad(sl, [[0, 0], [2, 1], [1, 2], [0, 0]], constant_values=1.5)
+    refl = tf.pad(x, [[0, 0], [2, 1], [1, 2], [0, 0]], mode="REFLECT")
+    symm = tf.pad(x, [[0, 0], [1, 2], [2, 2], [0, 0]], mode="SYMMETRIC")
+    pads = tf.concat([pad0[:, :, :, :3], pad1[:, :, :, :2]], axis=3) \
+        + tf.reduce_max(refl) + tf.reduce_max(symm, axis=[1, 2, 3], keepdims=True)
+
+    # Cast both ways, with a shape-derived scalar.
+    q = tf.cast(tf.floor(x * 4.0), tf.int32)
+    deq = tf.cast(q, tf.float32) / tf.cast(h * w, tf.float32)
+
+    # Space/DepthToSpace.
+    s2d = tf.nn.space_to_depth(deq, 2)                 # [N,H/2,W/2,32]
+    d2s = tf.nn.depth_to_space(s2d * 2.0 + 1.0, 2)     # [N,H,W,8]
+    d2s_small = tf.nn.depth_to_space(x, 2)             # [N,2H,2W,2]
+
+    # Unpack of a feature tensor along channels + Pack.
+    u = tf.unstack(x, axis=3)
+    unp = tf.stack([u[0] - u[7], u[1] * u[6], u[2] + rev], axis=-1)
+
+    # Resizes with sizes computed from the input shape.
+    bil = tf.raw_ops.ResizeBilinear(images=x, size=hw * 2, align_corners=False,
+                                    half_pixel_centers=True)
+    bil_ac = tf.raw_ops.ResizeBilinear(images=x, size=tf.stack([h + 3, w + 5]),
+                                       align_corners=True, half_pixel_centers=False)
+    near = tf.raw_ops.ResizeNearestNeighbor(images=x, size=tf.stack([h * 2, w * 3]),
+                                            align_corners=False, half_pixel_centers=True)
+    near_legacy = tf.raw_ops.ResizeNearestNeighbor(images=x, size=hw // 2 + 1,
+                                                   align_corners=False, half_pixel_centers=False)
+    return (mixed, crop, nax, dyn, chan_sum, nchw, pads, d2s, d2s_small, unp,
+            bil, bil_ac, near, near_legacy, q, tf.stack([n, h * w, c]))
+
+
+SHAPES_LABELS = ["mixed", "crop", "new_axis_slice", "dynamic_slice", "channel_sum", "nchw",
+                 "pads", "depth_to_space_roundtrip", "depth_to_space", "unpack_pack",
+                 "resize_bilinear_x2", "resize_bilinear_align_corners", "resize_nearest_2x3",
+                 "resize_nearest_legacy_down", "cast_int32", "computed_shape"]
+
+
+def build_shapes():
+    sig = [tf.TensorSpec([None, None, None, 8], tf.float32, name="x"),
+           tf.TensorSpec([None, 8], tf.float32, name="y")]
+    gd, frozen = freeze(_shapes_fn, sig)
+    rng = np.random.default_rng(3004)
+    feeds = {"x": rng.standard_normal((2, 12, 16, 8)).astype(np.float32),
+             "y": rng.standard_normal((2, 8)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": SHAPES_LABELS,
+        "description": "shape sub-graphs with unknown N/H/W: Shape, Unpack/Pack, StridedSlice "
+                        "with every mask, Reshape/Fill/Tile/Slice with computed shapes, "
+                        "ExpandDims, Squeeze, Transpose, Pad/PadV2/MirrorPad, Cast, "
+                        "Space/DepthToSpace, ResizeBilinear/NearestNeighbor with computed sizes",
+        "required": {"Shape", "StridedSlice", "Pack", "Unpack", "Reshape", "Fill", "Tile",
+                      "ExpandDims", "Squeeze", "Transpose", "Slice", "Pad", "PadV2", "MirrorPad",
+                      "Cast", "SpaceToDepth", "DepthToSpace", "Sum", "Max", "ConcatV2",
+                      "ResizeBilinear", "ResizeNearestNeighbor", "FloorDiv", "RealDiv"},
+        "strided_slice_masks": {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                "shrink_axis_mask"},
+        "mirror_pad_modes": {b"REFLECT", b"SYMMETRIC"},
+    }
+
+
+# ----------------------------------------------------------------------------
+# Model 5: ops (reductions, batched matmul, elementwise math)
+# ----------------------------------------------------------------------------
+
+def _make_ops_fn():
+    wrng = np.random.default_rng(1005)
+    w_proj = tf.constant((wrng.standard_normal((12, 6)) / np.sqrt(12)).astype(np.float32))
+
+    def fn(a, b):
+        """a: [N,S,12], b: [N,12,7]."""
+        mm = tf.matmul(a, b)                               # BatchMatMulV2 [N,S,7]
+        att = tf.matmul(a, a, transpose_b=True) / 12.0      # adj_y, RealDiv by scalar
+        proj = tf.matmul(a, w_proj)                        # broadcast against rank-2 weight
+        # layer-norm style normalisation
+        mean = tf.reduce_mean(a, axis=-1, keepdims=True)
+        d = a - mean                                       # Sub
+        var = tf.reduce_mean(tf.square(d), axis=-1, keepdims=True)
+        ln = d * tf.math.rsqrt(var + 1e-5)                 # Rsqrt
+        # elementwise zoo on safe domains
+        soft = a / (1.0 + tf.abs(a))                       # RealDiv, Abs
+        root = tf.sqrt(tf.square(a) + 1.0)                 # Sqrt, Square
+        pw = tf.pow(tf.sigmoid(a) + 0.5, 1.5)              # Pow, Sigmoid
+        pw2 = tf.pow(tf.exp(0.3 * a), tf.tanh(a))          # Pow with tensor exponent
+        clamp = tf.minimum(tf.maximum(a, -0.5), 0.75)      # Maximum, Minimum
+        act = tf.nn.elu(a) + tf.tanh(a) - tf.sigmoid(-a)   # Elu, Tanh, Neg
+        logs = tf.math.log(1.0 + tf.square(a))             # Log
+        ew = soft + root + pw + pw2 + clamp + act + logs
+        red_sum = tf.reduce_sum(ew, axis=1)                # Sum over S -> [N,12]
+        red_max = tf.reduce_max(mm, axis=[1, 2])           # Max -> [N]
+        mx = tf.maximum(mm, tf.reduce_max(b, axis=1, keepdims=True))  # broadcast Maximum
+        return ln, att, proj, ew, red_sum, red_max, mx
+
+    return fn
+
+
+OPS_LABELS = ["layer_norm", "a_at", "projection", "elementwise", "reduce_sum", "reduce_max",
+              "broadcast_maximum"]
+
+
+def build_ops():
+    sig = [tf.TensorSpec([None, None, 12], tf.float32, name="a"),
+           tf.TensorSpec([None, 12, 7], tf.float32, name="b")]
+    gd, frozen = freeze(_make_ops_fn(), sig)
+    rng = np.random.default_rng(3005)
+    feeds = {"a": rng.standard_normal((3, 5, 12)).astype(np.float32),
+             "b": rng.uniform(-1.0, 1.0, (3, 12, 7)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": OPS_LABELS,
+        "description": "math ops with unknown batch/sequence: BatchMatMulV2 (plain, adj_y, "
+                        "broadcast), Mean/Sum/Max, Sub/RealDiv/Rsqrt/Sqrt/Square/Pow/Maximum/"
+                        "Minimum/Elu/Sigmoid/Tanh/Abs/Exp/Log/Neg",
+        "required": {"BatchMatMulV2", "Sum", "Max", "Mean", "Sub", "RealDiv", "Rsqrt", "Sqrt",
+                      "Square", "Pow", "Maximum", "Minimum", "Elu", "Sigmoid", "Tanh", "Abs",
+                      "Exp", "Log", "Neg", "AddV2", "Mul"},
+    }
+
+
+BUILDERS = {
+    "cnn": build_cnn,
+    "mobilenetv2": build_mobilenetv2,
+    "unet": build_unet,
+    "shapes": build_shapes,
+    "ops": build_ops,
+}
+TEXT_MODELS = {"shapes"}
+
+
+# ----------------------------------------------------------------------------
+# Checks and writing
+# ----------------------------------------------------------------------------
+
+def check_coverage(name: str, spec: dict, hist: collections.Counter) -> None:
+    gd = spec["graph_def"]
+    missing = sorted(spec["required"] - set(hist))
+    if missing:
+        raise RuntimeError(f"{name}: op types missing from the frozen graph: {missing}")
+    if "strided_slice_masks" in spec:
+        seen = {m for n in gd.node if n.op == "StridedSlice"
+                for m in spec["strided_slice_masks"] if n.attr[m].i}
+        lacking = sorted(spec["strided_slice_masks"] - seen)
+        if lacking:
+            raise RuntimeError(f"{name}: no StridedSlice uses {lacking}")
+    if "mirror_pad_modes" in spec:
+        modes = {n.attr["mode"].s for n in gd.node if n.op == "MirrorPad"}
+        if spec["mirror_pad_modes"] - modes:
+            raise RuntimeError(f"{name}: MirrorPad modes seen {modes}")
+
+
+def check_outputs(name: str, outs: list[np.ndarray], labels: list[str]) -> None:
+    for arr, label in zip(outs, labels):
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise RuntimeError(f"{name}/{label}: non-finite reference values")
+    if name in ("cnn", "mobilenetv2"):
+        p = outs[0]
+        print(f"  probabilities: max per sample {np.round(p.max(1), 3).tolist()}, "
+              f"argmax {p.argmax(1).tolist()}, max |p0-p1| {np.abs(p[0] - p[1]).max():.3f}")
+        if p.max() < 0.2 or np.abs(p[0] - p[1]).max() < 0.05:
+            raise RuntimeError(f"{name}: softmax output is too flat")
+    if name == "unet":
+        m = outs[0]
+        print(f"  mask: mean {m.mean():.3f} std {m.std():.3f} per-channel mean "
+              f"{np.round(m.mean((0, 1, 2)), 3).tolist()}")
+
+
+def write_model(out: Path, name: str, spec: dict) -> dict:
+    from google.protobuf import text_format
+
+    gd = spec["graph_def"]
+    frozen = spec["frozen"]
+    hist = collections.Counter(n.op for n in gd.node)
+    check_coverage(name, spec, hist)
+
+    out_names = [t.name for t in frozen.outputs]
+    feeds = spec["feeds"]
+    ref = run_graph_def(gd, feeds, out_names)
+    # The frozen function itself must agree with the GraphDef run.
+    direct = frozen(*[tf.constant(feeds[s.name]) for s in spec["signature"]])
+    direct = direct if isinstance(direct, (list, tuple)) else [direct]
+    for r, d, t in zip(ref, direct, out_names):
+        diff = np.abs(r.astype(np.float64) - np.asarray(d, np.float64)).max() if r.size else 0.0
+        if diff > 1e-4:
+            raise RuntimeError(f"{name}: {t} differs between Session and eager ({diff})")
+    check_outputs(name, ref, spec["labels"])
+
+    blob = gd.SerializeToString(deterministic=True)
+    if len(blob) > MAX_BYTES:
+        raise RuntimeError(f"{name}.pb is {len(blob)} bytes (> 3 MB)")
+    (out / f"{name}.pb").write_bytes(blob)
+    entry = {"file": f"{name}.pb"}
+    if name in TEXT_MODELS:
+        text = text_format.MessageToString(gd)
+        back = type(gd)()
+        text_format.Parse(text, back)
+        assert back == gd, "pbtxt round trip changed the graph"
+        (out / f"{name}.pbtxt").write_text(text)
+        entry["text_file"] = f"{name}.pbtxt"
+    save_npz(out / f"{name}.inputs.npz", feeds)
+    save_npz(out / f"{name}.outputs.npz", dict(zip(out_names, ref)))
+
+    entry.update({
+        "description": spec["description"],
+        "inputs_file": f"{name}.inputs.npz",
+        "outputs_file": f"{name}.outputs.npz",
+        "inputs": [{
+            "name": s.name,
+            "dtype": s.dtype.name,
+            "shape": [-1 if d is None else d for d in s.shape.as_list()],
+            "fed_shape": list(feeds[s.name].shape),
+        } for s in spec["signature"]],
+        "outputs": [{
+            "name": t,
+            "label": label,
+            "dtype": str(r.dtype),
+            "shape": list(r.shape),
+        } for t, label, r in zip(out_names, spec["labels"], ref)],
+        "node_count": len(gd.node),
+        "op_histogram": dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "bytes": len(blob),
+    })
+    assert len(spec["labels"]) == len(out_names), (name, out_names)
+    return entry
+
+
+def main(argv: list[str] | None = None) -> int:
+    global tf, keras
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    ap.add_argument("--only", nargs="*", choices=sorted(BUILDERS),
+                    help="build only these models (the manifest keeps the others)")
+    args = ap.parse_args(argv)
+
+    import tensorflow as _tf
+    _tf.config.threading.set_intra_op_parallelism_threads(1)
+    _tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf = _tf
+    import keras as _keras
+    keras = _keras
+    tf.random.set_seed(0)
+    keras.utils.set_random_seed(0)
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / "manifest.json"
+    models = {}
+    if args.only and manifest_path.exists():
+        models = json.loads(manifest_path.read_text())["models"]
+    for name in args.only or BUILDERS:
+        print(f"== {name}")
+        spec = BUILDERS[name]()
+        entry = write_model(out, name, spec)
+        models[name] = entry
+        hist = entry["op_histogram"]
+        print(f"  {entry['node_count']} nodes, {entry['bytes']} bytes")
+        print("  ops: " + ", ".join(f"{k}:{v}" for k, v in hist.items()))
+        print("  inputs: " + ", ".join(f"{i['name']}{i['shape']} fed {i['fed_shape']}"
+                                      for i in entry["inputs"]))
+        print("  outputs: " + ", ".join(f"{o['name']}({o['label']}){o['shape']}"
+                                       for o in entry["outputs"]))
+    manifest = {
+        "generator": "tools/make_tf_fixtures.py",
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "layout": "NHWC",
+        "npz_keys": "inputs by Placeholder name, outputs by tensor name (e.g. Identity:0)",
+        "models": {k: models[k] for k in BUILDERS if k in models},
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    print(f"wrote {manifest_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
