@@ -30,7 +30,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return ONNX
 
-    return {"ov": ov, "onnx": onnx}
+    def tf() -> Dialect:
+        from xmo.dialects.tf import TF
+
+        return TF
+
+    return {"ov": ov, "onnx": onnx, "tf": tf}
 
 
 def make_context(
