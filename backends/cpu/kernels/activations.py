@@ -148,8 +148,9 @@ def _selu(node: Node, x: np.ndarray, alpha: np.ndarray, lam: np.ndarray) -> np.n
 
 @register_kernel("ov.PRelu")
 def _prelu(node: Node, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
-    if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1] and slope.shape[0] != x.shape[-1]:
-        slope = slope.reshape((1, -1) + (1,) * (x.ndim - 2))  # per channel
+    if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1]:
+        # per channel (axis 1) -- OpenVINO reads it so even when it also matches the last dim
+        slope = slope.reshape((1, -1) + (1,) * (x.ndim - 2))
     return np.where(x < 0, x * slope, x).astype(x.dtype)
 
 
