@@ -226,12 +226,14 @@ def _backprop(
     mode = str(node.attr("auto_pad", "explicit")).lower()
     if output_shape is not None:
         # the excess over the requested size is cropped: split evenly for
-        # same_upper/same_lower, after the explicit pads_begin otherwise
+        # same_upper/same_lower (as OpenVINO: same_lower crops floor(total / 2)
+        # at the beginning, same_upper the ceiling), after the explicit
+        # pads_begin otherwise
         target = ints(output_shape)
         totals = [f + op - t for f, op, t in zip(full, out_pad, target)]
-        if mode == "same_upper":
+        if mode == "same_lower":
             pb = [t // 2 for t in totals]
-        elif mode == "same_lower":
+        elif mode == "same_upper":
             pb = [t - t // 2 for t in totals]
         else:
             pb = spatial_attr(node, "pads_begin", nsp, default=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.helpers import einsum_shape
 
 
 @converter("MatMul")
@@ -39,53 +40,6 @@ def gemm(node: Node, b: Builder):
 
 def _s(v) -> str:
     return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def einsum_shape(equation: str, shapes: list[list[int] | None]) -> list[int] | None:
-    """Output dims of an einsum (explicit or implicit form); None if unknown rank."""
-    eq = equation.replace(" ", "")
-    lhs, _, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if any(s is None for s in shapes):
-        return None
-    dims: dict[str, int] = {}
-    ell: list[int] = []
-    counts: dict[str, int] = {}
-
-    def merge(a: int, c: int) -> int:
-        if a == 1 or a < 0:
-            return c if a == 1 or c >= 0 else a
-        return a
-
-    for term, shape in zip(terms, shapes):
-        assert shape is not None
-        if "..." in term:
-            pre, post = term.split("...")
-            n_ell = len(shape) - len(pre) - len(post)
-            labels = list(pre) + [None] * n_ell + list(post)
-        else:
-            labels = list(term)
-        e_dims = [d for lab, d in zip(labels, shape) if lab is None]
-        # broadcast ellipsis dims (right-aligned)
-        if len(e_dims) > len(ell):
-            ell = [1] * (len(e_dims) - len(ell)) + ell
-        off = len(ell) - len(e_dims)
-        for i, d in enumerate(e_dims):
-            ell[off + i] = merge(ell[off + i], d)
-        for lab, d in zip(labels, shape):
-            if lab is None:
-                continue
-            counts[lab] = counts.get(lab, 0) + 1
-            dims[lab] = merge(dims.get(lab, 1), d) if lab in dims else d
-    if not _:
-        rhs = ("..." if ell or "..." in lhs else "") + "".join(
-            sorted(k for k, v in counts.items() if v == 1)
-        )
-    out: list[int] = []
-    if "..." in rhs:
-        pre, post = rhs.split("...")
-        return [dims[c] for c in pre] + ell + [dims[c] for c in post]
-    return out + [dims[c] for c in rhs]
 
 
 @converter("Einsum")

@@ -1,0 +1,16 @@
+"""TensorFlow -> ov converters, one module per op family (importing this
+package registers them all)."""
+
+from xmo.passes.tf_to_ov.families import (  # noqa: F401
+    activations,
+    array,
+    conv,
+    elementwise,
+    fused,
+    image,
+    matmul,
+    normalization,
+    pooling,
+    reductions,
+    slicing,
+)
