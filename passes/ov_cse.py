@@ -1,0 +1,82 @@
+"""``ov-cse``: common sub-expression elimination on ov ops.
+
+Two ops of the same class, with the same operands (the same SSA values, in
+order) and the same attributes, compute the same thing: the later one is
+replaced by the earlier. Constants are merged when their element type, shape
+and bytes are equal (inline constants and weights up to ``max_const_bytes``;
+larger payloads only when they are the same stored array). Names follow
+OpenVINO's shared-op rule: the surviving op keeps its friendly name, the
+tensor names of the eliminated outputs are added to the survivor's.
+
+Ops with state, randomness or regions are never merged; nor are Parameters
+and Results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
+from xmo.dialects.ov.base import OVOp, constant_value_of
+
+#: never merged: state, randomness
+_NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
+#: properties that name an op rather than define what it computes
+_NAMING = {"friendly_name", "tensor_names", "rt_info"}
+
+
+def _const_key(op: ConstantOp, max_bytes: int) -> tuple | None:
+    arr = constant_value_of(op.results[0])
+    if arr is None:
+        return None
+    if arr.nbytes > max_bytes:
+        return ("big", str(op.results[0].type), id(op.value))
+    digest = hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=16).digest()
+    return ("const", str(op.results[0].type), digest)
+
+
+def _op_key(op: OVOp) -> tuple | None:
+    if op.OV_TYPE in _NEVER or op.regions or not op.results:
+        return None
+    props = tuple(sorted((k, str(v)) for k, v in op.properties.items() if k not in _NAMING))
+    return (op.name, tuple(op.operands), props, tuple(str(r.type) for r in op.results))
+
+
+def _merge(dup: OVOp, keep: OVOp) -> None:
+    for i, (a, b) in enumerate(zip(dup.results, keep.results)):
+        names = keep.get_tensor_names(i)
+        extra = [n for n in dup.get_tensor_names(i) if n not in names]
+        if extra:
+            keep.set_tensor_names(i, [*names, *extra])
+        a.replace_all_uses_with(b)
+    dup.detach()
+    dup.erase()
+
+
+@dataclass(frozen=True)
+class OVCSEPass(ModulePass):
+    """Merge identical ov ops and equal constants (see module docstring)."""
+
+    name = "ov-cse"
+    max_const_bytes: int = 1 << 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        seen: dict[tuple, Operation] = {}
+        for o in list(op.body.block.ops):
+            if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ResultOp):
+                continue
+            key = _const_key(o, self.max_const_bytes) if isinstance(o, ConstantOp) else _op_key(o)
+            if key is None:
+                continue
+            first = seen.get(key)
+            if first is None:
+                seen[key] = o
+            else:
+                _merge(o, first)  # type: ignore[arg-type]
