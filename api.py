@@ -127,31 +127,41 @@ def legalize(module: ModuleOp, ctx: Context, *, nhwc_to_nchw: bool = True) -> No
     * TensorFlow: ``convert-tf-to-ov`` (NHWC semantics: layout-sensitive ops
       wrapped in Transposes), then the layout change ``ov-transpose-sinking``
       unless ``nhwc_to_nchw`` is False;
-    * then ``ov-constant-fold`` and ``ov-dce``; the module is verified.
+    * then ``ov-constant-fold``, ``ov-fuse-linear`` (affine chains and
+      padding into convolution / MatMul weights), ``ov-cse`` (identical ops
+      and equal constants merged) and ``ov-dce``; the module is verified.
+
+    Each step runs through :func:`xmo.passes.tracing.run_pass`, so
+    ``XMO_PROFILE_PASS_ENABLE`` and ``XMO_ENABLE_VISUALIZE_TRACING`` trace it.
     """
     from xmo.passes.ov_constant_fold import (
         OVConstantFoldPass,
         OVDeadCodeEliminationPass,
     )
+    from xmo.passes.ov_cse import OVCSEPass
+    from xmo.passes.ov_fuse_linear import OVFuseLinearPass
+    from xmo.passes.tracing import run_pass
 
     ops = module.body.block.ops
     if any(op.name.startswith("onnx.") for op in ops):
-        from xmo.passes.onnx_canonicalize import canonicalize_onnx
-        from xmo.passes.onnx_to_ov import convert_onnx_to_ov
+        from xmo.passes.onnx_canonicalize import ONNXCanonicalizePass
+        from xmo.passes.onnx_to_ov import ConvertONNXToOVPass
 
-        canonicalize_onnx(module, ctx)
-        convert_onnx_to_ov(module, ctx)
+        run_pass(ONNXCanonicalizePass(), ctx, module)
+        run_pass(ConvertONNXToOVPass(), ctx, module)
     elif any(op.name.startswith("tf.") for op in ops):
         from xmo.passes.tf_to_ov import convert_tf_to_ov
 
-        convert_tf_to_ov(module, ctx)
+        run_pass(convert_tf_to_ov, ctx, module, name="convert-tf-to-ov")
         if nhwc_to_nchw:
             from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
 
-            OVConstantFoldPass().apply(ctx, module)
-            OVTransposeSinkingPass().apply(ctx, module)
-    OVConstantFoldPass().apply(ctx, module)
-    OVDeadCodeEliminationPass().apply(ctx, module)
+            run_pass(OVConstantFoldPass(), ctx, module)
+            run_pass(OVTransposeSinkingPass(), ctx, module)
+    run_pass(OVConstantFoldPass(), ctx, module)
+    run_pass(OVFuseLinearPass(), ctx, module)
+    run_pass(OVCSEPass(), ctx, module)
+    run_pass(OVDeadCodeEliminationPass(), ctx, module)
     module.verify()
 
 

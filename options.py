@@ -138,7 +138,9 @@ def check_static(module: ModuleOp) -> None:
                 )
 
 
-_LAYOUT_ITEM = re.compile(r"\s*(?:([^(),]+?)\s*\()?\s*([A-Za-z?.]+)\s*->\s*([A-Za-z?.]+)\s*\)?\s*(?:,|$)")
+_LAYOUT_ITEM = re.compile(
+    r"\s*(?:([^(),]+?)\s*\(\s*([A-Za-z]+)\s*->\s*([A-Za-z]+)\s*\)|([A-Za-z]+)\s*->\s*([A-Za-z]+))\s*(?:,|$)"
+)
 
 
 def parse_layout_spec(spec: Any) -> dict[str | None, tuple[str, str]]:
@@ -160,7 +162,9 @@ def parse_layout_spec(spec: Any) -> dict[str | None, tuple[str, str]]:
             raise OptionError(
                 f"--layout: cannot parse '{text[pos:]}' (use name(nhwc->nchw) or nhwc->nchw)"
             )
-        name, src, dst = m.group(1), m.group(2).upper(), m.group(3).upper()
+        name = m.group(1)
+        src, dst = (m.group(2), m.group(3)) if name else (m.group(4), m.group(5))
+        src, dst = src.upper(), dst.upper()
         if sorted(src) != sorted(dst) or len(set(src)) != len(src):
             raise OptionError(
                 f"--layout: '{src}->{dst}' must reorder the same distinct dimension letters"
@@ -231,7 +235,7 @@ def apply_layouts(module: ModuleOp, spec: Any) -> bool:
         tr = op_class("Transpose").make([new_param.results[0], order.results[0]], {})
         tr.set_friendly_name(f"{op.get_friendly_name()}/layout")
         block.insert_ops_before([new_param, order, tr], op)
-        op.results[0].replace_by(tr.results[0])
+        op.results[0].replace_all_uses_with(tr.results[0])
         op.detach()
         op.erase()
     for op in list(block.ops):

@@ -35,6 +35,12 @@ def _convert_onnx_to_ov() -> type[ModulePass]:
     return ConvertONNXToOVPass
 
 
+def _convert_tf_to_ov() -> type[ModulePass]:
+    from xmo.passes.tf_to_ov import ConvertTFToOVPass
+
+    return ConvertTFToOVPass
+
+
 def _ov_compress_fp16() -> type[ModulePass]:
     from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
 
@@ -47,13 +53,42 @@ def _onnx_canonicalize() -> type[ModulePass]:
     return ONNXCanonicalizePass
 
 
+def _ov_cse() -> type[ModulePass]:
+    from xmo.passes.ov_cse import OVCSEPass
+
+    return OVCSEPass
+
+
+def _ov_fuse_linear() -> type[ModulePass]:
+    from xmo.passes.ov_fuse_linear import OVFuseLinearPass
+
+    return OVFuseLinearPass
+
+
+def _ov_transpose_sinking() -> type[ModulePass]:
+    from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+
+    return OVTransposeSinkingPass
+
+
+def _ov_init_node_info() -> type[ModulePass]:
+    from xmo.passes.transformations import InitNodeInfo
+
+    return InitNodeInfo
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory returning the pass class."""
     return {
         "ov-infer-shapes": _ov_infer_shapes,
         "ov-constant-fold": _ov_constant_fold,
         "ov-dce": _ov_dce,
+        "ov-fuse-linear": _ov_fuse_linear,
+        "ov-cse": _ov_cse,
         "ov-compress-fp16": _ov_compress_fp16,
+        "ov-init-node-info": _ov_init_node_info,
+        "ov-transpose-sinking": _ov_transpose_sinking,
         "onnx-canonicalize": _onnx_canonicalize,
         "convert-onnx-to-ov": _convert_onnx_to_ov,
+        "convert-tf-to-ov": _convert_tf_to_ov,
     }

@@ -192,3 +192,57 @@ def test_model_local_functions_are_inlined():
     x = np.array([1, -5, 2], np.float32)
     y = np.array([-3, 1, 1], np.float32)
     np.testing.assert_array_equal(xmo.run(model, [x, y])["z"], np.abs(x + y))
+
+
+def test_layout_changes_an_onnx_input_to_nhwc() -> None:
+    """--layout nchw->nhwc on an NCHW model: the Parameter becomes NHWC, one
+    Transpose feeds the graph, outputs are unchanged."""
+    from pathlib import Path
+
+    demo = Path(xmo.__file__).parent / "models" / "demo.onnx"
+    base = xmo.convert_model(demo)
+    nhwc = xmo.convert_model(demo, layout="nchw->nhwc")
+    (p,) = [o for o in nhwc.body.block.ops if isinstance(o, ParameterOp)]
+    assert str(p.results[0].type) == "tensor<1x32x32x3xf32>"
+    assert p.get_friendly_name() == "image" and "image" in p.get_tensor_names(0)
+    assert sum(o.name == "ov.Transpose" for o in nhwc.body.block.ops) == 1
+    x = np.random.default_rng(0).random((1, 3, 32, 32), dtype=np.float32)
+    want = xmo.compile_model(base)([x])[0]
+    got = xmo.compile_model(nhwc)([x.transpose(0, 2, 3, 1).copy()])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_layout_output_change_keeps_the_output_name() -> None:
+    from pathlib import Path
+
+    demo = Path(xmo.__file__).parent / "models" / "demo.onnx"
+    base = xmo.convert_model(demo)
+    (r,) = [o for o in base.body.block.ops if isinstance(o, ResultOp)]
+    v = r.operands[0]
+    out_name = v.owner.get_tensor_names(v.index)[0]
+    rank = len(v.type.get_shape())
+    src = "NCHW"[:rank] if rank <= 4 else None
+    assert src is not None
+    dst = src[::-1]
+    m = xmo.convert_model(demo, layout=f"{out_name}({src}->{dst})")
+    (r2,) = [o for o in m.body.block.ops if isinstance(o, ResultOp)]
+    v2 = r2.operands[0]
+    assert out_name in v2.owner.get_tensor_names(v2.index)
+    assert list(v2.type.get_shape()) == list(v.type.get_shape())[::-1]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("image(nchw->nhw)", "same distinct dimension letters"),
+        ("image(nchw->nhwc", "cannot parse"),
+        ("nosuch(nchw->nhwc)", "no input or output named nosuch"),
+        ("ncdhw->ndhwc", "no input of rank 5"),
+    ],
+)
+def test_bad_layouts_are_one_line_errors(spec: str, message: str) -> None:
+    from pathlib import Path
+
+    demo = Path(xmo.__file__).parent / "models" / "demo.onnx"
+    with pytest.raises(OptionError, match=message):
+        xmo.convert_model(demo, layout=spec)

@@ -1,7 +1,18 @@
-"""Frozen graphs made by TensorFlow itself (tests/data/tf, see manifest.json):
-each converts with xmo (load_tf + convert-tf-to-ov + constant folding, no
-transpose sinking) and matches the stored TensorFlow outputs, run in OpenVINO
-and on xmo's CPU backend."""
+"""Frozen graphs made by TensorFlow itself (tests/data/tf, see manifest.json).
+
+Each converts three ways and matches the stored TensorFlow outputs (rtol 1e-3,
+atol 1e-4) in OpenVINO (f32) and on xmo's CPU backend:
+
+* ``legalized``: load_tf + convert-tf-to-ov + constant folding (NHWC
+  semantics, every layout transpose still there);
+* ``default``: ``xmo.convert_model`` (layout change by transpose sinking,
+  fusions, CSE);
+* ``nhwc``: ``xmo.convert_model(disable_nhwc_to_nchw=True)``.
+
+The default conversion must not have more Transpose layers or more layers
+than OpenVINO's own TF frontend on the same file (counted live), and the
+models with dynamic dims stay reshapeable.
+"""
 
 from __future__ import annotations
 
@@ -42,31 +53,140 @@ def _compare(got, m, want, what: str) -> None:
             np.testing.assert_allclose(value, ref, rtol=RTOL, atol=ATOL, err_msg=f"{what} {tname}")
 
 
+PIPELINES = ("legalized", "default", "nhwc")
+
+
 @pytest.fixture(scope="module")
 def converted():
-    cache: dict[str, object] = {}
+    import xmo
 
-    def get(name: str):
-        if name not in cache:
+    cache: dict[tuple[str, str], object] = {}
+
+    def get(name: str, pipeline: str = "default"):
+        key = (name, pipeline)
+        if key not in cache:
             path, m, _, _ = _fixture(name)
-            cache[name] = xmo_module(path, [o["name"] for o in m["outputs"]])
-        return cache[name]
+            if pipeline == "legalized":
+                cache[key] = xmo_module(path, [o["name"] for o in m["outputs"]])
+            else:
+                cache[key] = xmo.convert_model(
+                    path, disable_nhwc_to_nchw=pipeline == "nhwc"
+                )
+        return cache[key]
 
     return get
 
 
+@pytest.mark.parametrize("pipeline", PIPELINES)
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_model_in_openvino(name, converted, tmp_path):
+def test_model_in_openvino(name, pipeline, converted, tmp_path):
     _, m, inputs, outputs = _fixture(name)
-    module = converted(name)
-    _compare(run_in_openvino(module, inputs, tmp_path), m, outputs, f"{name} in OpenVINO")
+    module = converted(name, pipeline)
+    _compare(run_in_openvino(module, inputs, tmp_path), m, outputs,
+             f"{name} ({pipeline}) in OpenVINO")
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_on_cpu_backend(name, pipeline, converted):
+    _, m, inputs, outputs = _fixture(name)
+    module = converted(name, pipeline)
+    _compare(run_on_cpu_backend(module, inputs), m, outputs,
+             f"{name} ({pipeline}) on the CPU backend")
+
+
+def _ir_layers(xml: Path) -> tuple[int, int]:
+    import xml.etree.ElementTree as ET
+
+    layers = list(ET.parse(xml).getroot().iter("layer"))
+    return len(layers), sum(1 for la in layers if la.get("type") == "Transpose")
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_model_on_cpu_backend(name, converted):
-    _, m, inputs, outputs = _fixture(name)
-    module = converted(name)
-    _compare(run_on_cpu_backend(module, inputs), m, outputs, f"{name} on the CPU backend")
+def test_ir_not_larger_than_openvinos(name, converted, tmp_path):
+    """Transposes and layers: at most what OpenVINO's TF frontend writes."""
+    import openvino as ov
+    import xmo
+
+    path, _, _, _ = _fixture(name)
+    xmo.save_model(converted(name), tmp_path / "xmo.xml")
+    ov.save_model(ov.convert_model(str(path)), str(tmp_path / "ov.xml"), compress_to_fp16=False)
+    (ours, our_t), (theirs, their_t) = _ir_layers(tmp_path / "xmo.xml"), _ir_layers(tmp_path / "ov.xml")
+    assert our_t <= their_t, f"{name}: {our_t} Transposes, OpenVINO {their_t}"
+    assert ours <= theirs, f"{name}: {ours} layers, OpenVINO {theirs}"
+    # the NHWC conversion keeps every layout transpose
+    xmo.save_model(converted(name, "nhwc"), tmp_path / "nhwc.xml")
+    if name in ("cnn", "mobilenetv2", "unet"):
+        assert _ir_layers(tmp_path / "nhwc.xml")[1] > our_t
+
+
+def test_cnn_has_transposes_only_at_the_interface(converted):
+    """The layout change leaves one Transpose: after the NHWC input."""
+    module = converted("cnn")
+    ts = [o for o in module.body.block.ops if o.name == "ov.Transpose"]
+    assert len(ts) == 1
+    assert ts[0].operands[0].owner.name == "ov.Parameter"
+
+
+@pytest.mark.parametrize("name,batch", [("mobilenetv2", 3), ("shapes", 3), ("unet", 2)])
+def test_dynamic_batch_stays_reshapeable(name, batch, converted, tmp_path):
+    """Shape sub-graphs are not frozen to the fixture's batch: another batch
+    gives what OpenVINO's own TF conversion gives."""
+    import openvino as ov
+    import xmo
+
+    path, m, inputs, _ = _fixture(name)
+    rng = np.random.default_rng(7)
+    feeds = {}
+    for spec in m["inputs"]:
+        shape = [batch] + list(inputs[spec["name"]].shape[1:])
+        feeds[spec["name"]] = rng.standard_normal(shape).astype(np.float32)
+    xmo.save_model(converted(name), tmp_path / "xmo.xml")
+    core = ov.Core()
+    f32 = {"INFERENCE_PRECISION_HINT": "f32"}
+    ours = core.compile_model(core.read_model(str(tmp_path / "xmo.xml")), "CPU", f32)
+    theirs = core.compile_model(ov.convert_model(str(path)), "CPU", f32)
+
+    def by_name(compiled) -> dict[str, np.ndarray]:
+        ins = {}
+        for port in compiled.inputs:
+            key = next(k for k in feeds if k in port.get_names() or f"{k}:0" in port.get_names())
+            ins[port] = feeds[key]
+        res = compiled(ins)
+        return {n: np.asarray(res[o]) for o in compiled.outputs for n in o.get_names()}
+
+    got, want = by_name(ours), by_name(theirs)
+    for spec in m["outputs"]:
+        t = spec["name"]
+        np.testing.assert_allclose(got[t], want[t], rtol=RTOL, atol=ATOL, err_msg=f"{name} {t}")
+
+
+def test_input_declared_nchw(tmp_path):
+    """--layout input(nhwc->nchw): the model takes NCHW and no Transpose is left."""
+    import xmo
+
+    path, m, inputs, outputs = _fixture("cnn")
+    module = xmo.convert_model(path, layout="input(nhwc->nchw)")
+    ops = list(module.body.block.ops)
+    assert not [o for o in ops if o.name == "ov.Transpose"]
+    param = next(o for o in ops if o.name == "ov.Parameter")
+    assert str(param.results[0].type) == "tensor<?x3x32x32xf32>"
+    assert param.get_friendly_name() == "input"
+    nchw = {"input": inputs["input"].transpose(0, 3, 1, 2).copy()}
+    _compare(run_in_openvino(module, nchw, tmp_path), m, outputs, "cnn NCHW input")
+
+
+def test_cli_converts_a_frozen_graph(tmp_path, capsys):
+    from xmo.tools.xmo_main import main
+
+    path, _, _, _ = _fixture("mobilenetv2")
+    assert main(["convert", str(path), "-o", str(tmp_path / "m.xml")]) == 0
+    assert (tmp_path / "m.xml").exists() and (tmp_path / "m.bin").exists()
+    assert main(["convert", str(path), "-o", str(tmp_path / "n.xml"), "--disable_nhwc_to_nchw"]) == 0
+    assert _ir_layers(tmp_path / "n.xml")[1] > _ir_layers(tmp_path / "m.xml")[1]
+    assert main(["convert", str(path), "-o", str(tmp_path / "bad.xml"), "--layout", "input(nhwc->nch)"]) == 1
+    assert "--layout" in capsys.readouterr().err
+    assert not (tmp_path / "bad.xml").exists()
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

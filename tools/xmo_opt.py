@@ -5,12 +5,17 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 ``--verify-diagnostics``, xDSL's dialects and passes); on top of it:
 
 * the xmo dialects and passes, registered lazily;
-* inputs: ``.mlir``, OpenVINO IR ``.xml`` (read with its ``.bin``) and
+* inputs: ``.mlir``, OpenVINO IR ``.xml`` (read with its ``.bin``),
   ``.onnx`` (loaded into the ``onnx`` dialect; ``-p convert-onnx-to-ov``
-  legalizes it);
+  legalizes it) and TensorFlow frozen graphs ``.pb``/``.pbtxt`` (loaded into
+  the ``tf`` dialect);
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
-* ``--extensions DIR``: load user-defined operations from ``DIR/ops/*.py``;
+* ``--extensions DIR``: load user-defined operations from ``DIR/ops/*.py`` and
+  passes from ``DIR/passes/*.py``;
+* every pass runs through :func:`xmo.passes.tracing.run_pass`:
+  ``XMO_PROFILE_PASS_ENABLE=1`` prints per-pass timings,
+  ``XMO_ENABLE_VISUALIZE_TRACING=1`` writes a graph picture after each pass;
 * ``--elide-weights[=BYTES]``: leave weight payloads larger than BYTES (default
   64) out of the printed resources section, for readable FileCheck output;
 * the module is verified after parsing and after every pass.
@@ -52,10 +57,6 @@ class XmoOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="xmo modular optimizer driver", args=args)
-        for folder in self.args.extensions:
-            from xmo.extensions import load_extensions
-
-            load_extensions(self.ctx, folder)
         if self.args.elide_weights is not None:
             weight_store(self.ctx).elide_larger_than = self.args.elide_weights
         if self.args.target == "ov-ir":
@@ -84,6 +85,8 @@ class XmoOptMain(xDSLOptMain):
         # Files read by path (they need sibling files), see parse_chunk.
         self.available_frontends["xml"] = _read_by_path
         self.available_frontends["onnx"] = _read_by_path
+        self.available_frontends["pb"] = _read_by_path
+        self.available_frontends["pbtxt"] = _read_by_path
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -101,8 +104,25 @@ class XmoOptMain(xDSLOptMain):
             action="append",
             default=[],
             metavar="DIR",
-            help="load new operations from DIR/ops/*.py (repeatable)",
+            help="load new operations from DIR/ops/*.py and passes from "
+            "DIR/passes/*.py (repeatable)",
         )
+
+    def setup_pipeline(self) -> None:
+        # Extensions first: their passes may be named in the pipeline. Every
+        # pass then runs through xmo's run_pass (XMO_PROFILE_PASS_ENABLE,
+        # XMO_ENABLE_VISUALIZE_TRACING); xDSL's callback (verification,
+        # --print-between-passes, --time-passes) stays.
+        from xmo.extensions import load_extension_passes, load_extensions
+
+        for folder in self.args.extensions:
+            load_extensions(self.ctx, folder)
+            for name, cls in load_extension_passes(folder).items():
+                self.register_pass(name, lambda cls=cls: cls)
+        super().setup_pipeline()
+        from xmo.passes.tracing import TracedPassPipeline
+
+        self.pipeline = TracedPassPipeline(self.pipeline.passes, self.pipeline.callback)
 
     # -- input -------------------------------------------------------------------
     def parse_chunk(
@@ -120,6 +140,12 @@ class XmoOptMain(xDSLOptMain):
             if self.args.input_file is None:
                 raise XmoOptError("ONNX input must be a file path")
             return load_onnx(self.args.input_file, self.ctx)
+        if (self.args.frontend or file_extension) in ("pb", "pbtxt"):
+            from xmo.frontends.tf import load_tf
+
+            if self.args.input_file is None:
+                raise XmoOptError("TensorFlow graph input must be a file path")
+            return load_tf(self.args.input_file, self.ctx)
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:

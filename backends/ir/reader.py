@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    DictionaryAttr,
     ArrayAttr,
     DenseResourceAttr,
     ModuleOp,
@@ -45,6 +44,7 @@ from xmo.backends.ir._common import (
 from xmo.context import attach_context, make_context, weight_store
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
@@ -73,7 +73,7 @@ class _Layer:
     inputs: list[_Port]
     outputs: list[_Port]
     output_names: list[str] | None
-    rt_info: dict[str, str] = field(default_factory=dict)
+    rt_info: dict[str, Any] = field(default_factory=dict)
     # filled while building
     sources: dict[int, tuple[int, int]] = field(default_factory=dict)
     op: OVOp | None = None
@@ -189,11 +189,11 @@ class _Reader:
             inputs=self._ports(el.find("input"), what),
             outputs=self._ports(el.find("output"), what),
             output_names=unescape_names(out_names) if out_names is not None else None,
-            rt_info={
-                a.get("name", ""): a.get("value", "")
+            rt_info=dict(
+                rt_info.decode_ir(a.get("name", ""), a.get("version"), a.get("value"))
                 for a in _children(el.find("rt_info"))
                 if a.tag == "attribute" and a.get("name")
-            },
+            ),
         )
 
     @staticmethod
@@ -321,9 +321,7 @@ class _Reader:
                 [ArrayAttr([StringAttr(n) for n in ns]) for ns in names]
             )
         if layer.rt_info:
-            props["rt_info"] = DictionaryAttr(
-                {k: StringAttr(v) for k, v in sorted(layer.rt_info.items())}
-            )
+            props["rt_info"] = rt_info.to_dict_attr(layer.rt_info)
         op = cls.create(operands=operands, result_types=result_types, properties=props)
         layer.op = op
         return op

@@ -41,6 +41,7 @@ from xmo.backends.ir._common import (
 )
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov import rt_info
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.weights import WeightStoreError, constant_array, resource_bytes
 
@@ -248,9 +249,13 @@ class _Writer:
         if info:
             rt = ET.SubElement(layer, "rt_info")
             for key in sorted(info):
-                attrs = {"name": key, "version": "0"}
-                if info[key]:
-                    attrs["value"] = info[key]
+                try:
+                    rt_name, rt_version, text = rt_info.encode_ir(key, info[key])
+                except rt_info.RtInfoError as e:
+                    raise IRWriteError(f"{where}: runtime info '{key}': {e}") from e
+                attrs = {"name": rt_name, "version": rt_version}
+                if text is not None:
+                    attrs["value"] = text
                 ET.SubElement(rt, "attribute", attrs)
 
         if op.name == "ov.Result":

@@ -47,6 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov import rt_info as rt
 from xmo.dialects.ov.attributes import AttrSpec
 
 TensorLike = TensorType | UnrankedTensorType
@@ -219,8 +220,10 @@ class OVOp(IRDLOperation):
     tensor_names = opt_prop_def(ArrayAttr)
     """Per output, an ``ArrayAttr`` of tensor names (``names`` of the IR port)."""
     rt_info = opt_prop_def(DictionaryAttr)
-    """Runtime info: string keys to string values, written to the layer's
-    ``<rt_info>`` (e.g. ``decompression`` on an fp16 weight's Convert)."""
+    """Runtime info: string keys to typed values (str, bool, int, float or
+    lists of them; see :mod:`xmo.dialects.ov.rt_info`), written to the layer's
+    ``<rt_info>`` (e.g. ``decompression`` on an fp16 weight's Convert,
+    ``fused_names`` after a fusion)."""
 
     # -- attributes ----------------------------------------------------------
     @classmethod
@@ -275,18 +278,32 @@ class OVOp(IRDLOperation):
         )
 
     # -- runtime info --------------------------------------------------------
-    def get_rt_info(self) -> dict[str, str]:
-        """Runtime info as a dict (values are strings; flags have "")."""
+    def get_rt_info(self) -> dict[str, Any]:
+        """Runtime info as a dict of Python values (strings stay strings, a
+        flag such as ``decompression`` is ``""``; lists come back as lists)."""
         if self.rt_info is None:
             return {}
-        return {k: v.data for k, v in self.rt_info.data.items() if isinstance(v, StringAttr)}
+        return {k: rt.from_attr(v) for k, v in self.rt_info.data.items()}
 
-    def set_rt_info(self, key: str, value: str = "") -> None:
+    def set_rt_info(self, key: str, value: Any = "") -> None:
+        """Set one runtime info entry (``value``: str, bool, int, float or a
+        list of them; ``""`` marks a flag)."""
         info = self.get_rt_info()
-        info[key] = value
-        self.properties["rt_info"] = DictionaryAttr(
-            {k: StringAttr(v) for k, v in sorted(info.items())}
-        )
+        info[rt.canonical_key(key)] = value
+        self.replace_rt_info(info)
+
+    def del_rt_info(self, key: str) -> None:
+        """Remove a runtime info entry (no error when absent)."""
+        info = self.get_rt_info()
+        if info.pop(rt.canonical_key(key), None) is not None:
+            self.replace_rt_info(info)
+
+    def replace_rt_info(self, info: Mapping[str, Any]) -> None:
+        """Replace the whole runtime info (an empty mapping removes it)."""
+        if not info:
+            self.properties.pop("rt_info", None)
+            return
+        self.properties["rt_info"] = rt.to_dict_attr(info)
 
     # -- inputs --------------------------------------------------------------
     @classmethod
