@@ -39,6 +39,7 @@ from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, ConversionFailure, Node, SeqValue
+from xmo.passes.to_ov.builder import converter_outputs
 from xmo.passes.to_ov.report import UnsupportedOpsError
 from xmo.passes.onnx_canonicalize import aliases_of
 from xmo.passes.onnx_to_ov.registry import lookup
@@ -230,7 +231,7 @@ def _run_converter(  # noqa: PLR0913
     inputs = [scope.values.get(v) for v in op.operands]
     node = Node(op, inputs, name, info.domain, info.op_type, info.version, info.out_names)
     node.scope = scope  # type: ignore[attr-defined]  # for convert_block
-    outs = _as_list(fn(node, b), len(op.results))
+    outs = converter_outputs(fn(node, b))
     if len(outs) < len(op.results):
         outs += [None] * (len(op.results) - len(outs))
     for i, (res, v) in enumerate(zip(op.results, outs)):
@@ -310,16 +311,6 @@ def convert_block(
         else:
             raise ConversionFailure(f"sub-graph op {op.name} is not an ONNX graph op")
     raise ConversionFailure("sub-graph does not end with onnx.Yield")
-
-
-def _as_list(outs, n: int) -> list[SSAValue | None]:  # noqa: ANN001
-    if outs is None:
-        return []
-    if isinstance(outs, SSAValue | SeqValue):
-        return [outs]
-    if isinstance(outs, Operation):
-        return list(outs.results)
-    return list(outs)
 
 
 @dataclass(frozen=True)

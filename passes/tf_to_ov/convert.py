@@ -52,6 +52,7 @@ from xmo.passes.tf_to_ov.builder import (
     TFNode,
 )
 from xmo.passes.tf_to_ov.registry import lookup
+from xmo.passes.to_ov.builder import converter_outputs
 from xmo.passes.to_ov.report import UnsupportedOpsError
 
 log = logging.getLogger("xmo.convert")
@@ -191,6 +192,9 @@ class _Converter:
                 continue
             if any(v in poisoned for v in op.operands):
                 poisoned.update(op.results)
+                if op_type not in PASS_THROUGH and lookup(op_type) is None:
+                    # unconvertible on its own too: the report lists it
+                    fail(op_type, name, _no_converter(op), op)
                 continue
             b = TFBuilder(store, name, evaluator)
             try:
@@ -227,10 +231,8 @@ class _Converter:
             # converts when there is a converter; its attrs have no defaults
             fn = lookup(op_type)
             if fn is None:
-                raise ConversionFailure(
-                    "unknown operation" if op.name == "tf.Unknown" else "no converter for this operation"
-                )
-            outs = _as_list(fn(node, b))
+                raise ConversionFailure(_no_converter(op))
+            outs = converter_outputs(fn(node, b))
         outs += [None] * (len(op.results) - len(outs))
         for k, (res, v) in enumerate(zip(op.results, outs)):
             if v is None and live_use(res):
@@ -255,6 +257,10 @@ class _Converter:
                 used_names.add(fname)
 
 
+def _no_converter(op: Operation) -> str:
+    return "unknown operation" if op.name == "tf.Unknown" else "no converter for this operation"
+
+
 def _constant(op: Operation, name: str) -> tuple[ConstantOp | None, str | None]:
     value = op.properties.get("value")
     if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
@@ -266,16 +272,6 @@ def _constant(op: Operation, name: str) -> tuple[ConstantOp | None, str | None]:
     c.set_friendly_name(name)
     c.set_tensor_names(0, output_names(name, 1)[0])
     return c, None
-
-
-def _as_list(outs) -> list[SSAValue | None]:
-    if outs is None:
-        return []
-    if isinstance(outs, SSAValue):
-        return [outs]
-    if isinstance(outs, Operation):
-        return list(outs.results)
-    return list(outs)
 
 
 @dataclass(frozen=True)

@@ -211,8 +211,21 @@ def _np_dtype(etype: str) -> np.dtype:
     return et.numpy_dtype(etype)
 
 
+def converter_outputs(outs: Any) -> list[Any]:
+    """What a converter returned, as one entry per node output: a value (or
+    any single object, e.g. an ONNX sequence), an op (its results), a list,
+    or None (no outputs)."""
+    if outs is None:
+        return []
+    if isinstance(outs, Operation):
+        return list(outs.results)
+    if isinstance(outs, list | tuple):
+        return list(outs)
+    return [outs]
+
+
 def is_none(v: SSAValue) -> bool:
     return isinstance(v.type, NoneType)
 
 
-__all__ = ["Builder", "ConversionFailure", "DYN", "NodeBase", "is_none", "value_etype"]
+__all__ = ["Builder", "ConversionFailure", "DYN", "NodeBase", "converter_outputs", "is_none", "value_etype"]
