@@ -6,6 +6,12 @@
   a module with many small constants). The constraint depends only on its
   (hashable, static) argument, so it is memoized for that module.
 
+* The MLIR lexer's string-literal regex nests ``[^"...]+`` inside ``(...)*``:
+  an unterminated ``"`` (a malformed ``.mlir`` file) makes it backtrack
+  exponentially in the length of the rest of the line (minutes, in C code no
+  signal interrupts). The same language without the inner ``+`` matches in
+  linear time (its two alternatives start with different characters).
+
 Applied once, on import of :mod:`xmo.context`. Behaviour is unchanged.
 """
 
@@ -36,3 +42,11 @@ def apply() -> None:
             return original(constraint)
 
     _attribute_parser.base = base  # type: ignore[attr-defined]
+
+    import re
+
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(  # type: ignore[attr-defined]
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )

@@ -93,8 +93,8 @@ def check_file(core, path: Path, entry: dict, folder: Path) -> dict:
                      for op in compiled.get_runtime_model().get_ordered_ops()]
     info["runtime_transposes"] = sum(t == "Transpose" for t in runtime_types)
 
-    inputs = np.load(folder / entry["inputs_file"])
-    refs = np.load(folder / entry["outputs_file"])
+    inputs = np.load(folder / entry["inputs_file"], allow_pickle=False)
+    refs = np.load(folder / entry["outputs_file"], allow_pickle=False)
     feeds = {_input_port(compiled, i["name"]): inputs[i["name"]] for i in entry["inputs"]}
     result = compiled(feeds)
     worst, ok, problems = 0.0, True, []

@@ -58,6 +58,10 @@ class IRWriteError(ValueError):
 class IRReadError(ValueError):
     """An OpenVINO IR file that is malformed or contradicts itself."""
 
+    def __init__(self, msg: object = "") -> None:
+        # names from the file may hold newlines / control characters: escape them
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+
 
 def escape_names(names: Iterable[str]) -> str:
     """Tensor names as a port ``names`` value: comma-separated, ``,`` -> ``\\,``."""

@@ -216,6 +216,8 @@ class _Reader:
                         raise IRReadError(
                             f"{what}: port {pid} has a bad <dim> '{text}'"
                         ) from None
+                if v < -1:
+                    raise IRReadError(f"{what}: port {pid} has a negative <dim> {v}")
                 dims.append(v if v >= 0 else -1)
             names = p.get("names")
             ports.append(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -54,12 +55,17 @@ def serialize(
     bin_path: str | os.PathLike[str] | None = None,
     *,
     verify: bool = True,
+    verify_ir: bool = False,
 ) -> None:
     """Write ``module`` as OpenVINO IR v11 to ``xml_path`` and ``bin_path``.
 
     ``bin_path`` defaults to ``xml_path`` with the suffix ``.bin``. With
-    ``verify`` (the default) the module is verified first. On any error nothing
-    is left behind: neither output file nor temporary files.
+    ``verify`` (the default) the module is verified first. ``verify_ir`` reads
+    the written files back with :func:`xmo.backends.ir.read_ir` before they
+    replace anything and checks every layer against ``module``: op type and
+    each output's dims and element type (the reader itself checks the port
+    dims and precisions against shape inference). On any error nothing is left
+    behind: neither output file nor temporary files.
     """
     xml_path = Path(xml_path)
     bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
@@ -76,7 +82,9 @@ def serialize(
     try:
         bin_tmp = _temp_next_to(bin_path, temps)
         with open(bin_tmp, "wb") as bin_file:
-            root = _Writer(module, bin_file).build()
+            writer = _Writer(module, bin_file)
+            root = writer.build()
+        _xml_safe(root)
         tree = ET.ElementTree(root)
         ET.indent(tree, space="\t")
         xml_tmp = _temp_next_to(xml_path, temps)
@@ -84,6 +92,9 @@ def serialize(
             xml_file.write(b'<?xml version="1.0"?>\n')
             tree.write(xml_file, encoding="utf-8", xml_declaration=False)
             xml_file.write(b"\n")
+        if verify_ir:
+            names = [layer.get("name", "") for layer in root.iter("layer")]
+            _check_written(writer.ops, names, xml_tmp, bin_tmp)
         os.replace(bin_tmp, bin_path)
         temps.remove(bin_tmp)
         os.replace(xml_tmp, xml_path)
@@ -94,6 +105,52 @@ def serialize(
                 os.unlink(t)
             except FileNotFoundError:
                 pass
+
+
+# characters XML 1.0 cannot hold, even as references (names from a model may have them)
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(root: ET.Element) -> None:
+    """Attribute values and texts escaped where XML cannot hold a character
+    (``\x01`` -> the four characters ``\x01``): the file stays well-formed."""
+
+    def esc(m: re.Match[str]) -> str:
+        return repr(m.group())[1:-1]
+
+    for el in root.iter():
+        for k, v in el.attrib.items():
+            if _XML_ILLEGAL.search(v):
+                el.set(k, _XML_ILLEGAL.sub(esc, v))
+        if el.text and _XML_ILLEGAL.search(el.text):
+            el.text = _XML_ILLEGAL.sub(esc, el.text)
+
+
+def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: Path) -> None:
+    """The IR just written, read back, has ``ops``' layers (named ``names``)
+    with their types."""
+    from xmo.backends.ir._common import IRReadError
+    from xmo.backends.ir.reader import read_ir
+
+    try:
+        back = list(read_ir(xml_path, bin_path).body.block.ops)
+    except IRReadError as e:
+        raise IRWriteError(f"the written IR does not read back: {_one_line(e)}") from None
+    if len(back) != len(ops):
+        raise IRWriteError(f"the written IR reads back as {len(back)} layers, not {len(ops)}")
+    by_name = {op.get_friendly_name(): op for op in back}  # the reader may reorder layers
+    if len(by_name) != len(back) or set(by_name) != set(names):
+        raise IRWriteError("the written IR's layer names do not read back one to one")
+    for layer_id, (op, name) in enumerate(zip(ops, names)):
+        got = by_name[name]
+        want_types = [r.type for r in op.results]
+        got_types = [r.type for r in got.results]
+        if got.name != op.name or got_types != want_types:
+            raise IRWriteError(
+                f"layer {layer_id} ('{op.get_friendly_name() or op.OV_TYPE}'): written as "
+                f"{got.name} {', '.join(map(str, got_types))}, the module has "
+                f"{op.name} {', '.join(map(str, want_types))}"
+            )
 
 
 def _temp_next_to(path: Path, temps: list[Path]) -> Path:
@@ -187,6 +244,7 @@ class _Writer:
     # -- the document ---------------------------------------------------------
     def build(self) -> ET.Element:
         ops = self._ordered_ops()
+        self.ops = ops  # layer i is ops[i]
         for op in ops:
             n = op.get_friendly_name()
             if n is not None:

@@ -8,3 +8,7 @@ class OnnxFrontendError(ValueError):
 
     The message is one line and names the offending tensor or node.
     """
+
+    def __init__(self, msg: object = "") -> None:
+        # names from the file may hold newlines / control characters: escape them
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))

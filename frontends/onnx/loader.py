@@ -486,6 +486,8 @@ class _Loader:
                     define(name, label, res)
 
         # outputs
+        if is_main and not graph.output:
+            raise OnnxFrontendError(f"{where}: the graph has no outputs")
         seen_out: set[str] = set()
         values: list[SSAValue] = []
         for vi in graph.output:
@@ -517,6 +519,9 @@ class _Loader:
         params: list[str] = []
         if tp.WhichOneof("value") == "tensor_type" and tp.tensor_type.HasField("shape"):
             params = tz.dims_of(tp.tensor_type.shape)[1]
+            bad = [d.dim_value for d in tp.tensor_type.shape.dim if d.dim_value < -1]
+            if bad and override is None:  # -1: some exporters' spelling of "dynamic"
+                raise OnnxFrontendError(f"input '{vi.name}' has a negative dimension {bad[0]}")
         if override is not None:
             el = t.get_element_type() if isinstance(t, TensorType | UnrankedTensorType) else None
             if el is None:

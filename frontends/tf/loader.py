@@ -40,6 +40,10 @@ class TFFrontendError(ValueError):
     """A GraphDef the TF frontend cannot read; the message is one line naming the
     file, node or tensor at fault."""
 
+    def __init__(self, msg: object = "") -> None:
+        # names from the file may hold newlines / control characters: escape them
+        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+
 
 def _one_line(msg: object) -> str:
     s = str(msg).strip()
@@ -49,6 +53,10 @@ def _one_line(msg: object) -> str:
 # ---------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------
+
+
+#: Largest GraphDef file read (protobuf messages are limited to 2 GiB).
+MAX_GRAPHDEF_BYTES = 1 << 31
 
 
 def read_graph_def(model: Any) -> Any:
@@ -62,6 +70,12 @@ def read_graph_def(model: Any) -> Any:
             raise TFFrontendError(f"{path}: no such file")
         try:
             with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_GRAPHDEF_BYTES:
+                    raise TFFrontendError(
+                        f"{path}: {size} bytes, more than the {MAX_GRAPHDEF_BYTES >> 30} GiB "
+                        "a GraphDef (protobuf message) can hold"
+                    )
                 if path.lower().endswith(TEXT_SUFFIXES):
                     return _parse_text(f.read(), path)
                 if os.fstat(f.fileno()).st_size == 0:
@@ -114,11 +128,16 @@ def _parse_text(data: bytes, what: str) -> Any:
     from google.protobuf import text_format
 
     try:
-        return schema.parse_text(data.decode("utf-8"))
+        g = schema.parse_text(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise TFFrontendError(f"{what}: not a text GraphDef (not UTF-8)") from None
+    except RecursionError:
+        raise TFFrontendError(f"{what}: not a valid text GraphDef: nested too deeply") from None
     except text_format.ParseError as e:
         raise TFFrontendError(f"{what}: not a valid text GraphDef: {_one_line(e)}") from None
+    if not len(g.node):
+        raise TFFrontendError(f"{what}: the GraphDef has no nodes")
+    return g
 
 
 # ---------------------------------------------------------------------------
@@ -208,6 +227,11 @@ def _placeholder_dims(nd: Any) -> list[int] | None:
     if "shape" in nd.attr and nd.attr["shape"].WhichOneof("value") == "shape":
         sp = nd.attr["shape"].shape
         if not sp.unknown_rank:
+            bad = [int(d.size) for d in sp.dim if d.size < -1]  # -1: unknown
+            if bad:
+                raise TFFrontendError(
+                    f"Placeholder '{nd.name}': negative dimension {bad[0]} in its shape"
+                )
             return [max(int(d.size), -1) for d in sp.dim]
     if "_output_shapes" in nd.attr:
         shapes = nd.attr["_output_shapes"].list.shape

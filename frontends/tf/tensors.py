@@ -24,12 +24,12 @@ Errors: :class:`TensorDecodeError` (the loader adds the node name).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseResourceAttr, TensorType
 from xdsl.ir import Attribute
-
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.dialects.tf import dtypes
@@ -60,6 +60,10 @@ def tensor_dims(tp: Any) -> list[int]:
     if any(d < 0 for d in dims):
         raise TensorDecodeError(f"the tensor shape {dims} has unknown dims")
     return dims
+
+
+#: The largest constant a value list may expand to (protobuf's 2 GiB message limit).
+MAX_EXPANDED_BYTES = 1 << 31
 
 
 def _decode_string_content(content: bytes, n: int) -> list[bytes]:
@@ -117,8 +121,15 @@ def tensor_payload(tp: Any) -> tuple[dtypes.DType, list[int], np.ndarray | list[
             "the tensor has no dtype (DT_INVALID)" if enum == 0 else f"unknown dtype {enum}"
         )
     dims = tensor_dims(tp)
-    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    n = math.prod(dims)  # Python ints: no int64 wrap-around for absurd shapes
     content = tp.tensor_content
+    itemsize = np.dtype(d.numpy).itemsize if d.numpy is not None else 8
+    if not content and n * itemsize > MAX_EXPANDED_BYTES:
+        # typed value lists broadcast to the shape: refuse a memory bomb
+        raise TensorDecodeError(
+            f"shape {dims} of {d.name} expands to {n * itemsize} bytes, more than the "
+            f"{MAX_EXPANDED_BYTES >> 30} GiB a GraphDef can hold"
+        )
 
     if d.xmo == "tf.string":
         if content:

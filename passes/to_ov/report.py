@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+def _printable(text: str) -> str:
+    """Names and reasons from the model on one line: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class UnsupportedOpsError(Exception):
     """Some nodes cannot be converted; ``str()`` is the full report."""
 
@@ -11,10 +16,10 @@ class UnsupportedOpsError(Exception):
         lines = ["List of operations that cannot be converted:"]
         for op_type in sorted(failures):
             entries = failures[op_type]
-            reasons = sorted({r for _, r in entries})
-            names = ", ".join(n for n, _ in entries[:10])
+            reasons = sorted({_printable(r) for _, r in entries})
+            names = ", ".join(_printable(n) for n, _ in entries[:10])
             more = f", ... ({len(entries) - 10} more)" if len(entries) > 10 else ""
-            lines.append(f"  {op_type} ({len(entries)}): {names}{more}")
+            lines.append(f"  {_printable(op_type)} ({len(entries)}): {names}{more}")
             for r in reasons[:3]:
                 lines.append(f"      reason: {r}")
         super().__init__("\n".join(lines))

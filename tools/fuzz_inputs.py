@@ -1,0 +1,669 @@
+"""Robustness fuzzing of ``xmo convert`` on malformed inputs.
+
+Every case is a model file (or a few files: IR ``.xml`` + ``.bin``, ONNX
+external data) derived from a valid model by one mutation: truncations, byte
+flips, dangling names, cycles, duplicate names, missing weights, wrong
+attribute types, negative / enormous / zero dims, payloads beyond the file,
+unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
+``mlir``.
+
+A case passes when ``xmo convert`` either
+
+* fails cleanly: non-zero exit code, stderr's error is one line
+  ``xmo: error: ...`` (no traceback), no file left in the output folder, or
+* succeeds (only for random mutations that may leave a valid model):
+  exit code 0 with the ``.xml`` and ``.bin`` written;
+
+and finishes within the time limit. Cases built to be invalid must fail.
+
+    python -m xmo.tools.fuzz_inputs --cases 2000 --seed 1
+    python -m xmo.tools.fuzz_inputs --cases 50 --subprocess   # real processes
+
+``tests/test_robustness.py`` runs a few hundred cases of the same generator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+TF_DATA = ROOT / "tests" / "data" / "tf"
+KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
+
+
+@dataclass
+class Case:
+    kind: str
+    name: str
+    model: str  # file name of the model among ``files``
+    files: dict[str, bytes]
+    must_fail: bool = True
+    args: list[str] = field(default_factory=list)
+    symlinks: dict[str, str] = field(default_factory=dict)  # link name -> target (absolute)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+
+@dataclass
+class Outcome:
+    case: Case
+    rc: int | None
+    seconds: float
+    problem: str | None  # None: the case passed
+    stderr: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Base models
+# ---------------------------------------------------------------------------
+
+
+def _onnx_base() -> object:
+    """A small valid ONNX model: Conv, Relu, broadcasting Add, Reshape, MatMul."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal((1, 4, 1, 1)).astype(np.float32), "b")
+    shape = numpy_helper.from_array(np.array([1, -1], np.int64), "shape")
+    fc = numpy_helper.from_array(rng.standard_normal((4 * 6 * 6, 5)).astype(np.float32), "fc")
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("Add", ["r", "b"], ["a"], name="add"),
+        helper.make_node("Reshape", ["a", "shape"], ["f"], name="flat"),
+        helper.make_node("MatMul", ["f", "fc"], ["y"], name="fc"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "fuzz",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+        [w, b, shape, fc],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+_CACHE: dict[str, object] = {}
+
+
+def _cached(key: str, make: Callable[[], object]) -> object:
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def _ir_base() -> tuple[bytes, bytes]:
+    """The ONNX base model converted to IR: (xml, bin)."""
+    import xmo
+
+    with tempfile.TemporaryDirectory() as d:
+        xml = Path(d) / "m.xml"
+        xmo.save_model(xmo.convert_model(_onnx_base()), xml)
+        return xml.read_bytes(), xml.with_suffix(".bin").read_bytes()
+
+
+def _tf_bases() -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted(TF_DATA.glob("*.pb")) if p.stat().st_size < 100_000]
+
+
+# ---------------------------------------------------------------------------
+# Byte-level mutations (the result may still be valid)
+# ---------------------------------------------------------------------------
+
+
+def _truncate(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    n = rng.randrange(0, len(data))
+    return f"truncate@{n}", data[:n]
+
+
+def _flip(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    b = bytearray(data)
+    k = rng.choice((1, 1, 2, 4, 16))
+    for _ in range(k):
+        i = rng.randrange(len(b))
+        b[i] = rng.randrange(256)
+    return f"flip{k}", bytes(b)
+
+
+def _byte_case(rng: random.Random, kind: str, model: str, data: bytes, extra: dict | None = None) -> Case:
+    name, out = rng.choice((_truncate, _flip))(rng, data)
+    return Case(kind, name, model, {model: out, **(extra or {})}, must_fail=False)
+
+
+# ---------------------------------------------------------------------------
+# ONNX
+# ---------------------------------------------------------------------------
+
+
+def _onnx_structural(rng: random.Random) -> Case:
+    import onnx
+    from onnx import helper
+
+    m = onnx.ModelProto()
+    m.CopyFrom(_cached("onnx", _onnx_base))
+    g = m.graph
+    files: dict[str, bytes] = {}
+    symlinks: dict[str, str] = {}
+    must_fail = True
+    kind = rng.choice(
+        (
+            "dangling_input", "cycle", "duplicate_output", "duplicate_node_output",
+            "missing_initializer", "attr_type", "attr_string", "negative_dim",
+            "enormous_dim", "zero_size_weight", "declared_size_beyond_data",
+            "external_dotdot", "external_absolute", "external_symlink", "external_beyond",
+            "bad_dtype", "no_output", "unknown_opset", "bad_perm", "empty_graph",
+            "output_not_produced", "huge_reshape", "bad_reshape", "rank_mismatch",
+            "zero_dim_input", "control_char_names",
+        )
+    )
+    node = {n.name: n for n in g.node}
+    init = {t.name: t for t in g.initializer}
+    if kind == "dangling_input":
+        node[rng.choice(list(node))].input[0] = "nowhere"
+    elif kind == "cycle":
+        node["conv"].input[0] = "y"
+    elif kind == "duplicate_output":
+        node["relu"].output[0] = "c"
+    elif kind == "duplicate_node_output":
+        node["add"].output[0] = "r"
+    elif kind == "missing_initializer":
+        victim = rng.choice(["w", "b", "fc", "shape"])
+        g.initializer.remove(init[victim])
+    elif kind == "attr_type":
+        a = next(a for a in node["conv"].attribute if a.name == "strides")
+        a.CopyFrom(helper.make_attribute("strides", 1.5))
+    elif kind == "attr_string":
+        a = next(a for a in node["conv"].attribute if a.name == "pads")
+        a.CopyFrom(helper.make_attribute("pads", "same"))
+    elif kind == "negative_dim":
+        g.input[0].type.tensor_type.shape.dim[rng.randrange(4)].dim_value = -rng.randrange(2, 100)
+    elif kind == "enormous_dim":
+        g.input[0].type.tensor_type.shape.dim[rng.randrange(4)].dim_value = 1 << rng.choice((31, 40, 62))
+    elif kind == "zero_size_weight":
+        t = init[rng.choice(["w", "fc"])]
+        t.dims[0] = 0
+        t.raw_data = b""
+    elif kind == "declared_size_beyond_data":
+        t = init[rng.choice(["w", "fc", "b"])]
+        t.dims[0] = rng.choice((t.dims[0] + 1, 1 << 20, 1 << 40))
+    elif kind.startswith("external"):
+        t = init["fc"]
+        payload = t.raw_data
+        t.ClearField("raw_data")
+        t.data_location = onnx.TensorProto.EXTERNAL
+        loc = {
+            "external_dotdot": "../outside.bin",
+            "external_absolute": "/etc/passwd",
+            "external_symlink": "link.bin",
+            "external_beyond": "w.bin",
+        }[kind]
+        if kind == "external_beyond":
+            files["w.bin"] = payload[: len(payload) // 2]
+        if kind == "external_symlink":
+            symlinks["link.bin"] = "/etc/hostname" if os.path.exists("/etc/hostname") else "/etc/passwd"
+        t.external_data.add(key="location", value=loc)
+    elif kind == "bad_dtype":
+        init["w"].data_type = rng.choice((0, 99, 8))  # undefined, unknown, string
+    elif kind == "no_output":
+        del g.output[:]
+    elif kind == "unknown_opset":
+        m.opset_import[0].version = rng.choice((0, 999))
+        must_fail = m.opset_import[0].version == 0  # newer: the latest known schemas
+    elif kind == "bad_perm":
+        n = helper.make_node("Transpose", ["y"], ["t"], name="tr", perm=[0, 5])
+        g.node.append(n)
+        g.output[0].name = "t"
+        g.output[0].type.tensor_type.ClearField("shape")
+    elif kind == "empty_graph":
+        del g.node[:]
+    elif kind == "output_not_produced":
+        g.output[0].name = "ghost"
+    elif kind == "huge_reshape":
+        init["shape"].raw_data = np.array([1 << 40, 1 << 40], np.int64).tobytes()
+    elif kind == "bad_reshape":
+        init["shape"].raw_data = np.array([7, -1], np.int64).tobytes()
+    elif kind == "control_char_names":  # names reach the error line escaped
+        n = node[rng.choice(list(node))]
+        orig_op, orig_in = n.op_type, n.input[0]
+        n.name = "evil\nname\x1c\r"
+        n.op_type = rng.choice(("Frobnicate\n", orig_op))
+        n.input[0] = rng.choice(("dangling\n\x85", orig_in))
+        must_fail = n.op_type != orig_op or n.input[0] != orig_in
+    elif kind == "zero_dim_input":  # an empty tensor flowing through: may convert
+        g.input[0].type.tensor_type.shape.dim[rng.choice((0, 2))].dim_value = 0
+        must_fail = False
+    elif kind == "rank_mismatch":
+        del g.input[0].type.tensor_type.shape.dim[-1]
+    data = m.SerializeToString()
+    return Case("onnx", kind, "m.onnx", {"m.onnx": data, **files}, must_fail=must_fail,
+                symlinks=symlinks)
+
+
+def onnx_case(rng: random.Random) -> Case:
+    if rng.random() < 0.4:
+        import onnx
+
+        if rng.random() < 0.5:
+            data = _cached("onnx_bytes", lambda: onnx.ModelProto.SerializeToString(_onnx_base()))
+        else:
+            data = _cached("demo_bytes", (ROOT / "models" / "demo.onnx").read_bytes)
+        return _byte_case(rng, "onnx", "m.onnx", data)  # type: ignore[arg-type]
+    return _onnx_structural(rng)
+
+
+# ---------------------------------------------------------------------------
+# TensorFlow GraphDef
+# ---------------------------------------------------------------------------
+
+
+def _tf_structural(rng: random.Random, text: bool) -> Case:
+    from xmo.frontends.tf import schema
+
+    name, data = rng.choice(_cached("tf", _tf_bases))  # type: ignore[arg-type]
+    g = schema.parse_binary(data)
+    nodes = list(g.node)
+    with_inputs = [n for n in nodes if any(not i.startswith("^") for i in n.input)]
+    consts = [n for n in nodes if n.op == "Const"]
+    phs = [n for n in nodes if n.op == "Placeholder"]
+    kind = rng.choice(
+        (
+            "dangling_input", "cycle", "duplicate_name", "bad_port", "const_size_mismatch",
+            "const_beyond_data", "negative_dim", "enormous_dim", "bad_dtype", "missing_attr",
+            "wrong_attr_type", "no_nodes", "empty_name", "placeholder_neg_dim",
+        )
+    )
+    if kind == "dangling_input":
+        rng.choice(with_inputs).input[0] = "nowhere"
+    elif kind == "cycle":
+        # a node reading its own output, or two nodes reading each other
+        a = rng.choice(with_inputs)
+        a.input[0] = a.name
+    elif kind == "duplicate_name":
+        rng.choice(nodes[1:]).name = nodes[0].name
+    elif kind == "bad_port":
+        n = rng.choice(with_inputs)
+        n.input[0] = n.input[0].split(":")[0] + ":" + str(rng.choice((7, 99999, -1)))
+    elif kind == "const_size_mismatch":
+        t = rng.choice(consts).attr["value"].tensor
+        t.tensor_shape.dim.add(size=rng.choice((3, 1000)))
+        t.tensor_content = b"\0" * 5
+    elif kind == "const_beyond_data":
+        t = rng.choice(consts).attr["value"].tensor
+        del t.tensor_shape.dim[:]
+        t.tensor_shape.dim.add(size=1 << 40)
+        t.tensor_content = b"\0" * 16
+    elif kind == "negative_dim":
+        t = rng.choice(consts).attr["value"].tensor
+        t.tensor_shape.dim.add(size=-rng.randrange(2, 50))
+    elif kind == "enormous_dim":
+        t = rng.choice(consts).attr["value"].tensor
+        del t.tensor_shape.dim[:]
+        t.tensor_shape.dim.add(size=1 << 31)
+        t.tensor_shape.dim.add(size=1 << 31)
+    elif kind == "bad_dtype":
+        n = rng.choice(consts)
+        n.attr["value"].tensor.dtype = rng.choice((0, 77, 200))
+        n.attr["dtype"].type = n.attr["value"].tensor.dtype
+    elif kind == "missing_attr":
+        n = rng.choice([n for n in nodes if n.attr])
+        del n.attr[rng.choice(sorted(n.attr))]
+        must = False  # an attribute with a default may go
+        return _tf_finish(g, text, name, kind, must)
+    elif kind == "wrong_attr_type":
+        n = rng.choice([n for n in nodes if any(not k.startswith("_") for k in n.attr)])
+        key = rng.choice(sorted(k for k in n.attr if not k.startswith("_")))  # "_": dropped
+        n.attr[key].Clear()
+        n.attr[key].s = b"\xff\xfe"
+        return _tf_finish(g, text, name, kind, n.op not in ("NoOp",))
+    elif kind == "no_nodes":
+        del g.node[:]
+    elif kind == "empty_name":
+        rng.choice(nodes).name = ""
+    elif kind == "placeholder_neg_dim":
+        if not phs:
+            rng.choice(with_inputs).input[0] = "nowhere"
+        else:
+            p = rng.choice(phs)
+            p.attr["shape"].shape.dim.add(size=-7)
+    return _tf_finish(g, text, name, kind, True)
+
+
+def _tf_finish(g: object, text: bool, base: str, kind: str, must_fail: bool) -> Case:
+    from google.protobuf import text_format
+
+    if text:
+        return Case("pbtxt", f"{base}:{kind}", "m.pbtxt",
+                    {"m.pbtxt": text_format.MessageToString(g).encode()}, must_fail=must_fail)
+    return Case("pb", f"{base}:{kind}", "m.pb", {"m.pb": g.SerializeToString()},  # type: ignore[attr-defined]
+                must_fail=must_fail)
+
+
+def pb_case(rng: random.Random) -> Case:
+    if rng.random() < 0.4:
+        name, data = rng.choice(_cached("tf", _tf_bases))  # type: ignore[arg-type]
+        c = _byte_case(rng, "pb", "m.pb", data)
+        c.name = f"{name}:{c.name}"
+        return c
+    return _tf_structural(rng, text=False)
+
+
+def pbtxt_case(rng: random.Random) -> Case:
+    r = rng.random()
+    if r < 0.3:
+        text = (TF_DATA / "shapes.pbtxt").read_bytes()
+        c = _byte_case(rng, "pbtxt", "m.pbtxt", text)
+        return c
+    if r < 0.4:
+        depth = rng.choice((200, 5000, 100000))
+        nested = b'node { name: "a" op: "Const" attr { key: "value" value { list { ' + \
+            b"func { attr { key: \"k\" value { " * depth + b"} } }" * depth + b" } } } }"
+        return Case("pbtxt", f"deep_nesting{depth}", "m.pbtxt", {"m.pbtxt": nested})
+    if r < 0.45:
+        return Case("pbtxt", "garbage", "m.pbtxt",
+                    {"m.pbtxt": bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))})
+    return _tf_structural(rng, text=True)
+
+
+# ---------------------------------------------------------------------------
+# OpenVINO IR
+# ---------------------------------------------------------------------------
+
+
+def ir_case(rng: random.Random) -> Case:
+    import re
+
+    xml_b, bin_b = _cached("ir", _ir_base)  # type: ignore[misc]
+    xml = xml_b.decode()
+    kind = rng.choice(
+        (
+            "bytes_xml", "truncate_bin", "missing_bin", "drop_edge", "bad_port", "bad_layer",
+            "offset_beyond", "size_beyond", "duplicate_layer", "bad_precision", "bad_dim",
+            "negative_dim", "entity_expansion", "unknown_type", "no_layers", "huge_offset",
+            "dup_edge",
+        )
+    )
+    files = {"m.bin": bin_b}
+    must_fail = True
+    edges = re.findall(r"<edge [^>]*/>", xml)
+    if kind == "bytes_xml":
+        name, out = rng.choice((_truncate, _flip))(rng, xml_b)
+        return Case("ir", f"xml_{name}", "m.xml", {"m.xml": out, "m.bin": bin_b}, must_fail=False)
+    if kind == "truncate_bin":
+        files["m.bin"] = bin_b[: rng.randrange(len(bin_b))]
+    elif kind == "missing_bin":
+        del files["m.bin"]
+    elif kind == "drop_edge":
+        xml = xml.replace(rng.choice(edges), "", 1)
+    elif kind == "bad_port":
+        e = rng.choice(edges)
+        xml = xml.replace(e, re.sub(r'to-port="\d+"', 'to-port="77"', e), 1)
+    elif kind == "bad_layer":
+        e = rng.choice(edges)
+        xml = xml.replace(e, re.sub(r'from-layer="\d+"', 'from-layer="9999"', e), 1)
+    elif kind == "dup_edge":
+        e = rng.choice(edges)
+        xml = xml.replace(e, e + e, 1)
+    elif kind in ("offset_beyond", "size_beyond", "huge_offset"):
+        datas = re.findall(r'offset="\d+" size="\d+"', xml)
+        d = rng.choice(datas)
+        off, size = map(int, re.findall(r"\d+", d))
+        if kind == "offset_beyond":
+            new = f'offset="{len(bin_b) + 8}" size="{size}"'
+        elif kind == "size_beyond":
+            new = f'offset="{off}" size="{size + len(bin_b)}"'
+        else:
+            new = f'offset="{1 << 62}" size="{1 << 62}"'
+        xml = xml.replace(d, new, 1)
+    elif kind == "duplicate_layer":
+        ids = re.findall(r'<layer id="(\d+)"', xml)
+        xml = xml.replace(f'<layer id="{ids[-1]}"', f'<layer id="{ids[0]}"', 1)
+    elif kind == "bad_precision":
+        precs = re.findall(r'precision="[A-Z0-9]+"', xml)
+        xml = xml.replace(rng.choice(precs), 'precision="FP7"', 1)
+    elif kind in ("bad_dim", "negative_dim"):
+        dims = re.findall(r"<dim>\d+</dim>", xml)
+        d = rng.choice(dims)
+        xml = xml.replace(d, "<dim>abc</dim>" if kind == "bad_dim" else "<dim>-5</dim>", 1)
+    elif kind == "entity_expansion":
+        lol = (
+            '<?xml version="1.0"?>\n<!DOCTYPE net [\n<!ENTITY a "aaaaaaaaaa">\n'
+            + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">\n' for i in range(8))
+            + ']>\n<net name="&i;" version="11"><layers/><edges/></net>\n'
+        )
+        xml = lol
+    elif kind == "unknown_type":
+        types = re.findall(r'type="[A-Za-z]+" version="opset\d+"', xml)
+        xml = xml.replace(rng.choice(types), 'type="Frobnicate" version="opset1"', 1)
+    elif kind == "no_layers":
+        xml = re.sub(r"<layers>.*</layers>", "<layers></layers>", xml, flags=re.DOTALL)
+    return Case("ir", kind, "m.xml", {"m.xml": xml.encode(), **files}, must_fail=must_fail)
+
+
+# ---------------------------------------------------------------------------
+# MLIR
+# ---------------------------------------------------------------------------
+
+
+def mlir_case(rng: random.Random) -> Case:
+    src = rng.choice(sorted((ROOT / "tests" / "data" / "models").glob("*.mlir")))
+    text = src.read_text()
+    kind = rng.choice(("bytes", "drop_line", "unknown_op", "bad_type", "bad_operand", "empty",
+                       "deep_nesting", "not_utf8"))
+    lines = text.splitlines()
+    must_fail = True
+    body = [i for i, ln in enumerate(lines) if '= "ov.' in ln]
+    if kind == "bytes":
+        c = _byte_case(rng, "mlir", "m.mlir", text.encode())
+        c.name = f"{src.stem}:{c.name}"
+        return c
+    if kind == "drop_line":
+        del lines[rng.choice(body)]  # a later op reads a value no longer defined
+        must_fail = False  # unless nothing reads it
+    elif kind == "unknown_op":
+        i = rng.choice(body)
+        lines[i] = lines[i].replace('"ov.', '"ov.Frobnicate', 1)
+    elif kind == "bad_type":
+        i = rng.choice(body)
+        lines[i] = lines[i].replace("tensor<", "tensor<7x", 1) if "-> tensor<" in lines[i] else "%zz = garbage"
+        must_fail = False  # a shape that does not matter may pass
+    elif kind == "bad_operand":
+        i = rng.choice(body)
+        lines[i] = lines[i].replace('"(%', '"(%undefined_value, %', 1) if '"(%' in lines[i] else "@@"
+    elif kind == "empty":
+        lines = []
+        must_fail = True
+    elif kind == "deep_nesting":
+        lines = ["builtin.module {"] + ["builtin.module {"] * 5000 + ["}"] * 5001
+    elif kind == "not_utf8":
+        return Case("mlir", kind, "m.mlir", {"m.mlir": b"\xff\xfe" + text.encode()})
+    return Case("mlir", f"{src.stem}:{kind}", "m.mlir", {"m.mlir": "\n".join(lines).encode()},
+                must_fail=must_fail)
+
+
+GENERATORS: dict[str, Callable[[random.Random], Case]] = {
+    "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
+}
+
+
+def generate(n: int, seed: int, kinds: tuple[str, ...] = KINDS) -> Iterator[Case]:
+    rng = random.Random(seed)
+    for i in range(n):
+        yield GENERATORS[kinds[i % len(kinds)]](rng)
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+
+class _Hang(BaseException):
+    """Raised by the timer in an in-process run (not an ``Exception``: the CLI
+    must not catch it)."""
+
+
+def _materialize(case: Case, work: Path) -> tuple[Path, Path]:
+    inp, out = work / "in", work / "out"
+    shutil.rmtree(work, ignore_errors=True)
+    inp.mkdir(parents=True)
+    out.mkdir()
+    for fname, data in case.files.items():
+        (inp / fname).write_bytes(data)
+    for link, target in case.symlinks.items():
+        os.symlink(target, inp / link)
+    return inp / case.model, out
+
+
+def _check(case: Case, rc: int | None, stderr: str, out: Path) -> str | None:
+    left = sorted(p.name for p in out.iterdir())
+    if "Traceback" in stderr:
+        return "traceback on stderr"
+    if rc == 0:
+        if case.must_fail:
+            return "succeeded on an invalid model"
+        if left != ["m.bin", "m.xml"]:
+            return f"succeeded but wrote {left}"
+        from xmo.backends.ir import read_ir
+
+        try:  # what was written reads back
+            read_ir(out / "m.xml")
+        except Exception as e:  # noqa: BLE001
+            return f"succeeded but the IR does not read back: {str(e)[:200]}"
+        return None
+    if rc is None:
+        return "no exit code"
+    errs = [ln for ln in stderr.splitlines() if ln.startswith("xmo: error: ")]
+    if len(errs) != 1:
+        return f"expected one 'xmo: error:' line, got {len(errs)}: {stderr.strip()[-300:]!r}"
+    lines = stderr.strip().splitlines()
+    i = lines.index(errs[0])
+    rest = lines[i + 1:]
+    if rest and not ("cannot be converted" in errs[0] and all(ln.startswith(" ") for ln in rest)):
+        return f"error message is not one line: {stderr.strip()[-300:]!r}"
+    if len(errs[0]) > 2000:
+        return "error line longer than 2000 characters"
+    if left:
+        return f"files left in the output folder: {left}"
+    return None
+
+
+def run_in_process(case: Case, work: Path, timeout: float = 30.0) -> Outcome:
+    from xmo.tools.xmo_main import main
+
+    model, out = _materialize(case, work)
+    argv = ["convert", str(model), "-o", str(out / "m.xml"), *case.args]
+    err, std = io.StringIO(), io.StringIO()
+
+    def _alarm(signum, frame):
+        raise _Hang()
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    t0 = time.perf_counter()
+    rc: int | None
+    problem = None
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(std):
+            try:
+                rc = main(argv)
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else 1
+    except _Hang:
+        rc, problem = None, f"no answer within {timeout:g} s"
+    except BaseException as e:  # noqa: BLE001 - report what escaped the CLI
+        rc, problem = None, f"escaped the CLI: {type(e).__name__}: {str(e)[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    dt = time.perf_counter() - t0
+    stderr = err.getvalue()
+    if problem is None:
+        problem = _check(case, rc, stderr, out)
+    return Outcome(case, rc, dt, problem, stderr)
+
+
+def run_subprocess(case: Case, work: Path, timeout: float = 60.0) -> Outcome:
+    model, out = _materialize(case, work)
+    cmd = [sys.executable, "-m", "xmo.tools.xmo_main", "convert", str(model), "-o",
+           str(out / "m.xml"), *case.args]
+    env = dict(os.environ, XMO_NO_PROGRESS="1")
+    env.pop("XMO_DEBUG", None)
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        return Outcome(case, None, time.perf_counter() - t0, f"no answer within {timeout:g} s")
+    dt = time.perf_counter() - t0
+    return Outcome(case, r.returncode, dt, _check(case, r.returncode, r.stderr, out), r.stderr)
+
+
+def run_cases(cases: list[Case], work: Path, *, use_subprocess: bool = False,
+              timeout: float = 30.0) -> list[Outcome]:
+    out = []
+    for i, c in enumerate(cases):
+        run = run_subprocess if use_subprocess else run_in_process
+        out.append(run(c, work / f"case{i:05d}", timeout))
+        shutil.rmtree(work / f"case{i:05d}", ignore_errors=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="fuzz_inputs", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: " + ",".join(KINDS))
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
+    ap.add_argument("--subprocess", action="store_true", help="run each case in a new process")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    bad = [k for k in kinds if k not in GENERATORS]
+    if bad:
+        ap.error(f"unknown kinds: {bad}")
+    os.environ.setdefault("XMO_NO_PROGRESS", "1")
+    counts: dict[str, list[int]] = {k: [0, 0, 0] for k in kinds}  # tried, failed, rc==0
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="xmo-fuzz-") as d:
+        t0 = time.perf_counter()
+        for i, case in enumerate(generate(args.cases, args.seed, kinds)):
+            run = run_subprocess if args.subprocess else run_in_process
+            o = run(case, Path(d) / "case", args.timeout)
+            c = counts[case.kind]
+            c[0] += 1
+            c[2] += o.rc == 0
+            if o.problem:
+                c[1] += 1
+                failures.append(o)
+                print(f"FAIL #{i} {case}: {o.problem}", flush=True)
+            elif args.verbose:
+                print(f"ok   #{i} {case} rc={o.rc} {o.seconds:.2f}s "
+                      f"{o.stderr.strip().splitlines()[-1][:150] if o.stderr.strip() else ''}")
+        dt = time.perf_counter() - t0
+    print(f"{args.cases} cases in {dt:.1f} s (seed {args.seed}):")
+    for k, (n, f, ok) in counts.items():
+        print(f"  {k:6s} {n:5d} tried, {f} failures, {ok} converted (valid after mutation)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
