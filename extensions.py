@@ -1,19 +1,35 @@
-"""Loading user extensions: new ``ov`` operations and passes from Python files.
+"""Loading user extensions: operations, extractors, transformations, kernels.
 
-``xmo-opt --extensions DIR`` (and :func:`load_extensions`) imports every
-``DIR/ops/*.py``; each ``OVOp`` subclass defined there (with ``@ov_op``) is
-registered with the IR reader and loaded into the context. ``xmo-opt`` also
-imports every ``DIR/passes/*.py`` (:func:`load_extension_passes`): each xDSL
-``ModulePass`` subclass defined there becomes available to ``-p`` under its
-``name``. Errors name the file. Nothing is loaded from folders the user did
-not name.
+An extension is a folder (``xmo convert --extensions DIR``, repeatable;
+``xmo-opt --extensions DIR``; ``xmo.convert_model(..., extensions=[DIR])``):
+
+* ``DIR/ops/*.py``: new ``ov`` operations (``OVOp`` subclasses with
+  ``@ov_op`` and their ``@shape_infer``), registered with the IR reader under
+  their own opset name and loaded into the context;
+* ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``): extractors
+  (``@tf_converter("IFFT2D")``: framework op -> ``ov`` ops) and front
+  transformations; the extractors apply only to conversions that load
+  the extension;
+* ``DIR/middle/*.py``, ``DIR/back/*.py``: middle and back transformations
+  (:mod:`xmo.passes.phases`);
+* ``DIR/kernels/*.py``: CPU backend kernels (``@register_kernel``, numba allowed);
+* ``DIR/passes/*.py``: plain xDSL passes for ``xmo-opt -p``
+  (:func:`load_extension_passes`).
+
+Each file is imported once per process. An import error, an id, op or
+converter defined twice, or a clash with a built-in, is an
+:class:`ExtensionError` naming the file. Nothing is loaded from folders the
+user did not name.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.passes import ModulePass
@@ -29,8 +45,11 @@ class ExtensionError(Exception):
 _IMPORTED: dict[Path, object] = {}
 
 
-def _import_file(path: Path) -> object:
-    """Import a Python file once per process (loading a folder twice is a no-op)."""
+def _import_file(path: Path, capture: Any = None) -> object:
+    """Import a Python file once per process (loading a folder twice is a no-op).
+
+    ``capture``: a context manager active while the file runs (the TF
+    extractor table of its extension)."""
     path = path.resolve()
     if path in _IMPORTED:
         return _IMPORTED[path]
@@ -41,7 +60,8 @@ def _import_file(path: Path) -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
+        with capture if capture is not None else nullcontext():
+            spec.loader.exec_module(module)
     except Exception as e:
         del sys.modules[mod_name]
         raise ExtensionError(f"{path}: {type(e).__name__}: {e}") from e
@@ -98,3 +118,139 @@ def load_extension_passes(folder: str | Path) -> dict[str, type[ModulePass]]:
                     raise ExtensionError(f"{path}: a pass named '{obj.name}' is defined twice")
                 found[obj.name] = obj
     return found
+
+
+# -- whole extensions: ops, front/<framework>, middle, back, kernels -------------------
+
+#: framework folders under ``front/``
+FRAMEWORKS = ("tf", "onnx")
+
+
+@dataclass
+class Extension:
+    """What one extension folder defines."""
+
+    folder: Path
+    ops: list[type[OVOp]] = field(default_factory=list)
+    #: phase transformation classes (front, middle, back), in load order
+    transformations: list[type] = field(default_factory=list)
+    #: TF op type -> converter (the ``front/tf`` extractors)
+    converters: dict[str, Any] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+
+_EXTENSIONS: dict[Path, Extension] = {}
+#: transformation id -> (class, file) over every loaded extension
+_IDS: dict[str, tuple[type, Path]] = {}
+
+
+def _collect_transformations(ext: Extension, path: Path, module: object, framework: str | None) -> None:
+    from xmo.passes.phases import BUILTINS
+    from xmo.passes.phases.manager import iter_transformations
+
+    builtin_ids = {c.id for c in BUILTINS}
+    for cls in iter_transformations(module):
+        cls.source = str(path)
+        if framework is not None and cls.framework is None:
+            cls.framework = framework
+        if cls.id in builtin_ids:
+            raise ExtensionError(f"{path}: transformation id '{cls.id}' is a built-in one")
+        known = _IDS.get(cls.id)
+        if known is not None and known[0] is not cls:
+            raise ExtensionError(
+                f"{path}: transformation id '{cls.id}' is already defined in {known[1]}"
+            )
+        _IDS[cls.id] = (cls, path)
+        ext.transformations.append(cls)
+
+
+def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
+    """Load every part of an extension folder (see the module docstring)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise ExtensionError(f"{root}: extensions folder not found")
+    key = root.resolve()
+    ext = _EXTENSIONS.get(key)
+    if ext is not None:
+        if ctx is not None:
+            for op in ext.ops:
+                if op not in ctx.loaded_ops:
+                    ctx.load_op(op)
+        return ext
+    known = {"ops", "front", "middle", "back", "kernels", "passes"}
+    if not any((root / d).is_dir() for d in known):
+        raise ExtensionError(
+            f"{root}: not an extension folder (expected some of {', '.join(sorted(known))})"
+        )
+    ext = Extension(key)
+    ext.ops = load_extensions(ctx if ctx is not None else _scratch_context(), root)
+    kernel_files = sorted((root / "kernels").glob("*.py"))
+    if kernel_files:
+        from xmo.backends.cpu.executor import registered_ops
+
+        registered_ops()  # built-in kernels first: an extension may override one
+    for path in kernel_files:
+        _import_file(path)
+        ext.files.append(path)
+    front = root / "front"
+    if front.is_dir():
+        for sub in sorted(p for p in front.iterdir() if p.is_dir() and p.name != "__pycache__"):
+            if sub.name not in FRAMEWORKS:
+                raise ExtensionError(
+                    f"{sub}: unknown framework folder (expected {', '.join(FRAMEWORKS)})"
+                )
+        for path in sorted(front.glob("*.py")):
+            raise ExtensionError(f"{path}: front files go in front/<framework>/ ({', '.join(FRAMEWORKS)})")
+    for fw in FRAMEWORKS:
+        for path in sorted((front / fw).glob("*.py")):
+            capture = None
+            if fw == "tf":
+                from xmo.passes.tf_to_ov.registry import capturing_converters
+
+                capture = capturing_converters(ext.converters)
+            module = _import_file(path, capture)
+            _collect_transformations(ext, path, module, fw)
+            ext.files.append(path)
+    for phase in ("middle", "back"):
+        for path in sorted((root / phase).glob("*.py")):
+            module = _import_file(path)
+            _collect_transformations(ext, path, module, None)
+            ext.files.append(path)
+    for cls in ext.transformations:
+        where = Path(cls.source).resolve().relative_to(key).parts[0]
+        if where in ("front", "middle", "back") and cls.phase != where:
+            raise ExtensionError(
+                f"{cls.source}: transformation '{cls.id}' has phase '{cls.phase}' "
+                f"but is in {where}/"
+            )
+    _EXTENSIONS[key] = ext
+    return ext
+
+
+def _scratch_context() -> Context:
+    from xmo.context import make_context
+
+    return make_context()
+
+
+def phase_manager(
+    extensions: list[Extension],
+    *,
+    enable: Any = None,
+    disable: Any = None,
+    config: Any = None,
+    verify_each: bool | None = None,
+) -> Any:
+    """A :class:`~xmo.passes.phases.PhaseManager` with the extensions'
+    transformations and extractors."""
+    from xmo.passes.phases import PhaseManager
+
+    classes = [c for e in extensions for c in e.transformations]
+    return PhaseManager(
+        classes,
+        enable=enable,
+        disable=disable,
+        config=config,
+        converters=[e.converters for e in extensions],
+        verify_each=verify_each,
+    )

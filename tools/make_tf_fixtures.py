@@ -45,6 +45,10 @@ Models (all NHWC, float32, weights from seeded NumPy generators):
                    mask, Pack/Unpack, Reshape/Fill/Tile with computed shapes,
                    pads, Cast, Space/DepthToSpace, resizes with computed sizes.
 * ``ops``          raw ops: reductions, BatchMatMulV2 and elementwise math.
+* ``fft_mri``      the Custom Operations Guide's MRI-reconstruction ending:
+                   convolutions on k-space, StridedSlice [...,0] / [...,1] ->
+                   Complex -> IFFT2D -> ComplexAbs (needs the FFT extension,
+                   ``examples/fft_extension``).
 
 The script checks programmatically that every op type a model is meant to
 cover occurs in its frozen graph and prints an op-type histogram per model.
@@ -558,12 +562,58 @@ def build_ops():
     }
 
 
+# ----------------------------------------------------------------------------
+# Model 6: fft_mri (the Custom Operations Guide's MRI-reconstruction ending)
+# ----------------------------------------------------------------------------
+
+def _make_fft_mri_fn():
+    wrng = np.random.default_rng(1006)
+    c = lambda a: tf.constant(a.astype(np.float32))
+    w1, b1 = c(he(wrng, (3, 3, 2, 16), 18)), c(0.05 * wrng.standard_normal(16))
+    w2, b2 = c(he(wrng, (3, 3, 16, 16), 144)), c(0.05 * wrng.standard_normal(16))
+    w3, b3 = c(0.1 * he(wrng, (3, 3, 16, 2), 144)), c(0.01 * wrng.standard_normal(2))
+
+    def fn(kspace):
+        """kspace: [N,H,W,2] (real, imaginary) -> image magnitude [N,H,W]."""
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(kspace, w1, 1, "SAME"), b1))
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w2, 1, "SAME"), b2))
+        h = tf.nn.bias_add(tf.nn.conv2d(h, w3, 1, "SAME"), b3)
+        k = kspace + h                                   # residual k-space correction
+        z = tf.complex(k[..., 0], k[..., 1])             # StridedSlice x2 -> Complex
+        img = tf.signal.ifft2d(z)                        # IFFT2D
+        return tf.abs(img)                               # ComplexAbs
+
+    return fn
+
+
+def build_fft_mri():
+    sig = [tf.TensorSpec([None, 64, 64, 2], tf.float32, name="kspace")]
+    gd, frozen = freeze(_make_fft_mri_fn(), sig)
+    rng = np.random.default_rng(3006)
+    # k-space of blocky images: energy concentrated at low frequencies
+    img = blocky_images(rng, 2, 64, 64, 1)[..., 0].astype(np.float64)
+    k = np.fft.fft2(img) / 64.0
+    feeds = {"kspace": np.stack([k.real, k.imag], axis=-1).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["magnitude"],
+        "description": "MRI-reconstruction-style network (the Custom Operations Guide's "
+                        "model): Conv2D/BiasAdd/Relu on k-space [N,64,64,2], residual AddV2, "
+                        "StridedSlice [...,0] / [...,1] -> Complex -> IFFT2D -> ComplexAbs",
+        "required": {"Conv2D", "BiasAdd", "Relu", "AddV2", "StridedSlice", "Complex",
+                      "IFFT2D", "ComplexAbs"},
+        # converts only with this extension folder (tests/test_fft_extension.py)
+        "extensions": ["examples/fft_extension"],
+    }
+
+
 BUILDERS = {
     "cnn": build_cnn,
     "mobilenetv2": build_mobilenetv2,
     "unet": build_unet,
     "shapes": build_shapes,
     "ops": build_ops,
+    "fft_mri": build_fft_mri,
 }
 TEXT_MODELS = {"shapes"}
 
@@ -656,6 +706,7 @@ def write_model(out: Path, name: str, spec: dict) -> dict:
             "dtype": str(r.dtype),
             "shape": list(r.shape),
         } for t, label, r in zip(out_names, spec["labels"], ref)],
+        **({"extensions": spec["extensions"]} if "extensions" in spec else {}),
         "node_count": len(gd.node),
         "op_histogram": dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))),
         "bytes": len(blob),

@@ -41,7 +41,6 @@ _BINARY = {
 #: TF unary op -> ov op
 _UNARY = {
     "Abs": "Abs",
-    "ComplexAbs": "Abs",
     "Neg": "Negative",
     "Exp": "Exp",
     "Log": "Log",
