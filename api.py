@@ -32,8 +32,14 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
     suffix = p.suffix.lower()
     if suffix == ".mlir":
         from xdsl.parser import Parser
+        from xdsl.utils.exceptions import ParseError
 
-        module = Parser(ctx, p.read_text(), str(p)).parse_module()
+        try:
+            module = Parser(ctx, p.read_text(encoding="utf-8"), str(p)).parse_module()
+        except UnicodeDecodeError:
+            raise ConversionError(f"{p}: not a text MLIR file (not UTF-8)") from None
+        except ParseError as e:  # one line: file:line:col: message (no source excerpt)
+            raise ConversionError(f"{e.span.get_location()}: {' '.join(e.msg.split())}") from None
     elif suffix == ".xml":
         from xmo.backends.ir import read_ir
 
@@ -55,6 +61,10 @@ def convert_model(
     static_shape: bool = False,
     layout: Any = None,
     disable_nhwc_to_nchw: bool = False,
+    extensions: Any = None,
+    transformations_config: Any = None,
+    enable_transforms: Any = None,
+    disable_transforms: Any = None,
     **frontend_options: Any,
 ) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
@@ -68,10 +78,17 @@ def convert_model(
     input's or output's layout, e.g. ``"input(nhwc->nchw)"``),
     ``disable_nhwc_to_nchw`` (TensorFlow: keep the NHWC computation, do not
     sink the layout transposes); other keywords go to the frontend.
+
+    Extensions (``docs/extensions.md``): ``extensions`` (extension folders:
+    operations, extractors, front/middle/back transformations, kernels),
+    ``transformations_config`` (a JSON file of transformation entries),
+    ``enable_transforms`` / ``disable_transforms`` (transformation ids, a
+    list or a comma-separated string).
     """
     from xmo import options as opt
 
     shapes = opt.parse_input_spec(input)
+    exts = _load_extensions(extensions)
     if isinstance(input_model, ModuleOp):
         ctx = context_of(input_model) or make_context()
         module = input_model
@@ -95,11 +112,17 @@ def convert_model(
         overrides = {k: v for k, v in shapes.items() if v is not None}
         if overrides:
             frontend_options["input_shapes"] = overrides
-        module = load_framework_model(input_model, ctx, **frontend_options)
+        from xmo.passes.debug import phase
+
+        with phase("load"):
+            module = load_framework_model(input_model, ctx, **frontend_options)
     if batch is not None or any(v is not None for v in shapes.values()):
         if not any(op.name.startswith(("onnx.", "tf.")) for op in module.body.block.ops):
             raise ConversionError("input shapes and batch can only be set on framework models")
-    legalize(module, ctx, nhwc_to_nchw=not disable_nhwc_to_nchw)
+    manager = _phase_manager(
+        ctx, exts, transformations_config, enable_transforms, disable_transforms
+    )
+    legalize(module, ctx, nhwc_to_nchw=not disable_nhwc_to_nchw, manager=manager)
     opt.apply_outputs(module, output)
     if opt.apply_layouts(module, layout) and not disable_nhwc_to_nchw:
         from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
@@ -114,54 +137,63 @@ def convert_model(
         OVConstantFoldPass().apply(ctx, module)
         OVDeadCodeEliminationPass().apply(ctx, module)
         module.verify()
+    from xmo.passes.phases import BACK
+
+    if manager.run(module, ctx, (BACK,)):  # back phase: last, before serialization
+        module.verify()
     if static_shape:
         opt.check_static(module)
     attach_context(module, ctx)
     return module
 
 
-def legalize(module: ModuleOp, ctx: Context, *, nhwc_to_nchw: bool = True) -> None:
+def _load_extensions(folders: Any) -> list[Any]:
+    if not folders:
+        return []
+    from xmo.extensions import load_extension
+
+    if isinstance(folders, str | os.PathLike):
+        folders = [folders]
+    return [load_extension(f) for f in folders]
+
+
+def _phase_manager(ctx: Context, exts: list[Any], config: Any, enable: Any, disable: Any) -> Any:
+    from xmo.extensions import load_extension, phase_manager
+
+    for e in exts:
+        load_extension(e.folder, ctx)  # their ops into this context
+    cfg = None
+    if config is not None:
+        from xmo.passes.phases.config import TransformationsConfig
+
+        cfg = config if isinstance(config, TransformationsConfig) else TransformationsConfig.load(config)
+    return phase_manager(exts, enable=enable, disable=disable, config=cfg)
+
+
+def legalize(
+    module: ModuleOp, ctx: Context, *, nhwc_to_nchw: bool = True, manager: Any = None
+) -> None:
     """Run the conversion pipeline: framework dialect -> ov, then fold and clean.
 
     * ONNX: ``onnx-canonicalize``, ``convert-onnx-to-ov``;
     * TensorFlow: ``convert-tf-to-ov`` (NHWC semantics: layout-sensitive ops
       wrapped in Transposes), then the layout change ``ov-transpose-sinking``
       unless ``nhwc_to_nchw`` is False;
-    * then ``ov-constant-fold``, ``ov-fuse-linear`` (affine chains and
+    * then ``ov-constant-fold``, ``ov-fusions`` (activation, normalization
+      and shape-op fusions, Subtract/Divide by constants canonicalized),
+      ``ov-fuse-linear`` (affine chains and
       padding into convolution / MatMul weights), ``ov-cse`` (identical ops
       and equal constants merged) and ``ov-dce``; the module is verified.
 
     Each step runs through :func:`xmo.passes.tracing.run_pass`, so
     ``XMO_PROFILE_PASS_ENABLE`` and ``XMO_ENABLE_VISUALIZE_TRACING`` trace it.
     """
-    from xmo.passes.ov_constant_fold import (
-        OVConstantFoldPass,
-        OVDeadCodeEliminationPass,
-    )
-    from xmo.passes.ov_cse import OVCSEPass
-    from xmo.passes.ov_fuse_linear import OVFuseLinearPass
-    from xmo.passes.tracing import run_pass
+    # The steps above are the built-in transformations of the front and middle
+    # phases (passes/phases/builtins.py holds their order, anchors and ids);
+    # ``manager`` adds extension transformations and enables/disables by id.
+    from xmo.passes.phases import FRONT, MIDDLE, PhaseManager
 
-    ops = module.body.block.ops
-    if any(op.name.startswith("onnx.") for op in ops):
-        from xmo.passes.onnx_canonicalize import ONNXCanonicalizePass
-        from xmo.passes.onnx_to_ov import ConvertONNXToOVPass
-
-        run_pass(ONNXCanonicalizePass(), ctx, module)
-        run_pass(ConvertONNXToOVPass(), ctx, module)
-    elif any(op.name.startswith("tf.") for op in ops):
-        from xmo.passes.tf_to_ov import convert_tf_to_ov
-
-        run_pass(convert_tf_to_ov, ctx, module, name="convert-tf-to-ov")
-        if nhwc_to_nchw:
-            from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
-
-            run_pass(OVConstantFoldPass(), ctx, module)
-            run_pass(OVTransposeSinkingPass(), ctx, module)
-    run_pass(OVConstantFoldPass(), ctx, module)
-    run_pass(OVFuseLinearPass(), ctx, module)
-    run_pass(OVCSEPass(), ctx, module)
-    run_pass(OVDeadCodeEliminationPass(), ctx, module)
+    (manager or PhaseManager()).run(module, ctx, (FRONT, MIDDLE), nhwc_to_nchw=nhwc_to_nchw)
     module.verify()
 
 
@@ -171,13 +203,16 @@ def save_model(
     compress_to_fp16: bool = False,
     *,
     verify: bool = True,
+    verify_ir: bool = False,
 ) -> None:
     """Write ``module`` as OpenVINO IR (``xml_path`` and the ``.bin`` beside it).
 
     ``compress_to_fp16`` first runs ``ov-compress-fp16`` on ``module`` (in
     place): large f32 weights are stored as f16 with a decompression Convert.
     ``verify=False`` skips verifying the module again (for a module that
-    :func:`convert_model` just produced and verified).
+    :func:`convert_model` just produced and verified). ``verify_ir=True``
+    reads the written IR back with xmo's reader and checks every layer's op
+    and output types against ``module`` before the files replace anything.
     """
     if compress_to_fp16:
         from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
@@ -186,10 +221,15 @@ def save_model(
         if ctx is None:
             ctx = make_context()
             attach_context(module, ctx)
-        OVCompressFP16Pass().apply(ctx, module)
+        from xmo.passes.tracing import run_pass
+
+        run_pass(OVCompressFP16Pass(), ctx, module)
     from xmo.backends.ir import serialize
 
-    serialize(module, xml_path, verify=verify)
+    from xmo.passes.debug import phase
+
+    with phase("serialize"):
+        serialize(module, xml_path, verify=verify, verify_ir=verify_ir)
 
 
 def compile_model(model: Any, **options: Any) -> Any:

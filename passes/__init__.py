@@ -65,6 +65,12 @@ def _ov_fuse_linear() -> type[ModulePass]:
     return OVFuseLinearPass
 
 
+def _ov_fusions() -> type[ModulePass]:
+    from xmo.passes.ov_fusions import OVFusionsPass
+
+    return OVFusionsPass
+
+
 def _ov_transpose_sinking() -> type[ModulePass]:
     from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
 
@@ -84,6 +90,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ov-constant-fold": _ov_constant_fold,
         "ov-dce": _ov_dce,
         "ov-fuse-linear": _ov_fuse_linear,
+        "ov-fusions": _ov_fusions,
         "ov-cse": _ov_cse,
         "ov-compress-fp16": _ov_compress_fp16,
         "ov-init-node-info": _ov_init_node_info,

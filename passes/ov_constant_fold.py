@@ -8,8 +8,22 @@ the new Constants. One walk reaches the fixed point because the module is in
 topological order.
 
 Size guard: a result larger than ``max_growth`` times its inputs' bytes (and
-over 1 MiB), e.g. a big Broadcast or Tile of a scalar, stays an op.
+over 1 MiB), e.g. a big Broadcast or Tile of a scalar, stays an op, unless
+it is asked for (``max_growth=0`` folds everything) or the result only feeds
+weight inputs (input 1 of Convolution, GroupConvolution,
+ConvolutionBackpropData, GroupConvolutionBackpropData, MatMul, possibly
+through Reshape / Transpose / Convert / Squeeze / Unsqueeze): a weight is
+stored as a Constant anyway (frameworks' ``ConstantFill``-made weights, as in
+the ONNX "light" models, become real weights, as OpenVINO's folding makes
+them), and the fusions need it constant.
 Ops with state or randomness are never folded.
+
+Shape sub-graphs: ``ShapeOf`` of a static shape folds, so shape arithmetic
+becomes constants. xmo's frontends give every input the model's own static
+shape when it has one (OpenVINO keeps such shape sub-graphs unless static
+shapes are requested); a model whose inputs have dynamic dimensions keeps
+its ShapeOf sub-graphs and stays reshapeable. Passing ``--input`` with
+dynamic dimensions (``-1``/``?``) is the way to keep a model reshapeable.
 """
 
 from __future__ import annotations
@@ -42,6 +56,35 @@ def _etype(t) -> str | None:  # noqa: ANN001
         return None
 
 
+#: (op type, input index) pairs that read weights
+_WEIGHT_PORTS = {
+    ("Convolution", 1), ("GroupConvolution", 1), ("ConvolutionBackpropData", 1),
+    ("GroupConvolutionBackpropData", 1), ("MatMul", 1), ("MatMul", 0),
+    ("DeformableConvolution", 2),
+}  # fmt: skip
+#: ops a weight may pass through (they never grow it)
+_WEIGHT_LAYOUT = {"Reshape", "Transpose", "Convert", "Squeeze", "Unsqueeze"}
+
+
+def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
+    """True when every use of ``op``'s results is a weight input (see module doc)."""
+    uses = [u for r in op.results for u in r.uses]
+    if not uses or depth == 0:
+        return False
+    for u in uses:
+        user = u.operation
+        t = getattr(user, "OV_TYPE", None)
+        if (t, u.index) in _WEIGHT_PORTS:
+            other = [v for i, v in enumerate(user.operands) if i != u.index][:1]
+            if t == "MatMul" and other and constant_value_of(other[0]) is not None:
+                return False
+            continue
+        if t in _WEIGHT_LAYOUT and u.index == 0 and feeds_weights_only(user, depth - 1):
+            continue
+        return False
+    return True
+
+
 def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
     """Replace ``op`` by Constants when possible; True when folded."""
     if op.OV_TYPE in _NEVER or op.regions:
@@ -69,7 +112,12 @@ def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
             return False
         in_bytes = sum(np.asarray(v).nbytes for v in ins)
         out_bytes = sum(v.nbytes for v in values)
-        if out_bytes > max(max_growth * in_bytes, 1 << 20):
+        if (
+            max_growth > 0
+            and out_bytes > max(max_growth * in_bytes, 1 << 20)
+            and not feeds_weights_only(op)
+        ):
+            log.debug("not folding %s: result of %d bytes from %d", op.name, out_bytes, in_bytes)
             return False
     name = op.get_friendly_name()
     for i, (res, val, etype) in enumerate(zip(op.results, values, out_types)):
@@ -92,6 +140,7 @@ class OVConstantFoldPass(ModulePass):
     """Refine types and fold constant sub-graphs (see module docstring)."""
 
     name = "ov-constant-fold"
+    #: a result this many times larger than its inputs stays an op (0: no limit)
     max_growth: float = 4.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

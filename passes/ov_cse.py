@@ -4,9 +4,13 @@ Two ops of the same class, with the same operands (the same SSA values, in
 order) and the same attributes, compute the same thing: the later one is
 replaced by the earlier. Constants are merged when their element type, shape
 and bytes are equal (inline constants and weights up to ``max_const_bytes``;
-larger payloads only when they are the same stored array). Names follow
+larger payloads when they are the same stored array, or when another large
+constant has the same type, then by their bytes). Names follow
 OpenVINO's shared-op rule: the surviving op keeps its friendly name, the
 tensor names of the eliminated outputs are added to the survivor's.
+Constants read as a convolution's or MatMul's bias / scale merge only with
+equal ones on the same output (the CPU plugin fuses a bias only when its
+Constant is not shared).
 
 Ops with state, randomness or regions are never merged; nor are Parameters
 and Results.
@@ -15,6 +19,7 @@ and Results.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,14 +37,51 @@ _NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
 _NAMING = {"friendly_name", "tensor_names", "rt_info"}
 
 
-def _const_key(op: ConstantOp, max_bytes: int) -> tuple | None:
+#: producers whose per-channel Add / Multiply the CPU plugin fuses into them
+_BIASED = {"Convolution", "GroupConvolution", "ConvolutionBackpropData",
+           "GroupConvolutionBackpropData", "MatMul"}
+
+
+def _bias_of(op: ConstantOp) -> object | None:
+    """The convolution / MatMul output a constant is the bias or scale of.
+
+    Such constants merge only with equal ones on the same output: OpenVINO's
+    CPU plugin fuses a bias only when its Constant is not shared, so equal
+    biases of different layers (zeros, say) stay apart."""
+    for u in op.results[0].uses:
+        user = u.operation
+        if getattr(user, "OV_TYPE", None) in ("Add", "Multiply") and len(user.operands) == 2:
+            other = user.operands[1 - u.index]
+            if getattr(other.owner, "OV_TYPE", None) in _BIASED:
+                return other
+    return None
+
+
+def _const_key(op: ConstantOp, max_bytes: int, twins: set[str] | frozenset = frozenset()) -> tuple | None:
+    key = _value_key(op, max_bytes, twins)
+    bias_of = _bias_of(op)
+    return key if key is None or bias_of is None else (*key, "bias of", id(bias_of))
+
+
+def _value_key(op: ConstantOp, max_bytes: int, twins: set[str] | frozenset) -> tuple | None:
     arr = constant_value_of(op.results[0])
     if arr is None:
         return None
-    if arr.nbytes > max_bytes:
+    if arr.nbytes > max_bytes and str(op.results[0].type) not in twins:
         return ("big", str(op.results[0].type), id(op.value))
     digest = hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=16).digest()
     return ("const", str(op.results[0].type), digest)
+
+
+def _nbytes(op: ConstantOp) -> int:
+    t = op.results[0].type
+    try:
+        n = 1
+        for d in t.get_shape():  # type: ignore[attr-defined]
+            n *= max(d, 0)
+        return n * max(1, t.get_element_type().bitwidth // 8)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        return 0
 
 
 def _op_key(op: OVOp) -> tuple | None:
@@ -69,10 +111,21 @@ class OVCSEPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         seen: dict[tuple, Operation] = {}
+        # large constants are compared (hashed) only when another large
+        # constant has the same type: equal weights made twice (a folded
+        # ConstantFill per layer) merge, unique weights cost nothing
+        big = Counter(
+            str(o.results[0].type) for o in op.body.block.ops
+            if isinstance(o, ConstantOp) and _nbytes(o) > self.max_const_bytes
+        )
+        twins = {t for t, n in big.items() if n > 1}
         for o in list(op.body.block.ops):
             if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ResultOp):
                 continue
-            key = _const_key(o, self.max_const_bytes) if isinstance(o, ConstantOp) else _op_key(o)
+            key = (
+                _const_key(o, self.max_const_bytes, twins)
+                if isinstance(o, ConstantOp) else _op_key(o)
+            )
             if key is None:
                 continue
             first = seen.get(key)

@@ -118,13 +118,18 @@ def run_pass(
     :mod:`xmo.passes.transformations` report whether they changed the module:
     the return value) or a function ``fn(module, ctx)`` named by ``name``.
     """
+    from xmo.passes import debug
+
     profile = profiling_enabled()
     folder = visualize_dir()
-    if not profile and folder is None:
+    dbg = debug.current()
+    if not profile and folder is None and dbg is None:
         return _apply(pass_, ctx, module)
     from xmo.passes.transformations.base import TransformationPass
 
     label = name or pass_name(pass_)
+    if dbg is not None and not _stack:
+        debug.before_pass(label)
     reports_change = isinstance(pass_, TransformationPass)
     before = fingerprint(module) if profile and not reports_change else None
     _stack.append([])
@@ -146,6 +151,8 @@ def run_pass(
             _emit([_line(label, elapsed, status, len(_stack)), *children])
     if folder is not None:
         write_picture(module, label, folder)
+    if dbg is not None:
+        debug.after_pass(label, module, elapsed, len(_stack))
     return result
 
 

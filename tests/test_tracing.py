@@ -71,7 +71,7 @@ def test_visualize_convert_writes_one_picture_per_pass(tmp_path, monkeypatch, ca
     monkeypatch.setenv("PATH", str(tmp_path / "no-dot"))  # no Graphviz: .dot files
     assert xmo_main(["convert", str(DEMO_ONNX), "-o", str(tmp_path / "m.xml")]) == 0
     err = capsys.readouterr().err
-    passes = [name for _, name, *_ in profile_lines(err)]
+    passes = [name for depth, name, *_ in profile_lines(err) if depth == 0]
     files = sorted(p.name for p in folder.iterdir())
     assert files == [f"{i:03d}_{name}.dot" for i, name in enumerate(passes, 1)]
     assert str(folder) in err  # the folder is announced
@@ -99,7 +99,7 @@ def test_visualize_default_folder_and_svg_with_dot(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     assert xmo_main(["convert", str(DEMO_ONNX), "-o", str(tmp_path / "m.xml")]) == 0
     err = capsys.readouterr().err
-    passes = [name for _, name, *_ in profile_lines(err)]
+    passes = [name for depth, name, *_ in profile_lines(err) if depth == 0]
     (folder,) = tmp_path.glob("xmo_visualize_*")
     assert sorted(p.name for p in folder.iterdir()) == [
         f"{i:03d}_{name}.svg" for i, name in enumerate(passes, 1)

@@ -60,6 +60,90 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="TensorFlow models: keep computing in NHWC (no layout change)",
     )
+    _add_extension_options(p)
+    _add_log_level(p)
+
+
+def _add_extension_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--extensions",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="load an extension folder: ops/, front/<framework>/, middle/, back/, "
+        "kernels/ (repeatable; see docs/extensions.md)",
+    )
+    p.add_argument(
+        "--transformations_config",
+        "--transformations-config",
+        dest="transformations_config",
+        metavar="FILE.json",
+        help="transformation entries (id, match_kind scope/points/general, "
+        "custom_attributes)",
+    )
+    p.add_argument(
+        "--update_transformations_config",
+        "--update-transformations-config",
+        dest="update_transformations_config",
+        action="store_true",
+        help="write the computed inputs/outputs of scope entries back into "
+        "the --transformations_config file",
+    )
+    p.add_argument(
+        "--enable_transforms",
+        "--enable-transforms",
+        dest="enable_transforms",
+        metavar="IDS",
+        help="comma-separated transformation ids to enable (also XMO_ENABLED_TRANSFORMS)",
+    )
+    p.add_argument(
+        "--disable_transforms",
+        "--disable-transforms",
+        dest="disable_transforms",
+        metavar="IDS",
+        help="comma-separated transformation ids to disable (also XMO_DISABLED_TRANSFORMS)",
+    )
+    _add_debug_flags(p)
+
+
+def _add_debug_flags(p: argparse.ArgumentParser) -> None:
+    """Pipeline debugging (xmo.passes.debug)."""
+    g = p.add_argument_group("debugging")
+    g.add_argument("--print-ir-after-all", action="store_true",
+                   help="print the IR after every pass (stderr)")
+    g.add_argument("--print-ir-after", action="append", default=[], metavar="PASS",
+                   help="print the IR after the named pass(es) (repeatable, comma-separated)")
+    g.add_argument("--time-passes", action="store_true",
+                   help="print a table of wall time per pass at the end (stderr)")
+    g.add_argument("--dump-dir", metavar="D",
+                   help="write the IR after each pass to D/NNN_<pass>.mlir")
+
+
+def _debug_session(args: argparse.Namespace, total: int | None = None):  # noqa: ANN202
+    from xmo.passes.debug import session
+
+    return session(
+        print_ir_after_all=getattr(args, "print_ir_after_all", False),
+        print_ir_after=getattr(args, "print_ir_after", []),
+        time_passes=getattr(args, "time_passes", False),
+        dump_dir=getattr(args, "dump_dir", None),
+        total=total,
+    )
+
+
+def _add_viz(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "viz",
+        help="draw a model's graph (Graphviz)",
+        description="Convert MODEL (as xmo convert does; .xml / .mlir are read as they "
+        "are) and draw its graph: op types, friendly names and tensor shapes. "
+        "Writes SVG (or any format dot knows, from the suffix) when Graphviz dot "
+        "is installed, otherwise the .dot source next to the requested file.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("-o", "--output", metavar="FILE", default="graph.svg",
+                   help="picture to write (default graph.svg; .dot writes the source)")
+    p.add_argument("--input", help="input names and shapes, as for xmo convert")
     _add_log_level(p)
 
 
@@ -115,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_convert(sub)
     _add_run(sub)
+    _add_viz(sub)
     return parser
 
 
@@ -136,16 +221,35 @@ def cmd_convert(args: argparse.Namespace) -> int:
         static_shape=args.static_shape,
         layout=args.layout,
         disable_nhwc_to_nchw=args.disable_nhwc_to_nchw,
+        extensions=args.extensions,
+        transformations_config=_transformations_config(args),
+        enable_transforms=args.enable_transforms,
+        disable_transforms=args.disable_transforms,
     )
     out.parent.mkdir(parents=True, exist_ok=True)  # like ovc: create the output folder
     # convert_model verified the module; ov-compress-fp16 keeps it valid
     xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16, verify=False)
     dt = time.perf_counter() - t0
     n_ops = sum(1 for _ in module.body.block.ops)
+    from xmo.passes.debug import clear_status
+
+    clear_status()
     print(f"[ xmo ] converted {src} ({n_ops} ops) in {dt:.2f} s")
     print(f"[ xmo ] IR: {out.resolve()}")
     print(f"[ xmo ] weights: {out.with_suffix('.bin').resolve()}")
     return 0
+
+
+def _transformations_config(args: argparse.Namespace):  # noqa: ANN202
+    if args.update_transformations_config and not args.transformations_config:
+        raise CLIError("--update_transformations_config needs --transformations_config")
+    if not args.transformations_config:
+        return None
+    from xmo.passes.phases.config import TransformationsConfig
+
+    return TransformationsConfig.load(
+        args.transformations_config, update=args.update_transformations_config
+    )
 
 
 def _load_inputs(specs: Sequence[str]) -> dict[str, "object"]:
@@ -232,6 +336,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_viz(args: argparse.Namespace) -> int:
+    import shutil
+    import subprocess
+
+    import xmo
+    from xmo.graph.dot import to_dot
+
+    module = xmo.convert_model(Path(args.model), input=args.input)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = to_dot(module, title=Path(args.model).name)
+    dot = shutil.which("dot")
+    if out.suffix.lower() != ".dot" and dot is not None:
+        fmt = out.suffix.lstrip(".").lower() or "svg"
+        r = subprocess.run([dot, f"-T{fmt}", "-o", str(out)], input=text.encode(),
+                           capture_output=True)
+        if r.returncode == 0:
+            print(f"[ xmo ] graph: {out.resolve()}")
+            return 0
+        log.warning("dot failed: %s", r.stderr.decode(errors="replace").strip())
+    src = out if out.suffix.lower() == ".dot" else out.with_suffix(".dot")
+    src.write_text(text)
+    if out.suffix.lower() != ".dot":
+        print(f"[ xmo ] Graphviz dot not available: wrote the source {src.resolve()} "
+              f"(render it with: dot -T{out.suffix.lstrip('.') or 'svg'} {src.name} -o {out.name})")
+    else:
+        print(f"[ xmo ] graph: {src.resolve()}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -241,7 +375,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = args.log_level == "DEBUG" or bool(os.environ.get("XMO_DEBUG"))
     try:
         if args.command == "convert":
-            return cmd_convert(args)
+            steps = 9 + bool(args.compress_to_fp16)  # load, legalization, serialize
+            with _debug_session(args, steps):
+                return cmd_convert(args)
+        if args.command == "viz":
+            return cmd_viz(args)
         if args.command == "run":
             return cmd_run(args)
     except KeyboardInterrupt:

@@ -11,8 +11,10 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
   the ``tf`` dialect);
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
-* ``--extensions DIR``: load user-defined operations from ``DIR/ops/*.py`` and
-  passes from ``DIR/passes/*.py``;
+* ``--extensions DIR``: load an extension folder (``xmo.extensions``):
+  operations, TF extractors (active for ``convert-tf-to-ov``), front/middle/
+  back transformations (each a pass named by its id), kernels, and passes
+  from ``DIR/passes/*.py``;
 * every pass runs through :func:`xmo.passes.tracing.run_pass`:
   ``XMO_PROFILE_PASS_ENABLE=1`` prints per-pass timings,
   ``XMO_ENABLE_VISUALIZE_TRACING=1`` writes a graph picture after each pass;
@@ -104,21 +106,41 @@ class XmoOptMain(xDSLOptMain):
             action="append",
             default=[],
             metavar="DIR",
-            help="load new operations from DIR/ops/*.py and passes from "
-            "DIR/passes/*.py (repeatable)",
+            help="load an extension: operations (DIR/ops), extractors and "
+            "transformations (DIR/front/<framework>, DIR/middle, DIR/back; each "
+            "transformation becomes a pass named by its id), kernels (DIR/kernels) "
+            "and passes (DIR/passes) (repeatable)",
         )
+        # pipeline debugging (xmo.passes.debug); --time-passes is xDSL's, and
+        # also prints xmo's table at the end
+        arg_parser.add_argument("--print-ir-after-all", action="store_true",
+                                help="print the IR after every pass (stderr)")
+        arg_parser.add_argument("--print-ir-after", action="append", default=[],
+                                metavar="PASS", help="print the IR after the named pass(es)")
+        arg_parser.add_argument("--dump-dir", metavar="D",
+                                help="write the IR after each pass to D/NNN_<pass>.mlir")
 
     def setup_pipeline(self) -> None:
         # Extensions first: their passes may be named in the pipeline. Every
         # pass then runs through xmo's run_pass (XMO_PROFILE_PASS_ENABLE,
         # XMO_ENABLE_VISUALIZE_TRACING); xDSL's callback (verification,
         # --print-between-passes, --time-passes) stays.
-        from xmo.extensions import load_extension_passes, load_extensions
+        from xmo.extensions import load_extension, load_extension_passes
+        from xmo.passes.phases.adapter import as_module_pass
 
+        self._converters = []
         for folder in self.args.extensions:
-            load_extensions(self.ctx, folder)
+            ext = load_extension(folder, self.ctx)  # ops, kernels, front/middle/back
+            self._converters.append(ext.converters)
+            for t in ext.transformations:  # each transformation is a pass by id
+                self.register_pass(t.id, lambda t=t: as_module_pass(t))
             for name, cls in load_extension_passes(folder).items():
                 self.register_pass(name, lambda cls=cls: cls)
+        if self.args.extensions:  # front op replacements legalize their ops too
+            from xmo.extensions import phase_manager
+
+            exts = [load_extension(f) for f in self.args.extensions]
+            self._converters.append(phase_manager(exts).front_converters("tf"))
         super().setup_pipeline()
         from xmo.passes.tracing import TracedPassPipeline
 
@@ -151,7 +173,10 @@ class XmoOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         if not self.args.disable_verify:
             prog.verify()
-        super().apply_passes(prog)
+        from xmo.passes.tf_to_ov.registry import using_converters
+
+        with using_converters(*getattr(self, "_converters", ())):  # extensions' extractors
+            super().apply_passes(prog)
 
     # -- output ------------------------------------------------------------------
     def prepare_output(self) -> IO[str]:
@@ -168,8 +193,17 @@ class XmoOptMain(xDSLOptMain):
 
     def run(self) -> None:
         self._tmp_output: str | None = None
+        from xmo.passes.debug import session
+
         try:
-            super().run()
+            with session(
+                print_ir_after_all=self.args.print_ir_after_all,
+                print_ir_after=self.args.print_ir_after,
+                time_passes=self.args.time_passes,
+                dump_dir=self.args.dump_dir,
+                progress=False,
+            ):
+                super().run()
         except BaseException:
             if self._tmp_output is not None and os.path.exists(self._tmp_output):
                 os.unlink(self._tmp_output)
