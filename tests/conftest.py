@@ -1,10 +1,22 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures.
+
+OpenBLAS runs single-threaded in the test process: once numpy's OpenBLAS has
+started its worker threads, a call of OpenVINO 2026.4's TensorFlow frontend
+(``openvino.convert_model("x.pb")``) leaves the next multi-threaded matmul
+waiting forever (reproduced with numpy alone: ``a @ a``,
+``ov.convert_model(pb)``, ``a @ a``). Tests use OpenVINO's TF frontend as the
+reference and then run xmo's CPU backend in the same process.
+"""
 
 from __future__ import annotations
 
-import pytest
+import os
 
-from xmo.context import make_context
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
+
+from xmo.context import make_context  # noqa: E402
 
 
 @pytest.fixture
