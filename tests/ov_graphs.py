@@ -3,6 +3,7 @@ transpose-sinking and fusion tests."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -98,3 +99,29 @@ class G:
             s = [batch if d < 0 else d for d in shape]
             out.append(self.rng.standard_normal(s).astype(np.float32))
         return out
+
+
+def op_counts(m: ModuleOp) -> Counter:
+    """ov op type (without the ``ov.`` prefix) -> how many ops of it ``m`` has."""
+    return Counter(o.name.removeprefix("ov.") for o in m.body.block.ops)
+
+
+def check_pass(g: G, pass_: Any, expect: dict[str, int], rtol: float = 1e-5,
+               atol: float = 1e-5) -> ModuleOp:
+    """Run ``pass_`` on ``g``'s module: it verifies before and after, has the
+    ``expect``-ed op counts, and computes the same outputs on the CPU backend."""
+    from xmo.backends.cpu import compile_model
+
+    m = g.module()
+    m.verify()
+    feeds = g.feeds()
+    before = compile_model(m.clone())(feeds)
+    pass_.apply(g.ctx, m)
+    m.verify()
+    c = op_counts(m)
+    for k, v in expect.items():
+        assert c[k] == v, f"{k}: {c[k]} != {v} ({dict(c)})"
+    after = compile_model(m)(feeds)
+    for x, y in zip(before, after):
+        np.testing.assert_allclose(np.asarray(y), np.asarray(x), rtol=rtol, atol=atol)
+    return m

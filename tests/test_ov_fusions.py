@@ -7,36 +7,19 @@ outputs; one graph also runs in the OpenVINO runtime.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
-from ov_graphs import F32, G
+from ov_graphs import F32, G, check_pass
 from xdsl.dialects.builtin import ModuleOp
 from xmo.backends.cpu import compile_model
 from xmo.passes.ov_cse import OVCSEPass
 from xmo.passes.ov_fuse_linear import OVFuseLinearPass
 
 
-def _counts(m: ModuleOp) -> Counter:
-    return Counter(o.name.removeprefix("ov.") for o in m.body.block.ops)
-
-
 def _run(g: G, pass_: Any, expect: dict[str, int]) -> ModuleOp:
-    m = g.module()
-    m.verify()
-    feeds = g.feeds()
-    before = compile_model(m.clone())(feeds)
-    pass_.apply(g.ctx, m)
-    m.verify()
-    c = _counts(m)
-    for k, v in expect.items():
-        assert c.get(k, 0) == v, f"{k}: {c.get(k, 0)} != {v} ({dict(c)})"
-    after = compile_model(m)(feeds)
-    for x, y in zip(before, after):
-        np.testing.assert_allclose(np.asarray(y), np.asarray(x), rtol=1e-5, atol=1e-5)
-    return m
+    return check_pass(g, pass_, expect)
 
 
 def _conv_chain(g: G, scale_shape: tuple[int, ...] = (1, 4, 1, 1)) -> Any:

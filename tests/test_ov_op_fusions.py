@@ -8,35 +8,18 @@ op keeps the replaced op's friendly name and tensor names.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
-from ov_graphs import G
+from ov_graphs import G, check_pass, op_counts
 from xdsl.dialects.builtin import ModuleOp
 from xmo.backends.cpu import compile_model
 from xmo.passes.ov_fusions import OVFusionsPass
 
 
-def _counts(m: ModuleOp) -> Counter:
-    return Counter(o.name.removeprefix("ov.") for o in m.body.block.ops)
-
-
 def _run(g: G, expect: dict[str, int], rtol: float = 1e-4, atol: float = 1e-5) -> ModuleOp:
-    m = g.module()
-    m.verify()
-    feeds = g.feeds()
-    before = compile_model(m.clone())(feeds)
-    OVFusionsPass().apply(g.ctx, m)
-    m.verify()
-    c = _counts(m)
-    for k, v in expect.items():
-        assert c.get(k, 0) == v, f"{k}: {c.get(k, 0)} != {v} ({dict(c)})"
-    after = compile_model(m)(feeds)
-    for x, y in zip(before, after):
-        np.testing.assert_allclose(np.asarray(y), np.asarray(x), rtol=rtol, atol=atol)
-    return m
+    return check_pass(g, OVFusionsPass(), expect, rtol, atol)
 
 
 def _named(m: ModuleOp, ov_type: str) -> Any:
@@ -391,7 +374,7 @@ def test_decomposed_batch_norm_reaches_conv_weights() -> None:
     feeds = g.feeds()
     before = compile_model(m.clone())(feeds)
     OVFuseLinearPass().apply(g.ctx, m)
-    c = _counts(m)
+    c = op_counts(m)
     assert (c["Convolution"], c["Add"], c["Multiply"], c["Subtract"]) == (1, 1, 0, 0), c
     np.testing.assert_allclose(compile_model(m)(feeds)[0], before[0], rtol=1e-4, atol=1e-4)
 
