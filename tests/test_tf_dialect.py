@@ -79,8 +79,15 @@ def _roundtrip(module: ModuleOp, ctx) -> ModuleOp:
     back = Parser(ctx2, text).parse_module()
     attach_context(back, ctx2)  # keeps its weight store alive
     back.verify()
-    # handles are unique among live stores, so a second context renames them
-    norm = lambda t: re.sub(r"(dense_resource<|[{,]\s*)([\w.$-]+?)(_\d+)?(>|: )", r"\1\2\4", t)  # noqa: E731
+    # handles are unique among live stores, so a second context renames them:
+    # compare with every handle replaced by its order of first use
+    def norm(t: str) -> str:
+        handles = list(dict.fromkeys(re.findall(r"dense_resource<([\w.$-]+)>", t)))
+        for i, h in enumerate(handles):
+            t = t.replace(f"dense_resource<{h}>", f"dense_resource<@R{i}@>")
+            t = re.sub(rf"(?m)^(\s*){re.escape(h)}: ", rf"\g<1>@R{i}@: ", t)
+        return t
+
     assert norm(_print(ctx2, back)) == norm(text)
     return back
 

@@ -688,7 +688,9 @@ def test_fixture_loads(name):
     info = next((v for v in manifest.values() if v["file"] == name), None)
     m = load(DATA / name)
     hist = collections.Counter(op.tf_type for op in ops(m) if isinstance(op, tfd.base.TFNodeOp))
-    assert not any(isinstance(op, tfd.UnknownOp) for op in ops(m))
+    if info is None or not info.get("extensions"):
+        # only models made for an extension example hold ops no dialect class knows
+        assert not any(isinstance(op, tfd.UnknownOp) for op in ops(m))
     if info is None:
         return
     assert dict(hist) == info["op_histogram"]
