@@ -81,6 +81,9 @@ def main() -> None:
     entries = manifest["models"] if isinstance(manifest, dict) and "models" in manifest else manifest
     if isinstance(entries, dict):
         entries = [dict(name=k, **v) for k, v in entries.items()]
+    # models made for an extension example (fft_mri) have their own figures
+    # (tests/test_fft_extension.py, docs/extensions.md)
+    entries = [e for e in entries if not e.get("extensions")]
     if args.models:
         keep = set(args.models.split(","))
         entries = [e for e in entries if e["name"] in keep]
