@@ -192,6 +192,7 @@ def apply_layouts(module: ModuleOp, spec: Any) -> bool:
         return False
     import numpy as np
     from xmo.dialects.ov import ConstantOp, op_class
+    from xmo.dialects.ov import element_types as et
 
     def names_of(op: OVOp, i: int) -> set[str]:
         names = set(op.get_tensor_names(i))
@@ -217,13 +218,8 @@ def apply_layouts(module: ModuleOp, spec: Any) -> bool:
                               f"{'?' if dims is None else len(dims)}, layout {src} has {len(src)} dims")
         used.add(key)
         to_dst = _perm(src, dst)
-        from xdsl.dialects.builtin import TensorType
-        from xmo.dialects.ov import element_types as et
-
-        t = op.results[0].type
-        assert isinstance(t, TensorType)
         new_param = ParameterOp.new(
-            et.from_xdsl(t.get_element_type()),
+            et.from_xdsl(op.results[0].type.get_element_type()),  # type: ignore[attr-defined]
             [dims[i] for i in to_dst],
             name=op.get_friendly_name(),
             tensor_names=op.get_tensor_names(0),

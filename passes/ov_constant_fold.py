@@ -49,11 +49,7 @@ log = logging.getLogger("xmo.fold")
 _NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial", "Parameter", "Constant", "Result"}
 
 
-def _etype(t) -> str | None:  # noqa: ANN001
-    try:
-        return et.from_xdsl(t.get_element_type())
-    except Exception:  # noqa: BLE001
-        return None
+_etype = et.of_tensor_type
 
 
 #: (op type, input index) pairs that read weights

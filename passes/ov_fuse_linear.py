@@ -50,14 +50,11 @@ _FLOATS = ("f32", "f16", "f64")
 
 
 def _etype(v: SSAValue) -> str | None:
-    try:
-        return et.from_xdsl(v.type.get_element_type())  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001
-        return None
+    return et.of_tensor_type(v.type)
 
 
 def _single_use(v: SSAValue) -> bool:
-    return v.has_one_use() if hasattr(v, "has_one_use") else sum(1 for _ in v.uses) == 1
+    return v.has_one_use()
 
 
 def _owner(v: SSAValue, *types: str) -> OVOp | None:

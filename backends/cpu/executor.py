@@ -22,7 +22,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xmo.dialects.ov import element_types as et
@@ -99,13 +99,7 @@ def _load_builtin_kernels() -> None:
 # ---------------------------------------------------------------------------
 
 
-def _etype_name(t: Attribute) -> str | None:
-    if isinstance(t, TensorType | UnrankedTensorType):
-        try:
-            return et.from_xdsl(t.get_element_type())
-        except et.ElementTypeError:
-            return None
-    return None
+_etype_name = et.of_tensor_type
 
 
 #: Packed element types, held unpacked (one value per byte) inside the backend.

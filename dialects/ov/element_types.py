@@ -130,6 +130,13 @@ def from_xdsl(t: Attribute) -> str:
         raise ElementTypeError(f"type {t} has no OpenVINO element type") from None
 
 
+def of_tensor_type(t: Attribute) -> str | None:
+    """OpenVINO element type name of a tensor type, None for anything else
+    (not a tensor, or an element type OpenVINO lacks)."""
+    get = getattr(t, "get_element_type", None)
+    return None if get is None else _FROM_XDSL.get(get())
+
+
 def is_ov_element_type(t: Attribute) -> bool:
     return t in _FROM_XDSL
 
