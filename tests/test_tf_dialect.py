@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import subprocess
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from xmo.dialects.tf.types import (
     element_type,
     xmo_type_name,
 )
+from textual_ir import assert_same_ir_text
 
 ROOT = Path(__file__).resolve().parent.parent
 TF_PYTHON = Path("/work/tfenv/bin/python")
@@ -79,16 +79,7 @@ def _roundtrip(module: ModuleOp, ctx) -> ModuleOp:
     back = Parser(ctx2, text).parse_module()
     attach_context(back, ctx2)  # keeps its weight store alive
     back.verify()
-    # handles are unique among live stores, so a second context renames them:
-    # compare with every handle replaced by its order of first use
-    def norm(t: str) -> str:
-        handles = list(dict.fromkeys(re.findall(r"dense_resource<([\w.$-]+)>", t)))
-        for i, h in enumerate(handles):
-            t = t.replace(f"dense_resource<{h}>", f"dense_resource<@R{i}@>")
-            t = re.sub(rf"(?m)^(\s*){re.escape(h)}: ", rf"\g<1>@R{i}@: ", t)
-        return t
-
-    assert norm(_print(ctx2, back)) == norm(text)
+    assert_same_ir_text(_print(ctx2, back), text)
     return back
 
 
