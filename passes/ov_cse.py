@@ -5,7 +5,10 @@ order) and the same attributes, compute the same thing: the later one is
 replaced by the earlier. Constants are merged when their element type, shape
 and bytes are equal (inline constants and weights up to ``max_const_bytes``;
 larger payloads when they are the same stored array, or when another large
-constant has the same type, then by their bytes). Names follow
+constant has the same type, then by their bytes). Payloads are keyed by a
+cheap fingerprint (a hash of the whole payload up to 64 KiB, of a few sampled
+blocks above: a memory-mapped weight is not read in full) and compared byte
+for byte only when fingerprints collide. Names follow
 OpenVINO's shared-op rule: the surviving op keeps its friendly name, the
 tensor names of the eliminated outputs are added to the survivor's.
 Constants read as a convolution's or MatMul's bias / scale merge only with
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
@@ -57,20 +60,65 @@ def _bias_of(op: ConstantOp) -> object | None:
     return None
 
 
-def _const_key(op: ConstantOp, max_bytes: int, twins: set[str] | frozenset = frozenset()) -> tuple | None:
+def _const_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset = frozenset()) -> tuple | None:
     key = _value_key(op, max_bytes, twins)
     bias_of = _bias_of(op)
     return key if key is None or bias_of is None else (*key, "bias of", id(bias_of))
 
 
-def _value_key(op: ConstantOp, max_bytes: int, twins: set[str] | frozenset) -> tuple | None:
+def _value_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset) -> tuple | None:
     arr = constant_value_of(op.results[0])
     if arr is None:
         return None
-    if arr.nbytes > max_bytes and str(op.results[0].type) not in twins:
-        return ("big", str(op.results[0].type), id(op.value))
-    digest = hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=16).digest()
-    return ("const", str(op.results[0].type), digest)
+    t = op.results[0].type
+    if arr.nbytes > max_bytes and t not in twins:
+        return ("big", t, id(op.value))
+    return ("const", t, fingerprint(_raw(arr)))
+
+
+#: payloads up to this size are hashed whole; larger ones by a sample
+_WHOLE_HASH_BYTES = 1 << 16
+_SAMPLE_BLOCKS = 4
+_SAMPLE_BLOCK_BYTES = 1024
+_COMPARE_CHUNK = 4 << 20
+
+
+def _raw(arr: np.ndarray) -> np.ndarray:
+    """Flat uint8 view (a copy only for non-contiguous input)."""
+    if arr.dtype.hasobject:  # no byte view: the pointers, as tobytes() gives
+        return np.frombuffer(arr.tobytes(), np.uint8)
+    return np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+
+
+def fingerprint(raw: np.ndarray) -> bytes:
+    """Cheap digest of a flat uint8 payload: equal payloads have equal digests.
+
+    Small payloads are hashed whole; large ones by their size and a few evenly
+    spaced blocks, so a memory-mapped weight is not read in full (only payloads
+    whose fingerprints collide are compared byte for byte, see
+    :func:`same_bytes`)."""
+    n = raw.nbytes
+    if n <= _WHOLE_HASH_BYTES:
+        return hashlib.blake2b(memoryview(raw), digest_size=16).digest()
+    h = hashlib.blake2b(n.to_bytes(8, "little"), digest_size=16)
+    step = (n - _SAMPLE_BLOCK_BYTES) // (_SAMPLE_BLOCKS - 1)
+    for i in range(_SAMPLE_BLOCKS):
+        h.update(memoryview(raw[i * step : i * step + _SAMPLE_BLOCK_BYTES]))
+    return h.digest()
+
+
+def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two flat uint8 payloads are byte-identical (compared in chunks)."""
+    if a.nbytes != b.nbytes:
+        return False
+    if a is b or (
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    ):
+        return True
+    for i in range(0, a.nbytes, _COMPARE_CHUNK):
+        if not np.array_equal(a[i : i + _COMPARE_CHUNK], b[i : i + _COMPARE_CHUNK]):
+            return False
+    return True
 
 
 def _nbytes(op: ConstantOp) -> int:
@@ -87,8 +135,9 @@ def _nbytes(op: ConstantOp) -> int:
 def _op_key(op: OVOp) -> tuple | None:
     if op.OV_TYPE in _NEVER or op.regions or not op.results:
         return None
-    props = tuple(sorted((k, str(v)) for k, v in op.properties.items() if k not in _NAMING))
-    return (op.name, tuple(op.operands), props, tuple(str(r.type) for r in op.results))
+    # attributes are immutable and hashable (floats compare by their bits)
+    props = tuple(sorted((k, v) for k, v in op.properties.items() if k not in _NAMING))
+    return (op.name, tuple(op.operands), props, tuple(r.type for r in op.results))
 
 
 def _merge(dup: OVOp, keep: OVOp) -> None:
@@ -115,10 +164,11 @@ class OVCSEPass(ModulePass):
         # constant has the same type: equal weights made twice (a folded
         # ConstantFill per layer) merge, unique weights cost nothing
         big = Counter(
-            str(o.results[0].type) for o in op.body.block.ops
+            o.results[0].type for o in op.body.block.ops
             if isinstance(o, ConstantOp) and _nbytes(o) > self.max_const_bytes
         )
         twins = {t for t, n in big.items() if n > 1}
+        consts: dict[tuple, list[Operation]] = {}
         for o in list(op.body.block.ops):
             if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ResultOp):
                 continue
@@ -131,5 +181,14 @@ class OVCSEPass(ModulePass):
             first = seen.get(key)
             if first is None:
                 seen[key] = o
-            else:
+            elif key[0] != "const":
                 _merge(o, first)  # type: ignore[arg-type]
+            else:  # equal fingerprints: merge with a constant of equal bytes
+                same = consts.setdefault(key, [first])
+                mine = _raw(constant_value_of(o.results[0]))  # type: ignore[arg-type]
+                for c in same:
+                    if same_bytes(mine, _raw(constant_value_of(c.results[0]))):  # type: ignore[arg-type]
+                        _merge(o, c)  # type: ignore[arg-type]
+                        break
+                else:
+                    same.append(o)

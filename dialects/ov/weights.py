@@ -21,6 +21,7 @@ without knowing which context created it (:func:`resource_array`).
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from collections.abc import Iterable
@@ -178,7 +179,7 @@ def _typed(raw: np.ndarray, tensor_type: Attribute) -> np.ndarray:
     assert isinstance(tensor_type, TensorType)
     name = et.from_xdsl(tensor_type.get_element_type())
     shape = tuple(tensor_type.get_shape())
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     expected = et.byte_size(name, n)
     if raw.nbytes != expected:
         raise ValueError(
@@ -200,7 +201,7 @@ def constant_array(value: Attribute) -> np.ndarray:
         raw = np.frombuffer(value.data.data, dtype=np.uint8)
         name = et.from_xdsl(value.get_element_type())
         shape = tuple(value.get_shape())
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(shape)
         if name == "boolean":
             vals = np.frombuffer(value.data.data, dtype=np.int8)
             if vals.size == 1 and n != 1:

@@ -39,7 +39,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -187,6 +186,26 @@ class _MatcherPattern(RewritePattern):
             self.stats.seconds += time.perf_counter() - start
 
 
+class _DispatchApplier(RewritePattern):
+    """Tries, in order, only the matchers whose pattern may be rooted at an
+    op of this class (the first that acts wins, as in xDSL's greedy applier):
+    an op costs one dictionary lookup per class, not one call per matcher."""
+
+    def __init__(self, patterns: Sequence[_MatcherPattern]) -> None:
+        self.patterns = list(patterns)
+        self._by_class: dict[type, list[_MatcherPattern]] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        todo = self._by_class.get(type(op))
+        if todo is None:
+            # _may_root depends only on the op's class (OV_TYPE, isinstance)
+            todo = self._by_class[type(op)] = [p for p in self.patterns if p._may_root(op)]
+        for p in todo:
+            p.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
 def run_matchers(
     matchers: Sequence[MatcherPass], ctx: Context, module: ModuleOp
 ) -> bool:
@@ -200,10 +219,7 @@ def run_matchers(
     graph = Graph(module, ctx)
     state = _State()
     patterns = [_MatcherPattern(m, graph, state) for m in matchers]
-    walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(list(patterns), dce_enabled=False),
-        apply_recursively=False,
-    )
+    walker = PatternRewriteWalker(_DispatchApplier(patterns), apply_recursively=False)
     graph._walker = walker
     try:
         walker.rewrite_module(module)
