@@ -85,6 +85,34 @@ def convert_model(
     ``enable_transforms`` / ``disable_transforms`` (transformation ids, a
     list or a comma-separated string).
     """
+    from xmo.gc_policy import relaxed_gc
+
+    with relaxed_gc():
+        return _convert(
+            input_model, input=input, output=output, batch=batch,
+            static_shape=static_shape, layout=layout,
+            disable_nhwc_to_nchw=disable_nhwc_to_nchw, extensions=extensions,
+            transformations_config=transformations_config,
+            enable_transforms=enable_transforms, disable_transforms=disable_transforms,
+            **frontend_options,
+        )
+
+
+def _convert(
+    input_model: Any,
+    *,
+    input: Any,
+    output: Any,
+    batch: int | None,
+    static_shape: bool,
+    layout: Any,
+    disable_nhwc_to_nchw: bool,
+    extensions: Any,
+    transformations_config: Any,
+    enable_transforms: Any,
+    disable_transforms: Any,
+    **frontend_options: Any,
+) -> ModuleOp:
     from xmo import options as opt
 
     shapes = opt.parse_input_spec(input)
@@ -194,7 +222,10 @@ def legalize(
     from xmo.passes.phases import FRONT, MIDDLE, PhaseManager
 
     (manager or PhaseManager()).run(module, ctx, (FRONT, MIDDLE), nhwc_to_nchw=nhwc_to_nchw)
-    module.verify()
+    from xmo.passes.debug import phase
+
+    with phase("verify"):
+        module.verify()
 
 
 def save_model(
@@ -225,10 +256,10 @@ def save_model(
 
         run_pass(OVCompressFP16Pass(), ctx, module)
     from xmo.backends.ir import serialize
-
+    from xmo.gc_policy import relaxed_gc
     from xmo.passes.debug import phase
 
-    with phase("serialize"):
+    with phase("serialize"), relaxed_gc():
         serialize(module, xml_path, verify=verify, verify_ir=verify_ir)
 
 

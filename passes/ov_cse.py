@@ -21,7 +21,6 @@ and Results.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
@@ -30,9 +29,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
+from xmo.dialects.ov.weights import fingerprint, same_bytes
 
 #: never merged: state, randomness
 _NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
@@ -76,49 +75,11 @@ def _value_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset
     return ("const", t, fingerprint(_raw(arr)))
 
 
-#: payloads up to this size are hashed whole; larger ones by a sample
-_WHOLE_HASH_BYTES = 1 << 16
-_SAMPLE_BLOCKS = 4
-_SAMPLE_BLOCK_BYTES = 1024
-_COMPARE_CHUNK = 4 << 20
-
-
 def _raw(arr: np.ndarray) -> np.ndarray:
     """Flat uint8 view (a copy only for non-contiguous input)."""
     if arr.dtype.hasobject:  # no byte view: the pointers, as tobytes() gives
         return np.frombuffer(arr.tobytes(), np.uint8)
     return np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-
-
-def fingerprint(raw: np.ndarray) -> bytes:
-    """Cheap digest of a flat uint8 payload: equal payloads have equal digests.
-
-    Small payloads are hashed whole; large ones by their size and a few evenly
-    spaced blocks, so a memory-mapped weight is not read in full (only payloads
-    whose fingerprints collide are compared byte for byte, see
-    :func:`same_bytes`)."""
-    n = raw.nbytes
-    if n <= _WHOLE_HASH_BYTES:
-        return hashlib.blake2b(memoryview(raw), digest_size=16).digest()
-    h = hashlib.blake2b(n.to_bytes(8, "little"), digest_size=16)
-    step = (n - _SAMPLE_BLOCK_BYTES) // (_SAMPLE_BLOCKS - 1)
-    for i in range(_SAMPLE_BLOCKS):
-        h.update(memoryview(raw[i * step : i * step + _SAMPLE_BLOCK_BYTES]))
-    return h.digest()
-
-
-def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two flat uint8 payloads are byte-identical (compared in chunks)."""
-    if a.nbytes != b.nbytes:
-        return False
-    if a is b or (
-        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-    ):
-        return True
-    for i in range(0, a.nbytes, _COMPARE_CHUNK):
-        if not np.array_equal(a[i : i + _COMPARE_CHUNK], b[i : i + _COMPARE_CHUNK]):
-            return False
-    return True
 
 
 def _nbytes(op: ConstantOp) -> int:

@@ -520,7 +520,7 @@ class _Reader:
         if etype in et.PACKED_BITS:
             handle = self.store.add(raw, name_hint=hint)
             return DenseResourceAttr.from_params(
-                handle, TensorType(et.to_xdsl(etype), shape)
+                handle, tensor(etype, shape)
             )
         arr: Any = raw.view(et.numpy_dtype(etype)).reshape(shape)
         return make_constant_attr(arr, etype, self.store, name_hint=hint)

@@ -12,7 +12,7 @@ moved into place only when everything succeeded.
 
 from __future__ import annotations
 
-import hashlib
+import mmap
 import os
 import re
 import tempfile
@@ -29,9 +29,8 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, OpResult, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import VerifyException
-
 from xmo.backends.ir._common import (
     IR_TYPE_OF_OV_TYPE,
     PRECISION_OF,
@@ -44,7 +43,13 @@ from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
 from xmo.dialects.ov.base import OVOp
-from xmo.dialects.ov.weights import WeightStoreError, constant_array, resource_bytes
+from xmo.dialects.ov.weights import (
+    WeightStoreError,
+    constant_array,
+    fingerprint,
+    resource_bytes,
+    same_bytes,
+)
 
 __all__ = ["IRWriteError", "serialize"]
 
@@ -84,16 +89,15 @@ def serialize(
         with open(bin_tmp, "wb") as bin_file:
             writer = _Writer(module, bin_file)
             root = writer.build()
-        _xml_safe(root)
-        tree = ET.ElementTree(root)
-        ET.indent(tree, space="\t")
         xml_tmp = _temp_next_to(xml_path, temps)
         with open(xml_tmp, "wb") as xml_file:
-            xml_file.write(b'<?xml version="1.0"?>\n')
-            tree.write(xml_file, encoding="utf-8", xml_declaration=False)
-            xml_file.write(b"\n")
+            xml_file.write(xml_text(root).encode("utf-8"))
         if verify_ir:
-            names = [layer.get("name", "") for layer in root.iter("layer")]
+            # as stored: characters XML cannot hold are written escaped
+            names = [
+                _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], layer.get("name", ""))
+                for layer in root.iter("layer")
+            ]
             _check_written(writer.ops, names, xml_tmp, bin_tmp)
         os.replace(bin_tmp, bin_path)
         temps.remove(bin_tmp)
@@ -111,19 +115,53 @@ def serialize(
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _xml_safe(root: ET.Element) -> None:
-    """Attribute values and texts escaped where XML cannot hold a character
+#: what an attribute value or a text needs escaped (the illegal ones included)
+_XML_SPECIAL = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+_ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                 "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
+_TEXT_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def _escape(value: str, table: dict[str, str]) -> str:
+    """XML-escape ``value``; characters XML cannot hold, even as references
+    (names from a model may have them), become their Python escape
     (``\x01`` -> the four characters ``\x01``): the file stays well-formed."""
+    if not _XML_SPECIAL.search(value):
+        return value
+    out = []
+    for ch in value:
+        rep = table.get(ch)
+        if rep is None:
+            rep = repr(ch)[1:-1] if _XML_ILLEGAL.match(ch) else ch
+        out.append(rep)
+    return "".join(out)
 
-    def esc(m: re.Match[str]) -> str:
-        return repr(m.group())[1:-1]
 
-    for el in root.iter():
+def xml_text(root: ET.Element) -> str:
+    """The IR document for ``root``: an XML declaration, then the elements
+    indented by tabs (the layout ``ElementTree.indent`` gives), written in one
+    pass instead of through ElementTree's generic writer."""
+    parts = ['<?xml version="1.0"?>\n']
+    emit = parts.append
+
+    def write(el: ET.Element, depth: int) -> None:
+        pad = "\t" * depth
+        head = pad + "<" + el.tag
         for k, v in el.attrib.items():
-            if _XML_ILLEGAL.search(v):
-                el.set(k, _XML_ILLEGAL.sub(esc, v))
-        if el.text and _XML_ILLEGAL.search(el.text):
-            el.text = _XML_ILLEGAL.sub(esc, el.text)
+            head += f' {k}="{_escape(v, _ATTR_ESCAPES)}"'
+        children = list(el)
+        if children:
+            emit(head + ">\n")
+            for c in children:
+                write(c, depth + 1)
+            emit(f"{pad}</{el.tag}>\n")
+        elif el.text:
+            emit(f"{head}>{_escape(el.text, _TEXT_ESCAPES)}</{el.tag}>\n")
+        else:
+            emit(head + " />\n")
+
+    write(root, 0)
+    return "".join(parts)
 
 
 def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: Path) -> None:
@@ -201,12 +239,77 @@ def _dims(t: Attribute) -> list[int] | None:
 _POOLING = frozenset({"AvgPool", "MaxPool"})
 
 
+#: payloads from a memory-mapped file at least this large are copied in-kernel
+_KERNEL_COPY_MIN = 1 << 20
+
+
+def _mapping_identity(addr: int) -> tuple[int, int, int] | None:
+    """(major, minor, inode) of the file mapped at ``addr``, from /proc/self/maps."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                lo, _, hi = parts[0].partition("-")
+                if int(lo, 16) <= addr < int(hi, 16):
+                    major, _, minor = parts[3].partition(":")
+                    ino = int(parts[4])
+                    return (int(major, 16), int(minor, 16), ino) if ino else None
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _mapped_file_range(
+    raw: np.ndarray, cache: dict[int, tuple[object, tuple[int, int, int] | None]]
+) -> tuple[str, int, tuple[int, int, int]] | None:
+    """(file, offset, file identity) of a contiguous payload that views a
+    read-only ``numpy.memmap`` of a file (e.g. ONNX external data), else None.
+    The identity (device and inode, as mapped) lets the caller check that the
+    path still names the mapped file. ``cache``: id(mmap) -> (mmap, identity),
+    one /proc/self/maps scan per map."""
+    a: object = raw
+    root = None
+    while isinstance(a, np.ndarray):
+        if isinstance(a.base, mmap.mmap):
+            root = a
+            break
+        a = a.base
+    if not isinstance(root, np.memmap) or getattr(root, "mode", None) != "r":
+        return None
+    filename = getattr(root, "filename", None)
+    if not filename or not raw.flags.c_contiguous:
+        return None
+    start = raw.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if start < 0 or start + raw.nbytes > root.nbytes:
+        return None
+    ident = cache.get(id(root.base))
+    if ident is None or ident[0] is not root.base:
+        ident = (root.base, _mapping_identity(root.__array_interface__["data"][0]))
+        cache[id(root.base)] = ident
+    if ident[1] is None:
+        return None
+    return os.fspath(filename), int(root.offset) + start, ident[1]
+
+
+def _kernel_copy(src: int, dst: int, count: int, src_pos: int) -> int:
+    """Copy up to ``count`` bytes from ``src`` at ``src_pos`` to ``dst``'s position."""
+    if hasattr(os, "copy_file_range"):
+        try:
+            return os.copy_file_range(src, dst, count, src_pos)
+        except OSError:  # EXDEV (other file system), ENOSYS, EINVAL, ...
+            pass
+    return os.sendfile(dst, src, src_pos, count)
+
+
 class _Writer:
     def __init__(self, module: ModuleOp, bin_file: IO[bytes]) -> None:
         self.module = module
         self.bin = bin_file
         self.offset = 0
-        self.blobs: dict[tuple[bytes, int], int] = {}
+        #: (fingerprint, size) -> [(payload, offset in the .bin)]
+        self.blobs: dict[tuple[bytes, int], list[tuple[np.ndarray, int]]] = {}
+        self._no_kernel_copy = False
+        self._map_ident: dict[int, tuple[object, tuple[int, int, int] | None]] = {}
         self.layer_of: dict[Operation, int] = {}
         self.used_names: set[str] = set()
         self.counter = 0
@@ -425,14 +528,67 @@ class _Writer:
         return np.ascontiguousarray(raw).reshape(-1)
 
     def _store(self, raw: np.ndarray) -> int:
-        """Append ``raw`` to the .bin unless identical bytes are already there."""
-        mv = memoryview(raw).cast("B")
-        key = (hashlib.blake2b(mv, digest_size=32).digest(), raw.nbytes)
-        offset = self.blobs.get(key)
-        if offset is not None:
-            return offset
+        """Append ``raw`` to the .bin unless identical bytes are already there.
+
+        Payloads are keyed by size and a cheap fingerprint (whole hash when
+        small, sampled blocks when large) and compared byte for byte only when
+        fingerprints collide, so a unique memory-mapped weight is read once,
+        by the write."""
+        raw = raw.reshape(-1).view(np.uint8)
+        key = (fingerprint(raw), raw.nbytes)
+        same = self.blobs.setdefault(key, [])
+        for old, offset in same:
+            if same_bytes(raw, old):
+                return offset
         offset = self.offset
-        self.bin.write(mv)
+        if not self._copy_mapped(raw):
+            self.bin.write(memoryview(raw).cast("B"))
         self.offset += raw.nbytes
-        self.blobs[key] = offset
+        same.append((raw, offset))
         return offset
+
+    def _copy_mapped(self, raw: np.ndarray) -> bool:
+        """Append a payload that is a slice of a read-only memory-mapped file
+        (ONNX external data, a .bin read by ``read_ir``) by an in-kernel copy
+        from that file (``copy_file_range``, else ``sendfile``): its pages are
+        never faulted into this process. False when ``raw`` is not such a
+        slice, or its path names another file now (then the caller writes it);
+        a copy that fails midway is finished by an ordinary write."""
+        if raw.nbytes < _KERNEL_COPY_MIN or self._no_kernel_copy:
+            return False
+        src = _mapped_file_range(raw, self._map_ident)
+        if src is None:
+            return False
+        try:
+            dst = self.bin.fileno()
+        except (OSError, AttributeError, ValueError):
+            self._no_kernel_copy = True
+            return False
+        path, pos, ident = src
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return False
+        st = os.fstat(fd)
+        if (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) != ident:
+            os.close(fd)  # the path names another file now (replaced since mapped)
+            return False
+        self.bin.flush()
+        done = 0
+        try:
+            while done < raw.nbytes:
+                try:
+                    k = _kernel_copy(fd, dst, raw.nbytes - done, pos + done)
+                except OSError:
+                    k = 0
+                if k <= 0:
+                    break
+                done += k
+        finally:
+            os.close(fd)
+            self.bin.seek(0, os.SEEK_END)  # the buffered file's position, resynced
+        if done < raw.nbytes:  # rest (or all) by an ordinary write
+            if done == 0:
+                self._no_kernel_copy = True
+            self.bin.write(memoryview(raw[done:]).cast("B"))
+        return True

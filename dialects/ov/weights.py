@@ -21,6 +21,7 @@ without knowing which context created it (:func:`resource_array`).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import weakref
@@ -36,7 +37,6 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute
-
 from xmo.dialects.ov import element_types as et
 
 #: Constants with at most this many bytes are stored inline as ``dense<...>``.
@@ -233,7 +233,9 @@ def make_constant_attr(
     """
     if element_type is None:
         element_type = et.from_numpy(array.dtype)
-    ttype = TensorType(et.to_xdsl(element_type), list(array.shape))
+    from xmo.dialects.ov.base import tensor
+
+    ttype = tensor(element_type, array.shape)
     if element_type not in et.PACKED_BITS:
         want = et.numpy_dtype(element_type)
         if array.dtype != want:
@@ -249,3 +251,45 @@ def make_constant_attr(
     else:
         data = np.ascontiguousarray(array).tobytes()
     return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
+
+
+# ---------------------------------------------------------------------------
+# Payload identity (CSE of constants, the .bin writer's deduplication)
+# ---------------------------------------------------------------------------
+
+#: payloads up to this size are hashed whole; larger ones by a sample
+_WHOLE_HASH_BYTES = 1 << 16
+_SAMPLE_BLOCKS = 4
+_SAMPLE_BLOCK_BYTES = 1024
+_COMPARE_CHUNK = 4 << 20
+
+
+def fingerprint(raw: np.ndarray) -> bytes:
+    """Cheap digest of a flat uint8 payload: equal payloads have equal digests.
+
+    Small payloads are hashed whole; large ones by their size and a few evenly
+    spaced blocks, so a memory-mapped weight is not read in full (only payloads
+    whose fingerprints collide are compared byte for byte, see
+    :func:`same_bytes`)."""
+    n = raw.nbytes
+    if n <= _WHOLE_HASH_BYTES:
+        return hashlib.blake2b(memoryview(raw), digest_size=16).digest()
+    h = hashlib.blake2b(n.to_bytes(8, "little"), digest_size=16)
+    step = (n - _SAMPLE_BLOCK_BYTES) // (_SAMPLE_BLOCKS - 1)
+    for i in range(_SAMPLE_BLOCKS):
+        h.update(memoryview(raw[i * step : i * step + _SAMPLE_BLOCK_BYTES]))
+    return h.digest()
+
+
+def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two flat uint8 payloads are byte-identical (compared in chunks)."""
+    if a.nbytes != b.nbytes:
+        return False
+    if a is b or (
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    ):
+        return True
+    for i in range(0, a.nbytes, _COMPARE_CHUNK):
+        if not np.array_equal(a[i : i + _COMPARE_CHUNK], b[i : i + _COMPARE_CHUNK]):
+            return False
+    return True

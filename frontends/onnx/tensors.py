@@ -44,6 +44,7 @@ from xmo.dialects.onnx.types import (
     StringType,
 )
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.frontends.onnx.errors import OnnxFrontendError
 
@@ -117,7 +118,7 @@ def xdsl_type(tp: onnx.TypeProto) -> Attribute | None:
             return None
         if not tt.HasField("shape"):
             return UnrankedTensorType(el)
-        return TensorType(el, dims_of(tt.shape)[0])
+        return tensor(el, dims_of(tt.shape)[0])
     if kind == "sequence_type":
         inner = xdsl_type(tp.sequence_type.elem_type)
         return SeqType(inner) if inner is not None else None
@@ -320,7 +321,7 @@ def payload_attr(
             typed = payload.view(et.numpy_dtype(ov)).reshape(dims)
             return make_constant_attr(typed, ov, store, hint)
     # packed or non-OpenVINO element types: raw bytes by reference
-    return DenseResourceAttr.from_params(store.add(payload, hint), TensorType(el, dims))
+    return DenseResourceAttr.from_params(store.add(payload, hint), tensor(el, dims))
 
 
 def tensor_attr(
@@ -336,7 +337,7 @@ def tensor_type_of(t: onnx.TensorProto) -> Attribute:
         raise OnnxFrontendError(
             f"tensor '{t.name}': unsupported or undefined data type {t.data_type}"
         )
-    return TensorType(el, [int(d) for d in t.dims])
+    return tensor(el, [int(d) for d in t.dims])
 
 
 def sparse_attr(

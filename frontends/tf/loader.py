@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     ArrayAttr,
     ModuleOp,
     StringAttr,
@@ -22,6 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xmo.context import weight_store
+from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore
 from xmo.dialects.tf import OPS_BY_TYPE, OutputOp, TFOp, UnknownOp
 from xmo.dialects.tf import dtypes as tfd
@@ -552,7 +552,7 @@ class _Loader:
             dims = _placeholder_dims(n.nd)
         if dims is None:
             return UnrankedTensorType(el)
-        return TensorType(el, [DYNAMIC_INDEX if d < 0 else d for d in dims])
+        return tensor(el, dims)
 
     def _const_type(self, n: _Node) -> Attribute:
         value = n.attrs.get("value")

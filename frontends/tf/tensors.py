@@ -31,6 +31,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseResourceAttr, TensorType
 from xdsl.ir import Attribute
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.dialects.tf import dtypes
 from xmo.dialects.tf.types import (
@@ -208,13 +209,13 @@ def payload_attr(
     if name.startswith("tf."):
         raw = np.ascontiguousarray(payload).reshape(-1).view(np.uint8)
         return OpaqueTensorAttr(
-            TensorType(element_type(name), dims),
+            tensor(element_type(name), dims),
             make_constant_attr(raw, "u8", store, name_hint),
         )
     bits = et.PACKED_BITS.get(name)
     if bits is not None:
         packed = _pack_bits(payload, bits)
-        ttype = TensorType(et.to_xdsl(name), dims)
+        ttype = tensor(et.to_xdsl(name), dims)
         if store is None:
             raise TensorDecodeError(f"{name} constants need a weight store")
         return DenseResourceAttr.from_params(store.add(packed, name_hint), ttype)
