@@ -101,12 +101,17 @@ def _op_key(op: OVOp) -> tuple | None:
     return (op.name, tuple(op.operands), props, tuple(r.type for r in op.results))
 
 
-def _merge(dup: OVOp, keep: OVOp) -> None:
+def _merge(dup: OVOp, keep: OVOp, names: dict[tuple[OVOp, int], dict[str, None]]) -> None:
+    """Replace ``dup`` by ``keep``; ``dup``'s tensor names are collected in
+    ``names`` (survivor output -> ordered names), set once at the end: a
+    constant that absorbs k others would otherwise rebuild its names k times."""
     for i, (a, b) in enumerate(zip(dup.results, keep.results)):
-        names = keep.get_tensor_names(i)
-        extra = [n for n in dup.get_tensor_names(i) if n not in names]
+        extra = dup.get_tensor_names(i)
         if extra:
-            keep.set_tensor_names(i, [*names, *extra])
+            acc = names.get((keep, i))
+            if acc is None:
+                acc = names[(keep, i)] = dict.fromkeys(keep.get_tensor_names(i))
+            acc.update(dict.fromkeys(extra))
         a.replace_all_uses_with(b)
     dup.detach()
     dup.erase()
@@ -130,6 +135,7 @@ class OVCSEPass(ModulePass):
         )
         twins = {t for t, n in big.items() if n > 1}
         consts: dict[tuple, list[Operation]] = {}
+        names: dict[tuple[OVOp, int], dict[str, None]] = {}
         for o in list(op.body.block.ops):
             if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ResultOp):
                 continue
@@ -143,13 +149,15 @@ class OVCSEPass(ModulePass):
             if first is None:
                 seen[key] = o
             elif key[0] != "const":
-                _merge(o, first)  # type: ignore[arg-type]
+                _merge(o, first, names)  # type: ignore[arg-type]
             else:  # equal fingerprints: merge with a constant of equal bytes
                 same = consts.setdefault(key, [first])
                 mine = _raw(constant_value_of(o.results[0]))  # type: ignore[arg-type]
                 for c in same:
                     if same_bytes(mine, _raw(constant_value_of(c.results[0]))):  # type: ignore[arg-type]
-                        _merge(o, c)  # type: ignore[arg-type]
+                        _merge(o, c, names)  # type: ignore[arg-type]
                         break
                 else:
                     same.append(o)
+        for (keep, i), acc in names.items():
+            keep.set_tensor_names(i, list(acc))

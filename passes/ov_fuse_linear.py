@@ -93,6 +93,13 @@ def _channel_scale(c: np.ndarray, rank: int, channels: int, axis: int) -> np.nda
     return np.broadcast_to(c.reshape(-1), (channels,))
 
 
+def _scaled(w: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``w * scale`` computed in f32 for f16/f32 weights (as OpenVINO folds
+    it; one pass over the weights, no f64 copy of them), in f64 otherwise."""
+    calc = np.result_type(w.dtype, np.float32)
+    return np.multiply(w, np.asarray(scale, calc), dtype=calc)
+
+
 @dataclass
 class _Rewriter:
     store: WeightStore
@@ -103,7 +110,7 @@ class _Rewriter:
     # -- building -------------------------------------------------------------------
     def const(self, arr: np.ndarray, etype: str, before: Operation, name: str | None) -> SSAValue:
         c = ConstantOp.from_array(
-            np.ascontiguousarray(arr.astype(et.numpy_dtype(etype))), etype,
+            np.ascontiguousarray(arr.astype(et.numpy_dtype(etype), copy=False)), etype,
             store=self.store, name=name,
         )
         before.parent_block().insert_op_before(c, before)  # type: ignore[union-attr]
@@ -254,7 +261,7 @@ class _Rewriter:
             shaped = scale.reshape((g, channels // g) + (1,) * (w.ndim - 2))
         else:  # ConvolutionBackpropData: W is [C_in, C_out, k...]
             shaped = scale.reshape((1, channels) + (1,) * (w.ndim - 2))
-        new_w = self.const(np.asarray(w, np.float64) * shaped, etype, op,
+        new_w = self.const(_scaled(w, shaped), etype, op,
                            f"{conv.get_friendly_name() or t}/fused_weights")
         ins = list(conv.operands)
         ins[1] = new_w
@@ -277,7 +284,7 @@ class _Rewriter:
         if scale is None:
             return
         tb = bool(mm.attr("transpose_b"))  # type: ignore[attr-defined]
-        new_arr = np.asarray(w, np.float64) * (scale[:, None] if tb else scale[None, :])
+        new_arr = _scaled(w, scale[:, None] if tb else scale[None, :])
         new_w = self.const(new_arr, etype, op, f"{mm.get_friendly_name() or 'MatMul'}/fused_weights")
         new = self.build("MatMul", [mm.operands[0], new_w], _attrs(mm), op)
         if new is None or new.results[0].type != op.results[0].type:

@@ -47,6 +47,9 @@ _LIVE_HANDLES: weakref.WeakValueDictionary[str, WeightStore] = (
     weakref.WeakValueDictionary()
 )
 
+#: name hint -> the suffix to try first for its next handle
+_NEXT_SUFFIX: dict[str, int] = {}
+
 _HANDLE_SANITIZE = re.compile(r"[^A-Za-z0-9_.$-]")
 
 
@@ -89,9 +92,12 @@ class WeightStore(OpAsmDialectInterface):
         if key[0].isdigit() or key[0] in ".$-":
             key = "w" + key
         if key in _LIVE_HANDLES:
-            counter = 0
+            # resume where the last search for this key stopped: a hint used
+            # n times costs O(n) in all, not O(n^2)
+            counter = _NEXT_SUFFIX.get(key, 0)
             while f"{key}_{counter}" in _LIVE_HANDLES:
                 counter += 1
+            _NEXT_SUFFIX[key] = counter + 1
             key = f"{key}_{counter}"
         self._blob_storage[key] = ""
         _LIVE_HANDLES[key] = self

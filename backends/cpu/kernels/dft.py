@@ -1,7 +1,8 @@
 """DFT, IDFT, RDFT, IRDFT (opset7/9): complex values as a trailing dim of 2.
 
 DFT/IDFT over exactly the two innermost spatial axes run the numba kernel of
-:mod:`xmo.backends.cpu.fft`; other cases use ``numpy.fft``.
+:mod:`xmo.backends.cpu.fft` (imported on first use: numba's import costs
+0.3 s, and constant folding loads every kernel); other cases use ``numpy.fft``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.executor import Node, register_kernel
-from xmo.backends.cpu.fft import fft2d
 from xmo.backends.cpu.kernels._common import ints, norm_axes
 
 
@@ -34,6 +34,8 @@ def _dft(node: Node, x: np.ndarray, axes: np.ndarray, signal_size, inverse: bool
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
     unchanged = all(s == x.shape[a] for a, s in zip(ax, sizes))
     if unchanged and r >= 2 and sorted(ax) == [r - 2, r - 1] and x.dtype.kind == "f":
+        from xmo.backends.cpu.fft import fft2d  # numba: imported on first use
+
         return fft2d(x, inverse).astype(dtype, copy=False)
     z = _complex(x)
     z = np.fft.ifftn(z, s=sizes, axes=ax) if inverse else np.fft.fftn(z, s=sizes, axes=ax)
@@ -76,4 +78,6 @@ def _fft_kernel(node: Node, x: np.ndarray):
     a real tensor [..., H, W, 2] of (re, im) pairs, 2-D transform over H and W;
     attribute ``inverse``. Any op named ``ov.FFT`` (e.g. defined by an
     extension) runs on the numba kernel."""
+    from xmo.backends.cpu.fft import fft2d
+
     return fft2d(x, bool(node.attr("inverse", False))).astype(x.dtype, copy=False)
