@@ -413,3 +413,40 @@ def test_ops_py_is_up_to_date() -> None:
     assert gen_ov_opset.render() == text, (
         "dialects/ov/ops.py is stale: run `python tools/gen_ov_opset.py`"
     )
+
+
+# ---------------------------------------------------------------------------
+# The specialised IRDL verifier (dialects/ov/base.py: _install_fast_verify)
+# ---------------------------------------------------------------------------
+
+
+def test_fast_verifier_rejects_what_the_generic_one_rejects():
+    from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32, i64
+    from xdsl.dialects.test import TestOp
+    from xdsl.utils.exceptions import VerifyException
+
+    from xmo.dialects.ov import ParameterOp, op_class
+
+    add = op_class("Add")
+    assert add.get_irdl_definition().verify.__qualname__.startswith("_install_fast_verify")
+    x = ParameterOp.new("f32", [2], name="x")
+
+    def fresh():
+        return add.make([x, x])
+
+    fresh().verify()
+    bad = fresh()
+    bad.properties["friendly_name"] = IntegerAttr(1, i64)  # wrong kind of property
+    with pytest.raises(VerifyException):
+        bad.verify()
+    bad = fresh()
+    bad.properties["no_such_property"] = StringAttr("x")
+    with pytest.raises(VerifyException, match="no_such_property"):
+        bad.verify()
+    scalar = TestOp.create(result_types=[i32])  # an operand that is not a tensor
+    bad = add.create(operands=[scalar.results[0], x.results[0]], result_types=[x.results[0].type])
+    with pytest.raises(VerifyException):
+        bad.verify()
+    bad = fresh()
+    bad.attributes["extra"] = StringAttr("x")  # discardable attributes: generic path
+    add.get_irdl_definition().verify(bad)  # what the generic verifier does with them

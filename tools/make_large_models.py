@@ -17,7 +17,25 @@ produces a ``.bin`` smaller by :attr:`LargeModel.dup_bytes`.
 
 Used by ``benchmarks/bench_large_weights.py`` and ``tests/test_scale_weights.py``.
 
-    python -m xmo.tools.make_large_models OUT.onnx [--gb 2.0] [--n 4096]
+:func:`write_chain_graph` and :func:`write_wide_graph` write graphs with many
+nodes and small (inline, seeded) weights, for conversion time against node
+count (``benchmarks/bench_convert_scale.py``, ``tests/test_scale_graphs.py``):
+
+* chain, on ``x[1, width]``: blocks ``MatMul(W / sqrt(width)) -> Add(0.1 * b)
+  -> Relu | Sigmoid | Tanh | Relu`` (cycling), after every 4th block a
+  residual ``Add`` with the previous residual point; ``Softmax(axis=-1)``;
+* wide, on ``x[1, 8, 8, 8]``: blocks of ``branches`` parallel
+  ``Mul(cur, c_i[1, 8, 1, 1] = 1 + 0.01 i) -> Relu | Sigmoid | Tanh | Abs``,
+  ``Concat(axis=1)``, a 1x1 ``Conv`` back to 8 channels (weights
+  ``/ sqrt(8 * branches)``), residual ``Add`` with the block input;
+  ``GlobalAveragePool``.
+
+Both are opset 17 and ``onnx.checker``-clean, with about ``n_nodes`` nodes.
+
+    python -m xmo.tools.make_large_models OUT.onnx [--gb 2.0] [--n 4096]   (MLP, external data)
+    python -m xmo.tools.make_large_models mlp OUT.onnx [--gb 2.0] [--n 4096]
+    python -m xmo.tools.make_large_models chain N_NODES OUT.onnx [--width 64] [--seed 0]
+    python -m xmo.tools.make_large_models wide N_NODES OUT.onnx [--branches 50] [--seed 0]
 """
 
 from __future__ import annotations
@@ -177,13 +195,154 @@ def write_large_mlp(
     return info
 
 
+@dataclass
+class GraphModel:
+    """What :func:`write_chain_graph` / :func:`write_wide_graph` wrote."""
+
+    path: Path
+    kind: str
+    n_nodes: int
+    n_initializers: int
+    input_shape: tuple[int, ...]
+    input_name: str = "x"
+    output_name: str = "y"
+
+    def input_data(self, seed: int = 0) -> np.ndarray:
+        return np.random.default_rng(seed).standard_normal(self.input_shape).astype(np.float32)
+
+
+def _save_graph(path: Path, kind: str, nodes: list, inits: list, in_shape: tuple[int, ...],
+                out_shape: tuple[int, ...]) -> GraphModel:
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        nodes,
+        f"{kind}_graph",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(in_shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(out_shape))],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="xmo")
+    model.ir_version = 8
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    return GraphModel(path, kind, len(nodes), len(inits), in_shape)
+
+
+def write_chain_graph(
+    path: str | os.PathLike[str], n_nodes: int, width: int = 64, seed: int = 0
+) -> GraphModel:
+    """A deep chain of about ``n_nodes`` nodes on ``x[1, width]`` (see the module doc).
+
+    Each block is 3 nodes (MatMul, Add, activation), every 4th block one more
+    (the residual Add), plus the final Softmax.
+    """
+    from onnx import helper, numpy_helper
+
+    path = Path(path)
+    rng = np.random.default_rng(seed)
+    # 13 nodes per 4 blocks, + Softmax
+    blocks = max(1, round((n_nodes - 1) * 4 / 13))
+    acts = ("Relu", "Sigmoid", "Tanh", "Relu")
+    scale = np.float32(1.0 / math.sqrt(width))
+    nodes, inits = [], []
+    h = res = "x"
+    for i in range(blocks):
+        w = (rng.standard_normal((width, width), dtype=np.float32) * scale).astype(np.float32)
+        b = (rng.standard_normal(width, dtype=np.float32) * np.float32(0.1)).astype(np.float32)
+        inits.append(numpy_helper.from_array(w, f"w{i}"))
+        inits.append(numpy_helper.from_array(b, f"b{i}"))
+        nodes.append(helper.make_node("MatMul", [h, f"w{i}"], [f"mm{i}"], name=f"matmul{i}"))
+        nodes.append(helper.make_node("Add", [f"mm{i}", f"b{i}"], [f"lin{i}"], name=f"add{i}"))
+        nodes.append(helper.make_node(acts[i % 4], [f"lin{i}"], [f"act{i}"], name=f"act{i}"))
+        h = f"act{i}"
+        if i % 4 == 3:
+            nodes.append(helper.make_node("Add", [h, res], [f"res{i}"], name=f"residual{i}"))
+            h = res = f"res{i}"
+    nodes.append(helper.make_node("Softmax", [h], ["y"], name="softmax", axis=-1))
+    return _save_graph(path, "chain", nodes, inits, (1, width), (1, width))
+
+
+def write_wide_graph(
+    path: str | os.PathLike[str], n_nodes: int, branches: int = 50, seed: int = 0
+) -> GraphModel:
+    """Wide blocks (``branches`` parallel paths) with about ``n_nodes`` nodes
+    on ``x[1, 8, 8, 8]`` (see the module doc).
+
+    Each block is ``2 * branches + 3`` nodes (Mul and activation per branch,
+    Concat, Conv, residual Add), plus the final GlobalAveragePool.
+    """
+    from onnx import helper, numpy_helper
+
+    path = Path(path)
+    rng = np.random.default_rng(seed)
+    c = 8
+    per_block = 2 * branches + 3
+    blocks = max(1, round((n_nodes - 1) / per_block))
+    acts = ("Relu", "Sigmoid", "Tanh", "Abs")
+    scale = np.float32(1.0 / math.sqrt(c * branches))
+    nodes, inits = [], []
+    cur = "x"
+    for k in range(blocks):
+        outs = []
+        for i in range(branches):
+            m = f"m{k}_{i}"
+            inits.append(numpy_helper.from_array(np.full((1, c, 1, 1), 1 + 0.01 * i, np.float32), m))
+            nodes.append(helper.make_node("Mul", [cur, m], [f"mul{k}_{i}"], name=f"mul{k}_{i}"))
+            nodes.append(helper.make_node(acts[i % 4], [f"mul{k}_{i}"], [f"a{k}_{i}"], name=f"act{k}_{i}"))
+            outs.append(f"a{k}_{i}")
+        nodes.append(helper.make_node("Concat", outs, [f"cat{k}"], name=f"concat{k}", axis=1))
+        w = (rng.standard_normal((c, c * branches, 1, 1), dtype=np.float32) * scale).astype(np.float32)
+        inits.append(numpy_helper.from_array(w, f"conv{k}.weight"))
+        nodes.append(helper.make_node("Conv", [f"cat{k}", f"conv{k}.weight"], [f"conv{k}"], name=f"conv{k}"))
+        nodes.append(helper.make_node("Add", [f"conv{k}", cur], [f"blk{k}"], name=f"residual{k}"))
+        cur = f"blk{k}"
+    nodes.append(helper.make_node("GlobalAveragePool", [cur], ["y"], name="gap"))
+    return _save_graph(path, "wide", nodes, inits, (1, c, 8, 8), (1, c, 1, 1))
+
+
+def _graph_main(argv: list[str]) -> None:
+    kind = argv[0]
+    ap = argparse.ArgumentParser(
+        prog=f"python -m xmo.tools.make_large_models {kind}",
+        description=f"write a {kind} graph of about N_NODES nodes",
+    )
+    ap.add_argument("n_nodes", type=int)
+    ap.add_argument("out", type=Path)
+    if kind == "chain":
+        ap.add_argument("--width", type=int, default=64)
+    else:
+        ap.add_argument("--branches", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--check", action="store_true", help="run onnx.checker on the result")
+    args = ap.parse_args(argv[1:])
+    if kind == "chain":
+        m = write_chain_graph(args.out, args.n_nodes, width=args.width, seed=args.seed)
+    else:
+        m = write_wide_graph(args.out, args.n_nodes, branches=args.branches, seed=args.seed)
+    if args.check:
+        import onnx
+
+        onnx.checker.check_model(str(m.path))
+    print(f"{m.path}: {m.kind}, {m.n_nodes} nodes, {m.n_initializers} initializers, "
+          f"{m.path.stat().st_size / 2**20:.1f} MiB")
+
+
 def main() -> None:
+    import sys
+
+    argv = sys.argv[1:]
+    if argv and argv[0] in ("chain", "wide"):
+        _graph_main(argv)
+        return
+    if argv and argv[0] == "mlp":
+        argv = argv[1:]
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--gb", type=float, default=2.0)
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     m = write_large_mlp(args.out, args.gb, args.n, seed=args.seed)
     print(
         f"{m.path}: {m.layers} layers, {m.weight_bytes / 2**30:.3f} GiB of weights "

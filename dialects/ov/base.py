@@ -38,6 +38,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    OpDef,
+    VerificationContext,
     irdl_op_definition,
     opt_prop_def,
     var_operand_def,
@@ -530,4 +532,54 @@ def ov_op(cls: type[_OpT]) -> type[_OpT]:
             property_field_name(spec.name),
             opt_prop_def(ov_attrs.constraint_for(spec.kind), prop_name=spec.name),
         )
-    return irdl_op_definition(cls)
+    defined = irdl_op_definition(cls)
+    _install_fast_verify(defined.get_irdl_definition())
+    return defined
+
+
+_TENSOR_TYPES = (TensorType, UnrankedTensorType)
+
+
+def _install_fast_verify(op_def: OpDef) -> None:
+    """Give ``op_def`` a verifier specialised to the shape every ov op has.
+
+    xDSL's generic ``OpDef.verify`` walks variadic-size rules, constraint
+    objects and a verification context for each op; an ov op is one variadic
+    list of tensor operands, one of tensor results and optional properties, so
+    the same checks take a few isinstance calls. Whatever the fast path does
+    not recognise (regions, successors, discardable attributes, an unknown
+    property, a non-tensor type) goes to the generic verifier, which raises
+    its usual error. Installed only on definitions of exactly that shape.
+    """
+    generic = op_def.verify
+    if (
+        op_def.regions or op_def.successors or op_def.attributes
+        or [n for n, _ in op_def.operands] != ["inputs"]
+        or [n for n, _ in op_def.results] != ["outputs"]
+    ):
+        return
+    props = dict(op_def.properties)
+    traits = tuple(op_def.traits)
+
+    def verify(op: Operation) -> None:
+        if op.regions or op.successors or op.attributes:
+            return generic(op)
+        for v in op.operands:
+            if not isinstance(v.type, _TENSOR_TYPES):
+                return generic(op)
+        for r in op.results:
+            if not isinstance(r.type, _TENSOR_TYPES):
+                return generic(op)
+        ctx = None
+        for name, a in op.properties.items():
+            d = props.get(name)
+            if d is None:
+                return generic(op)
+            if ctx is None:
+                ctx = VerificationContext()
+            d.constr.verify(a, ctx)
+        for t in traits:
+            t.verify(op)
+        return None
+
+    op_def.verify = verify  # type: ignore[method-assign]
