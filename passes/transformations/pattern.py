@@ -401,8 +401,40 @@ def _match_inputs(
     return None
 
 
+def types_fit(pattern: Pattern, op: Operation, depth: int = 3) -> bool:
+    """A necessary condition for ``match(graph, pattern, op)``: the op types
+    along the pattern tree, ``depth`` levels down, fit (predicates, repeated
+    labels and deeper levels are left to :func:`match`). It costs a few
+    isinstance checks, where a full attempt builds ports and bindings: most
+    ops of a large graph are turned away here."""
+    if isinstance(pattern, Or):
+        return any(types_fit(alt, op, depth) for alt in pattern.alternatives)
+    if not isinstance(pattern, WrapType) or not pattern.accepts(op):
+        return isinstance(pattern, AnyInput)
+    if pattern.inputs is None or depth == 0:
+        return True
+    operands = op.operands
+    if len(operands) != len(pattern.inputs):
+        return False
+    orders: list[Sequence[int]] = [range(len(operands))]
+    if len(operands) == 2 and op.OV_TYPE in COMMUTATIVE:  # type: ignore[attr-defined]
+        orders.append((1, 0))
+    for order in orders:
+        for p, i in zip(pattern.inputs, order):
+            if isinstance(p, AnyInput):
+                continue
+            owner = operands[i].owner
+            if not isinstance(owner, Operation) or not types_fit(p, owner, depth - 1):
+                break
+        else:
+            return True
+    return False
+
+
 def match(graph: Graph, pattern: Pattern, op: Operation) -> Match | None:
     """Match ``pattern`` with its root at ``op``."""
+    if not types_fit(pattern, op):
+        return None
     b = _match_root(graph, pattern, op, {})
     return Match(graph, op, b) if b is not None else None
 
@@ -425,6 +457,7 @@ def _match_root(
 
 __all__ = [
     "COMMUTATIVE",
+    "types_fit",
     "AnyInput",
     "Match",
     "Or",
