@@ -401,14 +401,24 @@ def _match_inputs(
     return None
 
 
-def types_fit(pattern: Pattern, op: Operation, depth: int = 3) -> bool:
-    """A necessary condition for ``match(graph, pattern, op)``: the op types
-    along the pattern tree, ``depth`` levels down, fit (predicates, repeated
-    labels and deeper levels are left to :func:`match`). It costs a few
-    isinstance checks, where a full attempt builds ports and bindings: most
-    ops of a large graph are turned away here."""
+def types_fit(pattern: Pattern, op: Operation) -> bool:
+    """A necessary condition for ``match(graph, pattern, op)``: the root's op
+    type and its direct inputs' op types fit the pattern (predicates, repeated
+    labels and deeper levels are left to :func:`match`). The answer depends
+    only on those classes, so it is cached per pattern: on a large graph most
+    roots are turned away by one dictionary lookup, where a full attempt
+    builds ports and bindings."""
+    key = (type(op), *[type(v.owner) for v in op.operands])
+    cache = pattern.__dict__.setdefault("_types_fit", {})
+    fit = cache.get(key)
+    if fit is None:
+        fit = cache[key] = _fits(pattern, op, 1)
+    return fit
+
+
+def _fits(pattern: Pattern, op: Operation, depth: int) -> bool:
     if isinstance(pattern, Or):
-        return any(types_fit(alt, op, depth) for alt in pattern.alternatives)
+        return any(_fits(alt, op, depth) for alt in pattern.alternatives)
     if not isinstance(pattern, WrapType) or not pattern.accepts(op):
         return isinstance(pattern, AnyInput)
     if pattern.inputs is None or depth == 0:
@@ -424,7 +434,7 @@ def types_fit(pattern: Pattern, op: Operation, depth: int = 3) -> bool:
             if isinstance(p, AnyInput):
                 continue
             owner = operands[i].owner
-            if not isinstance(owner, Operation) or not types_fit(p, owner, depth - 1):
+            if not isinstance(owner, Operation) or not _fits(p, owner, depth - 1):
                 break
         else:
             return True
