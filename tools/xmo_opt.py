@@ -228,6 +228,18 @@ class XmoOptError(Exception):
     """A driver usage error."""
 
 
+def cli() -> int:
+    """The ``xmo-opt`` command: :func:`main` in a process of its own, with
+    the collector settings of ``xmo`` (see :func:`xmo.tools.xmo_main.cli`)."""
+    import gc
+
+    from xmo.gc_policy import RELAXED_THRESHOLDS
+
+    gc.freeze()
+    gc.set_threshold(*RELAXED_THRESHOLDS)
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         XmoOptMain(args=argv).run()
@@ -246,4 +258,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())
