@@ -22,7 +22,9 @@ writing): ``xmo convert MODEL -o OUT.xml`` and ``ovc MODEL --output_model OUT.xm
 alternating which goes first, ``--runs`` times each after one warm-up run of
 each tool, into a fresh output folder each time. Per model: median wall time of
 each tool and their ratio (xmo / ovc, < 1: xmo faster), median peak RSS of each
-(the child's ``ru_maxrss`` from ``wait4``) and their ratio, IR layer counts.
+(the child's ``ru_maxrss`` from ``wait4``; the tools are spawned from a small
+launcher interpreter, so the benchmark's own memory does not count) and their
+ratio, IR layer counts.
 Then the median ratios per group and overall, and for the generated graphs the
 growth of time with node count: time(largest) / time(smallest) per tool and
 kind against the node ratio, whole process and net of the baseline graph's
@@ -38,7 +40,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
+from _measure import run_measured  # benchmarks/_measure.py
 
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
@@ -85,17 +87,6 @@ def _tool(name: str) -> str:
     if not found:
         raise SystemExit(f"{name} not found (activate the venv)")
     return found
-
-
-def run_measured(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS bytes, exit code) of ``cmd`` as a child process."""
-    with open(log, "wb") as out:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss * 1024, p.returncode
 
 
 def layer_count(xml: Path) -> int:

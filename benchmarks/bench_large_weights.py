@@ -34,6 +34,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from _measure import run_measured  # benchmarks/_measure.py
+
 from xmo.tools.make_large_models import write_large_mlp
 
 CHECK = textwrap.dedent(
@@ -65,18 +67,14 @@ def _tool(name: str) -> str:
     return found
 
 
-def run_measured(cmd: list[str], log: Path) -> tuple[float, int]:
-    """(wall seconds, peak RSS bytes) of ``cmd`` as a child process."""
-    with open(log, "wb") as out:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode:
+def run_tool(cmd: list[str], log: Path) -> tuple[float, int]:
+    """(wall seconds, peak RSS bytes) of ``cmd``, spawned from a small launcher
+    (see ``_measure.py``) so the benchmark's own memory does not count."""
+    wall, peak, rc = run_measured(cmd, log, dict(os.environ))
+    if rc:
         tail = log.read_text(errors="replace")[-3000:]
-        raise SystemExit(f"{' '.join(cmd)} failed ({p.returncode}):\n{tail}")
-    return wall, usage.ru_maxrss * 1024
+        raise SystemExit(f"{' '.join(cmd)} failed ({rc}):\n{tail}")
+    return wall, peak
 
 
 def _outputs(what: str, path: Path, n: int, seed: int) -> list[float] | str:
@@ -131,7 +129,7 @@ def main() -> None:
                 # fresh output folder: no time spent replacing the last run's .bin
                 shutil.rmtree(out[tool].parent, ignore_errors=True)
                 out[tool].parent.mkdir()
-                wall, peak = run_measured(cmds[tool], work / f"{tool}.log")
+                wall, peak = run_tool(cmds[tool], work / f"{tool}.log")
                 times[tool].append(wall)
                 peaks[tool].append(peak)
                 print(f"run {r + 1} {tool}: {wall:.2f} s, peak RSS {peak / 2**20:.0f} MiB")
