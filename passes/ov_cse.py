@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
-from xmo.dialects.ov.weights import fingerprint, same_bytes
+from xmo.dialects.ov.weights import payload_fingerprint, same_bytes
 
 #: never merged: state, randomness
 _NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
@@ -72,7 +72,7 @@ def _value_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset
     t = op.results[0].type
     if arr.nbytes > max_bytes and t not in twins:
         return ("big", t, id(op.value))
-    return ("const", t, fingerprint(_raw(arr)))
+    return ("const", t, payload_fingerprint(op.properties.get("value"), _raw(arr)))
 
 
 def _raw(arr: np.ndarray) -> np.ndarray:

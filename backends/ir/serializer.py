@@ -47,6 +47,7 @@ from xmo.dialects.ov.weights import (
     WeightStoreError,
     constant_array,
     fingerprint,
+    payload_fingerprint,
     resource_bytes,
     same_bytes,
 )
@@ -499,7 +500,7 @@ class _Writer:
             raise IRWriteError(
                 f"{where}: payload has {raw.nbytes} bytes, {t} needs {expected}"
             )
-        offset = self._store(raw)
+        offset = self._store(raw, payload_fingerprint(op.properties.get("value"), raw))
         return {
             "element_type": etype,
             "shape": shape_text(shape, sep=", "),
@@ -527,7 +528,7 @@ class _Writer:
             raise IRWriteError(f"{where}: cannot read the constant's payload: {e}") from e
         return np.ascontiguousarray(raw).reshape(-1)
 
-    def _store(self, raw: np.ndarray) -> int:
+    def _store(self, raw: np.ndarray, digest: bytes | None = None) -> int:
         """Append ``raw`` to the .bin unless identical bytes are already there.
 
         Payloads are keyed by size and a cheap fingerprint (whole hash when
@@ -535,7 +536,7 @@ class _Writer:
         fingerprints collide, so a unique memory-mapped weight is read once,
         by the write."""
         raw = raw.reshape(-1).view(np.uint8)
-        key = (fingerprint(raw), raw.nbytes)
+        key = (fingerprint(raw) if digest is None else digest, raw.nbytes)
         same = self.blobs.setdefault(key, [])
         for old, offset in same:
             if same_bytes(raw, old):

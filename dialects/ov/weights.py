@@ -71,6 +71,8 @@ class WeightStore(OpAsmDialectInterface):
     def __init__(self, elide_larger_than: int | None = None) -> None:
         super().__init__()
         self._arrays: dict[str, np.ndarray] = {}
+        #: handle -> fingerprint of its payload (payloads never change)
+        self._digests: dict[str, bytes] = {}
         self._parsed_keys: dict[str, str] = {}
         #: When set, payloads larger than this many bytes are left out of the
         #: printed resources section (readable FileCheck output).
@@ -299,3 +301,18 @@ def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
         if not np.array_equal(a[i : i + _COMPARE_CHUNK], b[i : i + _COMPARE_CHUNK]):
             return False
     return True
+
+
+def payload_fingerprint(value: Attribute | None, raw: np.ndarray) -> bytes:
+    """:func:`fingerprint` of ``raw``, the payload of constant attribute
+    ``value``; for a ``dense_resource`` the digest is kept by its store, so
+    the passes and the writer that each key a weight hash it once."""
+    if isinstance(value, DenseResourceAttr):
+        handle = value.resource_handle.data
+        store = _LIVE_HANDLES.get(handle)
+        if store is not None and store._arrays.get(handle) is not None:
+            digest = store._digests.get(handle)
+            if digest is None:
+                digest = store._digests[handle] = fingerprint(raw)
+            return digest
+    return fingerprint(raw)
