@@ -341,11 +341,11 @@ def test_failure_midway_leaves_nothing(tmp_path, monkeypatch):
     calls = {"n": 0}
     real_store = ir_serializer._Writer._store
 
-    def failing_store(self, raw):
+    def failing_store(self, raw, *args):
         calls["n"] += 1
         if calls["n"] == 2:
             raise RuntimeError("disk full (simulated)")
-        return real_store(self, raw)
+        return real_store(self, raw, *args)
 
     monkeypatch.setattr(ir_serializer._Writer, "_store", failing_store)
     with pytest.raises(RuntimeError, match="disk full"):
