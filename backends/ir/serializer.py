@@ -16,7 +16,6 @@ import mmap
 import os
 import re
 import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -89,15 +88,14 @@ def serialize(
         bin_tmp = _temp_next_to(bin_path, temps)
         with open(bin_tmp, "wb") as bin_file:
             writer = _Writer(module, bin_file)
-            root = writer.build()
+            text = writer.build()
         xml_tmp = _temp_next_to(xml_path, temps)
         with open(xml_tmp, "wb") as xml_file:
-            xml_file.write(xml_text(root).encode("utf-8"))
+            xml_file.write(text.encode("utf-8"))
         if verify_ir:
             # as stored: characters XML cannot hold are written escaped
             names = [
-                _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], layer.get("name", ""))
-                for layer in root.iter("layer")
+                _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], n) for n in writer.names
             ]
             _check_written(writer.ops, names, xml_tmp, bin_tmp)
         os.replace(bin_tmp, bin_path)
@@ -120,7 +118,6 @@ _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 _XML_SPECIAL = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                  "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
-_TEXT_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def _escape(value: str, table: dict[str, str]) -> str:
@@ -138,31 +135,20 @@ def _escape(value: str, table: dict[str, str]) -> str:
     return "".join(out)
 
 
-def xml_text(root: ET.Element) -> str:
-    """The IR document for ``root``: an XML declaration, then the elements
-    indented by tabs (the layout ``ElementTree.indent`` gives), written in one
-    pass instead of through ElementTree's generic writer."""
-    parts = ['<?xml version="1.0"?>\n']
-    emit = parts.append
+def _element(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]]) -> str:
+    """``<tag a="v" ... />`` (escaped), one line at indentation ``pad``; the
+    layout is ElementTree's with ``indent(space="\\t")``, written directly."""
+    items = attrs.items() if isinstance(attrs, dict) else attrs
+    return pad + "<" + tag + "".join(
+        f' {k}="{_escape(v, _ATTR_ESCAPES)}"' for k, v in items
+    ) + " />\n"
 
-    def write(el: ET.Element, depth: int) -> None:
-        pad = "\t" * depth
-        head = pad + "<" + el.tag
-        for k, v in el.attrib.items():
-            head += f' {k}="{_escape(v, _ATTR_ESCAPES)}"'
-        children = list(el)
-        if children:
-            emit(head + ">\n")
-            for c in children:
-                write(c, depth + 1)
-            emit(f"{pad}</{el.tag}>\n")
-        elif el.text:
-            emit(f"{head}>{_escape(el.text, _TEXT_ESCAPES)}</{el.tag}>\n")
-        else:
-            emit(head + " />\n")
 
-    write(root, 0)
-    return "".join(parts)
+def _open(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]]) -> str:
+    items = attrs.items() if isinstance(attrs, dict) else attrs
+    return pad + "<" + tag + "".join(
+        f' {k}="{_escape(v, _ATTR_ESCAPES)}"' for k, v in items
+    ) + ">\n"
 
 
 def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: Path) -> None:
@@ -346,38 +332,40 @@ class _Writer:
                 return candidate
 
     # -- the document ---------------------------------------------------------
-    def build(self) -> ET.Element:
+    def build(self) -> str:
+        """The IR document (the .bin is written on the way)."""
         ops = self._ordered_ops()
         self.ops = ops  # layer i is ops[i]
+        self.names: list[str] = []  # layer i's name
         for op in ops:
             n = op.get_friendly_name()
             if n is not None:
                 self.used_names.add(n)
         name_attr = self.module.sym_name
-        net = ET.Element(
-            "net",
-            {"name": name_attr.data if name_attr is not None else "model", "version": "11"},
-        )
-        layers = ET.SubElement(net, "layers")
+        out = ['<?xml version="1.0"?>\n', _open("", "net", {
+            "name": name_attr.data if name_attr is not None else "model", "version": "11",
+        })]
         edges: list[tuple[int, int, int, int]] = []
         for layer_id, op in enumerate(ops):
             self.layer_of[op] = layer_id
-        for layer_id, op in enumerate(ops):
-            layers.append(self._layer(op, layer_id, edges))
-        edges_el = ET.SubElement(net, "edges")
-        for fl, fp, tl, tp in sorted(edges):
-            ET.SubElement(
-                edges_el,
-                "edge",
-                {
-                    "from-layer": str(fl),
-                    "from-port": str(fp),
-                    "to-layer": str(tl),
-                    "to-port": str(tp),
-                },
+        if ops:
+            out.append("\t<layers>\n")
+            for layer_id, op in enumerate(ops):
+                self._layer(op, layer_id, edges, out)
+            out.append("\t</layers>\n")
+        else:
+            out.append("\t<layers />\n")
+        if edges:
+            out.append("\t<edges>\n")
+            out.extend(
+                f'\t\t<edge from-layer="{fl}" from-port="{fp}" to-layer="{tl}" to-port="{tp}" />\n'
+                for fl, fp, tl, tp in sorted(edges)
             )
-        ET.SubElement(net, "rt_info")
-        return net
+            out.append("\t</edges>\n")
+        else:
+            out.append("\t<edges />\n")
+        out.append("\t<rt_info />\n</net>\n")
+        return "".join(out)
 
     def _source(self, value: SSAValue, op: OVOp, i: int) -> tuple[int, int]:
         owner = value.owner
@@ -390,26 +378,28 @@ class _Writer:
         return self.layer_of[owner], len(owner.operands) + value.index
 
     def _layer(
-        self, op: OVOp, layer_id: int, edges: list[tuple[int, int, int, int]]
-    ) -> ET.Element:
+        self, op: OVOp, layer_id: int, edges: list[tuple[int, int, int, int]], out: list[str]
+    ) -> None:
         name = self._layer_name(op)
+        self.names.append(name)
         where = f"{op.name} '{name}'"
         ir_type = IR_TYPE_OF_OV_TYPE.get(op.OV_TYPE, op.OV_TYPE)
-        layer = ET.Element(
-            "layer",
-            {
-                "id": str(layer_id),
-                "name": name,
-                "type": ir_type,
-                "version": op.OV_VERSION,
-            },
-        )
+        head = [("id", str(layer_id)), ("name", name), ("type", ir_type),
+                ("version", op.OV_VERSION)]
+        if op.name == "ov.Result":
+            v = op.operands[0]
+            src = v.owner
+            if isinstance(src, OVOp) and isinstance(v, OpResult):
+                names = src.get_tensor_names(v.index)
+                if names:
+                    head.append(("output_names", escape_names(names)))
+        body: list[str] = []
         data = self._data(op, where)
         if data:
-            ET.SubElement(layer, "data", data)
+            body.append(_element("\t\t\t", "data", data))
         info = op.get_rt_info()
         if info:
-            rt = ET.SubElement(layer, "rt_info")
+            body.append("\t\t\t<rt_info>\n")
             for key in sorted(info):
                 try:
                     rt_name, rt_version, text = rt_info.encode_ir(key, info[key])
@@ -418,41 +408,42 @@ class _Writer:
                 attrs = {"name": rt_name, "version": rt_version}
                 if text is not None:
                     attrs["value"] = text
-                ET.SubElement(rt, "attribute", attrs)
-
-        if op.name == "ov.Result":
-            v = op.operands[0]
-            src = v.owner
-            if isinstance(src, OVOp) and isinstance(v, OpResult):
-                names = src.get_tensor_names(v.index)
-                if names:
-                    layer.set("output_names", escape_names(names))
-
+                body.append(_element("\t\t\t\t", "attribute", attrs))
+            body.append("\t\t\t</rt_info>\n")
         if op.operands:
-            inp = ET.SubElement(layer, "input")
+            body.append("\t\t\t<input>\n")
             for i, v in enumerate(op.operands):
-                inp.append(self._port(i, v.type, None, f"{where} input {i}"))
+                self._port(i, v.type, None, f"{where} input {i}", body)
                 fl, fp = self._source(v, op, i)
                 edges.append((fl, fp, layer_id, i))
+            body.append("\t\t\t</input>\n")
         if op.results:
-            out = ET.SubElement(layer, "output")
+            body.append("\t\t\t<output>\n")
             base = len(op.operands)
             for j, r in enumerate(op.results):
-                out.append(
-                    self._port(base + j, r.type, op.get_tensor_names(j), f"{where} output {j}")
-                )
-        return layer
+                self._port(base + j, r.type, op.get_tensor_names(j), f"{where} output {j}", body)
+            body.append("\t\t\t</output>\n")
+        if body:
+            out.append(_open("\t\t", "layer", head))
+            out.extend(body)
+            out.append("\t\t</layer>\n")
+        else:
+            out.append(_element("\t\t", "layer", head))
 
     def _port(
-        self, port_id: int, t: Attribute, names: Sequence[str] | None, where: str
-    ) -> ET.Element:
-        port = ET.Element("port", {"id": str(port_id), "precision": _precision(t, where)})
+        self, port_id: int, t: Attribute, names: Sequence[str] | None, where: str,
+        out: list[str],
+    ) -> None:
+        attrs = [("id", str(port_id)), ("precision", _precision(t, where))]
         if names:
-            port.set("names", escape_names(names))
+            attrs.append(("names", escape_names(names)))
         dims = _dims(t)
-        for d in dims or ():
-            ET.SubElement(port, "dim").text = str(d if d >= 0 else -1)
-        return port
+        if not dims:
+            out.append(_element("\t\t\t\t", "port", attrs))
+            return
+        out.append(_open("\t\t\t\t", "port", attrs))
+        out.extend(f"\t\t\t\t\t<dim>{d if d >= 0 else -1}</dim>\n" for d in dims)
+        out.append("\t\t\t\t</port>\n")
 
     # -- <data> ---------------------------------------------------------------
     def _data(self, op: OVOp, where: str) -> dict[str, str]:
