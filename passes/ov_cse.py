@@ -6,9 +6,10 @@ replaced by the earlier. Constants are merged when their element type, shape
 and bytes are equal (inline constants and weights up to ``max_const_bytes``;
 larger payloads when they are the same stored array, or when another large
 constant has the same type, then by their bytes). Payloads are keyed by a
-cheap fingerprint (a hash of the whole payload up to 64 KiB, of a few sampled
-blocks above: a memory-mapped weight is not read in full) and compared byte
-for byte only when fingerprints collide. Names follow
+cheap fingerprint (a 128-bit hash of the whole payload up to 64 KiB: equal
+hashes merge; a hash of a few sampled blocks above, so a memory-mapped weight
+is not read in full, and those are compared byte for byte when fingerprints
+collide). Names follow
 OpenVINO's shared-op rule: the surviving op keeps its friendly name, the
 tensor names of the eliminated outputs are added to the survivor's.
 Constants read as a convolution's or MatMul's bias / scale merge only with
@@ -31,7 +32,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
-from xmo.dialects.ov.weights import payload_fingerprint, same_bytes
+from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
 
 #: never merged: state, randomness
 _NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
@@ -150,7 +151,9 @@ class OVCSEPass(ModulePass):
                 seen[key] = o
             elif key[0] != "const":
                 _merge(o, first, names)  # type: ignore[arg-type]
-            else:  # equal fingerprints: merge with a constant of equal bytes
+            elif fingerprint_is_digest(_nbytes(o)):  # type: ignore[arg-type]
+                _merge(o, first, names)  # type: ignore[arg-type]  # equal digests
+            else:  # equal sampled fingerprints: merge with a constant of equal bytes
                 same = consts.setdefault(key, [first])
                 mine = _raw(constant_value_of(o.results[0]))  # type: ignore[arg-type]
                 for c in same:

@@ -316,3 +316,10 @@ def payload_fingerprint(value: Attribute | None, raw: np.ndarray) -> bytes:
                 digest = store._digests[handle] = fingerprint(raw)
             return digest
     return fingerprint(raw)
+
+
+def fingerprint_is_digest(nbytes: int) -> bool:
+    """Whether :func:`fingerprint` hashes a payload of ``nbytes`` whole (a
+    128-bit BLAKE2b digest: equal fingerprints then mean equal bytes, with
+    the probability of a collision far below that of a hardware fault)."""
+    return nbytes <= _WHOLE_HASH_BYTES
