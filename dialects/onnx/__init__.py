@@ -32,6 +32,8 @@ from xmo.dialects.onnx.base import (
     ONNXOp,
     Port,
     YieldOp,
+    define,
+    define_all,
 )
 from xmo.dialects.onnx.types import (
     ONNX_TYPES,
@@ -45,11 +47,26 @@ from xmo.dialects.onnx.types import (
 GENERATED_OPS: tuple[type[ONNXOp], ...] = _generated.GENERATED_OPS
 ONNX_VERSION: str = _generated.ONNX_VERSION
 
-ONNX = Dialect(
-    "onnx",
-    [NoValueOp, YieldOp, CustomOp, InputOp, OutputOp, InitializerOp, *GENERATED_OPS],
-    list(ONNX_TYPES),
-)
+_DIALECT: Dialect | None = None
+
+
+def onnx_dialect() -> Dialect:
+    """The ``onnx`` dialect, every op class completed (see ``base.define``)."""
+    global _DIALECT
+    if _DIALECT is None:
+        define_all()
+        _DIALECT = Dialect(
+            "onnx",
+            [NoValueOp, YieldOp, CustomOp, InputOp, OutputOp, InitializerOp, *GENERATED_OPS],
+            list(ONNX_TYPES),
+        )
+    return _DIALECT
+
+
+def __getattr__(name: str) -> object:
+    if name == "ONNX":  # built on first use: it completes all 654 op classes
+        return onnx_dialect()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: ONNX domain spellings of the default domain
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -78,7 +95,7 @@ def op_class(domain: str, op_type: str, opset_version: int) -> type[ONNXOp] | No
         return None
     versions, classes = entry
     i = bisect.bisect_right(versions, opset_version)
-    return classes[i - 1] if i else None
+    return define(classes[i - 1]) if i else None
 
 
 def op_versions(domain: str, op_type: str) -> tuple[int, ...]:

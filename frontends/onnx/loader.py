@@ -137,9 +137,13 @@ def _parse(data: bytes, what: str) -> onnx.ModelProto:
 def _ensure_ops_loaded(ctx: Context) -> None:
     """Make onnx.Input/Output/Initializer parseable in ``ctx``.
 
-    Only needed while they are not listed in the ``onnx`` Dialect object.
+    A context with the ``onnx`` dialect registered (``make_context``) loads
+    it when a parse first needs it -- not here: loading it completes all 654
+    op classes (``dialects.onnx.base.define``), which a conversion does not
+    need. Other contexts get the ops the loader itself creates.
     """
-    ctx.get_optional_op("onnx.NoValue")  # loads the onnx dialect if registered
+    if "onnx" in ctx.registered_dialect_names:
+        return
     loaded = {op.name for op in ctx.loaded_ops}
     for op in (InputOp, OutputOp, InitializerOp):
         if op.name not in loaded:
