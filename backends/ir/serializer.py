@@ -94,9 +94,7 @@ def serialize(
             xml_file.write(text.encode("utf-8"))
         if verify_ir:
             # as stored: characters XML cannot hold are written escaped
-            names = [
-                _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], n) for n in writer.names
-            ]
+            names = [_storable(n) for n in writer.names]
             _check_written(writer.ops, names, xml_tmp, bin_tmp)
         os.replace(bin_tmp, bin_path)
         temps.remove(bin_tmp)
@@ -114,41 +112,34 @@ def serialize(
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-#: what an attribute value or a text needs escaped (the illegal ones included)
+#: what an attribute value needs escaped (the illegal characters included)
 _XML_SPECIAL = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
-_ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
-                 "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                               "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"})
 
 
-def _escape(value: str, table: dict[str, str]) -> str:
-    """XML-escape ``value``; characters XML cannot hold, even as references
-    (names from a model may have them), become their Python escape
-    (``\x01`` -> the four characters ``\x01``): the file stays well-formed."""
+def _storable(text: str) -> str:
+    """``text`` with the characters XML cannot hold, even as references
+    (names from a model may have them), as their Python escape (``\x01`` ->
+    the four characters ``\x01``): what the file stores and reads back."""
+    return _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _escape(value: str) -> str:
+    """An attribute value as written: storable, then XML-escaped."""
     if not _XML_SPECIAL.search(value):
         return value
-    out = []
-    for ch in value:
-        rep = table.get(ch)
-        if rep is None:
-            rep = repr(ch)[1:-1] if _XML_ILLEGAL.match(ch) else ch
-        out.append(rep)
-    return "".join(out)
+    return _storable(value).translate(_ATTR_ESCAPES)
 
 
-def _element(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]]) -> str:
-    """``<tag a="v" ... />`` (escaped), one line at indentation ``pad``; the
-    layout is ElementTree's with ``indent(space="\\t")``, written directly."""
+def _tag(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]],
+         empty: bool) -> str:
+    """One line at indentation ``pad``: ``<tag a="v" ... />`` when ``empty``,
+    else the start tag ``<tag a="v" ...>`` (the layout ElementTree's
+    ``indent(space="\\t")`` gives, written directly)."""
     items = attrs.items() if isinstance(attrs, dict) else attrs
-    return pad + "<" + tag + "".join(
-        f' {k}="{_escape(v, _ATTR_ESCAPES)}"' for k, v in items
-    ) + " />\n"
-
-
-def _open(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]]) -> str:
-    items = attrs.items() if isinstance(attrs, dict) else attrs
-    return pad + "<" + tag + "".join(
-        f' {k}="{_escape(v, _ATTR_ESCAPES)}"' for k, v in items
-    ) + ">\n"
+    head = pad + "<" + tag + "".join(f' {k}="{_escape(v)}"' for k, v in items)
+    return head + (" />\n" if empty else ">\n")
 
 
 def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: Path) -> None:
@@ -342,9 +333,9 @@ class _Writer:
             if n is not None:
                 self.used_names.add(n)
         name_attr = self.module.sym_name
-        out = ['<?xml version="1.0"?>\n', _open("", "net", {
+        out = ['<?xml version="1.0"?>\n', _tag("", "net", {
             "name": name_attr.data if name_attr is not None else "model", "version": "11",
-        })]
+        }, empty=False)]
         edges: list[tuple[int, int, int, int]] = []
         for layer_id, op in enumerate(ops):
             self.layer_of[op] = layer_id
@@ -396,7 +387,7 @@ class _Writer:
         body: list[str] = []
         data = self._data(op, where)
         if data:
-            body.append(_element("\t\t\t", "data", data))
+            body.append(_tag("\t\t\t", "data", data, empty=True))
         info = op.get_rt_info()
         if info:
             body.append("\t\t\t<rt_info>\n")
@@ -408,7 +399,7 @@ class _Writer:
                 attrs = {"name": rt_name, "version": rt_version}
                 if text is not None:
                     attrs["value"] = text
-                body.append(_element("\t\t\t\t", "attribute", attrs))
+                body.append(_tag("\t\t\t\t", "attribute", attrs, empty=True))
             body.append("\t\t\t</rt_info>\n")
         if op.operands:
             body.append("\t\t\t<input>\n")
@@ -424,11 +415,11 @@ class _Writer:
                 self._port(base + j, r.type, op.get_tensor_names(j), f"{where} output {j}", body)
             body.append("\t\t\t</output>\n")
         if body:
-            out.append(_open("\t\t", "layer", head))
+            out.append(_tag("\t\t", "layer", head, empty=False))
             out.extend(body)
             out.append("\t\t</layer>\n")
         else:
-            out.append(_element("\t\t", "layer", head))
+            out.append(_tag("\t\t", "layer", head, empty=True))
 
     def _port(
         self, port_id: int, t: Attribute, names: Sequence[str] | None, where: str,
@@ -439,9 +430,9 @@ class _Writer:
             attrs.append(("names", escape_names(names)))
         dims = _dims(t)
         if not dims:
-            out.append(_element("\t\t\t\t", "port", attrs))
+            out.append(_tag("\t\t\t\t", "port", attrs, empty=True))
             return
-        out.append(_open("\t\t\t\t", "port", attrs))
+        out.append(_tag("\t\t\t\t", "port", attrs, empty=False))
         out.extend(f"\t\t\t\t\t<dim>{d if d >= 0 else -1}</dim>\n" for d in dims)
         out.append("\t\t\t\t</port>\n")
 
