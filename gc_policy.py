@@ -31,3 +31,12 @@ def relaxed_gc() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
+
+
+def configure_process() -> None:
+    """For a command-line process that converts one model and exits (``xmo``,
+    ``xmo-opt``): the objects made by the imports are moved out of the
+    collector's way (``gc.freeze``) and :data:`RELAXED_THRESHOLDS` hold for
+    the whole run."""
+    gc.freeze()
+    gc.set_threshold(*RELAXED_THRESHOLDS)

@@ -42,3 +42,16 @@ def test_convert_and_save_restore_the_callers_thresholds(tmp_path):
         assert gc.get_threshold() == (1234, 11, 12)
     finally:
         gc.set_threshold(*before)
+
+
+def test_configure_process_freezes_and_relaxes():
+    from xmo.gc_policy import configure_process
+
+    before = gc.get_threshold()
+    try:
+        configure_process()
+        assert gc.get_threshold() == RELAXED_THRESHOLDS
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

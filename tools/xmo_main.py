@@ -10,7 +10,6 @@ Every failure ends in a one-line ``xmo: error: ...`` and a non-zero exit code;
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import os
 import sys
@@ -18,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from xmo.gc_policy import RELAXED_THRESHOLDS
+from xmo.gc_policy import configure_process
 
 log = logging.getLogger("xmo")
 
@@ -372,11 +371,9 @@ def cmd_viz(args: argparse.Namespace) -> int:
 def cli() -> int:
     """The ``xmo`` command: :func:`main` in a process of its own.
 
-    A short-lived process holding one large graph: the objects made by the
-    imports are moved out of the collector's way and full collections are
-    rare (see :mod:`xmo.gc_policy`)."""
-    gc.freeze()
-    gc.set_threshold(*RELAXED_THRESHOLDS)
+    A short-lived process holding one large graph: full collections are rare
+    (see :func:`xmo.gc_policy.configure_process`)."""
+    configure_process()
     return main()
 
 

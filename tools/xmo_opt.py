@@ -231,12 +231,9 @@ class XmoOptError(Exception):
 def cli() -> int:
     """The ``xmo-opt`` command: :func:`main` in a process of its own, with
     the collector settings of ``xmo`` (see :func:`xmo.tools.xmo_main.cli`)."""
-    import gc
+    from xmo.gc_policy import configure_process
 
-    from xmo.gc_policy import RELAXED_THRESHOLDS
-
-    gc.freeze()
-    gc.set_threshold(*RELAXED_THRESHOLDS)
+    configure_process()
     return main()
 
 
