@@ -3,6 +3,7 @@ benchmarks that compare whole processes)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,3 +30,12 @@ def run_measured(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float,
                        capture_output=True, text=True, env=env, check=True)
     wall, peak, rc = r.stdout.split()
     return float(wall), int(peak), int(rc)
+
+
+def find_tool(name: str) -> str:
+    """A command of this venv (beside the interpreter), else from PATH."""
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.exists() else shutil.which(name)
+    if not found:
+        raise SystemExit(f"{name} not found (activate the venv)")
+    return found

@@ -40,7 +40,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -48,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
-from _measure import run_measured  # benchmarks/_measure.py
+from _measure import find_tool, run_measured  # benchmarks/_measure.py
 
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
@@ -79,14 +78,6 @@ class Case:
     @property
     def ok(self) -> bool:
         return not self.failed and all(self.times[t] for t in TOOLS)
-
-
-def _tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found (activate the venv)")
-    return found
 
 
 def layer_count(xml: Path) -> int:
@@ -142,8 +133,8 @@ def weights_cases(work: Path, gb: float) -> list[Case]:
 
 def commands(model: Path, out: Path) -> dict[str, list[str]]:
     return {
-        "xmo": [_tool("xmo"), "convert", str(model), "-o", str(out / "xmo" / "model.xml")],
-        "ovc": [_tool("ovc"), str(model), "--output_model", str(out / "ovc" / "model.xml"),
+        "xmo": [find_tool("xmo"), "convert", str(model), "-o", str(out / "xmo" / "model.xml")],
+        "ovc": [find_tool("ovc"), str(model), "--output_model", str(out / "ovc" / "model.xml"),
                 "--compress_to_fp16=False"],
     }
 

@@ -34,7 +34,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from _measure import run_measured  # benchmarks/_measure.py
+from _measure import find_tool, run_measured  # benchmarks/_measure.py
 
 from xmo.tools.make_large_models import write_large_mlp
 
@@ -57,14 +57,6 @@ CHECK = textwrap.dedent(
     print(json.dumps(np.asarray(y, np.float64).ravel().tolist()))
     """
 )
-
-
-def _tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found (activate the venv)")
-    return found
 
 
 def run_tool(cmd: list[str], log: Path) -> tuple[float, int]:
@@ -101,7 +93,7 @@ def main() -> None:
     ap.add_argument("--no-check", action="store_true", help="skip the output check")
     args = ap.parse_args()
 
-    xmo, ovc = _tool("xmo"), _tool("ovc")
+    xmo, ovc = find_tool("xmo"), find_tool("ovc")
     if args.dir is not None:
         args.dir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="xmo_large_", dir=args.dir))
