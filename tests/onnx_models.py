@@ -49,6 +49,19 @@ def compile_in_openvino(model: onnx.ModelProto, tmp_path):  # noqa: ANN001, ANN2
     return core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
+def ir_and_onnxruntime(model_path, ir, feeds: dict):  # noqa: ANN001, ANN201
+    """(OpenVINO's output of the IR at ``ir``, CPU with f32 pinned;
+    onnxruntime's of the ONNX model at ``model_path``), first outputs, for
+    ``feeds``."""
+    import onnxruntime as ort
+    import openvino as ov
+
+    ref = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(ir)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    return compiled(list(feeds.values()))[compiled.output(0)], ref
+
+
 def assert_matches(got, want, msg: str, rtol: float = 1e-4, atol: float = 1e-5) -> None:  # noqa: ANN001
     """Same shape; integers and booleans exact, floats within tolerance."""
     got, want = np.asarray(got), np.asarray(want)

@@ -11,6 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from onnx_models import ir_and_onnxruntime
 from xmo.tools.make_large_models import write_chain_graph, write_wide_graph
 
 N_NODES = 300
@@ -62,14 +63,9 @@ def test_no_blowup(graph, ir):
 
 
 def test_ir_matches_onnxruntime(graph, ir):
-    ort = pytest.importorskip("onnxruntime")
-    ov = pytest.importorskip("openvino")
-    x = graph.input_data(0)
-    sess = ort.InferenceSession(str(graph.path), providers=["CPUExecutionProvider"])
-    ref = sess.run(None, {graph.input_name: x})[0]
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(ir)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    got = compiled(x)[compiled.output(0)]
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("openvino")
+    got, ref = ir_and_onnxruntime(graph.path, ir, {graph.input_name: graph.input_data(0)})
     assert got.shape == ref.shape
     assert np.isfinite(ref).all() and float(np.std(ref)) > 0
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))

@@ -10,6 +10,7 @@ import mmap
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseResourceAttr
+from onnx_models import ir_and_onnxruntime
 from xmo.tools.make_large_models import write_large_mlp
 
 N = 512  # 1 MiB per weight: 8 layers + head = about 8 MiB
@@ -119,13 +120,8 @@ def test_roundtrip_over_the_mapped_bin(ir, tmp_path):
 
 
 def test_ir_matches_onnxruntime(model, ir):
-    ort = pytest.importorskip("onnxruntime")
-    ov = pytest.importorskip("openvino")
-    x = model.input_data(0)
-    sess = ort.InferenceSession(str(model.path), providers=["CPUExecutionProvider"])
-    ref = sess.run(None, {model.input_name: x})[0]
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(ir)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    got = compiled(x)[compiled.output(0)]
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("openvino")
+    got, ref = ir_and_onnxruntime(model.path, ir, {model.input_name: model.input_data(0)})
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(ref).max())))
