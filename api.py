@@ -38,8 +38,14 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
             module = Parser(ctx, p.read_text(encoding="utf-8"), str(p)).parse_module()
         except UnicodeDecodeError:
             raise ConversionError(f"{p}: not a text MLIR file (not UTF-8)") from None
-        except ParseError as e:  # one line: file:line:col: message (no source excerpt)
-            raise ConversionError(f"{e.span.get_location()}: {' '.join(e.msg.split())}") from None
+        except ParseError as e:
+            raise ConversionError(parse_error_line(e)) from None
+        except RecursionError:
+            raise ConversionError(f"{p}: nested too deeply") from None
+        try:
+            module.verify()
+        except Exception as e:  # noqa: BLE001 - the input is at fault, not a pass
+            raise ConversionError(f"{p}: the module does not verify: {_first_line(e)}") from None
     elif suffix == ".xml":
         from xmo.backends.ir import read_ir
 
@@ -50,6 +56,17 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         module = load_framework_model(p, ctx)
     attach_context(module, ctx)
     return module
+
+
+def parse_error_line(e: Exception) -> str:
+    """One line for an xDSL ``ParseError``: ``file:line:col: message`` (xDSL's
+    own text adds the source line and a caret on lines of their own)."""
+    return f"{e.span.get_location()}: {' '.join(e.msg.split())}"  # type: ignore[attr-defined]
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def convert_model(

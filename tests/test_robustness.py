@@ -3,7 +3,7 @@
 The cases come from :mod:`xmo.tools.fuzz_inputs` (its long run: ``python -m
 xmo.tools.fuzz_inputs --cases 2000``): mutated ONNX files, GraphDefs (binary
 and text), OpenVINO IR and MLIR. Each runs ``xmo convert`` in-process under a
-timer; a handful also through a real process.
+timer (and through ``xmo-opt``); a handful also through a real process.
 """
 
 from __future__ import annotations
@@ -28,6 +28,18 @@ def test_malformed_inputs_fail_cleanly(kind, tmp_path):
     assert not bad, f"{len(bad)}/{len(cases)} {kind} cases failed:\n" + "\n".join(bad)
     # the generator really produces invalid models (most must fail)
     assert sum(o.rc != 0 for o in outcomes) >= CASES_PER_KIND // 2
+
+
+@pytest.mark.parametrize("kind", fz.KINDS)
+def test_malformed_inputs_fail_cleanly_in_xmo_opt(kind, tmp_path):
+    """The same cases through ``xmo-opt MODEL [-p legalization] -t ov-ir -o``:
+    one ``xmo-opt: error:`` line (parse errors without xDSL's source excerpt)."""
+    cases = list(fz.generate(CASES_PER_KIND // 2, seed=4321, kinds=(kind,)))
+    outcomes = fz.run_cases(cases, tmp_path, timeout=30.0, tool="xmo-opt")
+    bad = [f"{o.case}: {o.problem}" for o in outcomes if o.problem]
+    assert not bad, f"{len(bad)}/{len(cases)} {kind} cases failed:\n" + "\n".join(bad)
+    assert sum(o.rc != 0 for o in outcomes) >= CASES_PER_KIND // 4
+    assert all(o.stderr.startswith("xmo-opt: error: ") for o in outcomes if o.rc)
 
 
 def test_every_structural_mutation_is_covered():

@@ -109,13 +109,27 @@ def test_graphdef_value_list_cannot_expand_to_a_memory_bomb():
     assert time.perf_counter() - t0 < 5
 
 
-def test_graphdef_file_size_limit(tmp_path, monkeypatch):
-    from xmo.frontends.tf import loader
+@pytest.mark.parametrize("name", ["shapes.pbtxt", "cnn.pb"])
+def test_graphdef_file_size_limit(monkeypatch, name):
+    from xmo.frontends import protobuf_file
 
-    src = ROOT / "tests" / "data" / "tf" / "shapes.pbtxt"
-    monkeypatch.setattr(loader, "MAX_GRAPHDEF_BYTES", src.stat().st_size - 1)
-    with pytest.raises(TFFrontendError, match=r"bytes, more than the .* GraphDef"):
+    src = ROOT / "tests" / "data" / "tf" / name
+    monkeypatch.setattr(protobuf_file, "MAX_PROTOBUF_BYTES", src.stat().st_size - 1)
+    with pytest.raises(TFFrontendError, match=r"bytes, more than the .* a GraphDef \(protobuf"):
         load_tf(src, make_context())
+
+
+def test_onnx_file_size_limit(monkeypatch):
+    """A file beyond protobuf's 2 GiB is refused before it is read (weights
+    that big belong in external data)."""
+    from xmo.frontends import protobuf_file
+
+    src = ROOT / "models" / "demo.onnx"
+    monkeypatch.setattr(protobuf_file, "MAX_PROTOBUF_BYTES", src.stat().st_size - 1)
+    with pytest.raises(OnnxFrontendError, match=r"demo.onnx: \d+ bytes, more than the .* an ONNX model"):
+        load_onnx(src, make_context())
+    monkeypatch.setattr(protobuf_file, "MAX_PROTOBUF_BYTES", src.stat().st_size)
+    load_onnx(src, make_context())  # exactly at the limit: read
 
 
 def test_deeply_nested_pbtxt_is_a_clear_error(tmp_path):
@@ -146,6 +160,17 @@ def test_ir_bin_range_beyond_the_file(tmp_path, offset, size):
     xml.write_text(text)
     with pytest.raises(IRReadError, match=r"layer .*(beyond the end|does not match)"):
         read_ir(xml)
+
+
+def test_ir_xml_size_limit(tmp_path, monkeypatch):
+    from xmo.backends.ir import reader
+
+    xml = _ir(tmp_path)
+    monkeypatch.setattr(reader, "MAX_XML_BYTES", xml.stat().st_size - 1)
+    with pytest.raises(IRReadError, match=r"m.xml: \d+ bytes, more than the .* an IR .xml"):
+        read_ir(xml)
+    monkeypatch.setattr(reader, "MAX_XML_BYTES", xml.stat().st_size)
+    read_ir(xml)
 
 
 def test_ir_xml_entity_expansion_and_external_entities(tmp_path):

@@ -1,4 +1,4 @@
-"""Robustness fuzzing of ``xmo convert`` on malformed inputs.
+"""Robustness fuzzing of ``xmo convert`` and ``xmo-opt`` on malformed inputs.
 
 Every case is a model file (or a few files: IR ``.xml`` + ``.bin``, ONNX
 external data) derived from a valid model by one mutation: truncations, byte
@@ -15,9 +15,12 @@ A case passes when ``xmo convert`` either
   exit code 0 with the ``.xml`` and ``.bin`` written;
 
 and finishes within the time limit. Cases built to be invalid must fail.
+``--tool xmo-opt`` runs the same cases through ``xmo-opt MODEL [-p
+legalization] -t ov-ir -o m.xml`` (its error line starts ``xmo-opt: error:``).
 
     python -m xmo.tools.fuzz_inputs --cases 2000 --seed 1
     python -m xmo.tools.fuzz_inputs --cases 50 --subprocess   # real processes
+    python -m xmo.tools.fuzz_inputs --cases 500 --tool xmo-opt
 
 ``tests/test_robustness.py`` runs a few hundred cases of the same generator.
 """
@@ -44,6 +47,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
 KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
+TOOLS = ("xmo", "xmo-opt")
+#: xmo-opt passes that legalize a framework dialect before ``-t ov-ir``
+_OPT_PIPELINES = {
+    "onnx": "onnx-canonicalize,convert-onnx-to-ov",
+    "pb": "convert-tf-to-ov",
+    "pbtxt": "convert-tf-to-ov",
+}
+
+
+def command(case: Case, model: Path, out: Path, tool: str) -> list[str]:
+    """Arguments of ``tool`` (without the program) converting ``case``."""
+    if tool == "xmo":
+        return ["convert", str(model), "-o", str(out / "m.xml"), *case.args]
+    pipeline = _OPT_PIPELINES.get(case.kind)
+    return [str(model), *(["-p", pipeline] if pipeline else []), "-t", "ov-ir",
+            "-o", str(out / "m.xml")]
 
 
 @dataclass
@@ -534,7 +553,7 @@ def _materialize(case: Case, work: Path) -> tuple[Path, Path]:
     return inp / case.model, out
 
 
-def _check(case: Case, rc: int | None, stderr: str, out: Path) -> str | None:
+def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo") -> str | None:
     left = sorted(p.name for p in out.iterdir())
     if "Traceback" in stderr:
         return "traceback on stderr"
@@ -552,9 +571,10 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path) -> str | None:
         return None
     if rc is None:
         return "no exit code"
-    errs = [ln for ln in stderr.splitlines() if ln.startswith("xmo: error: ")]
+    prefix = f"{tool}: error: "
+    errs = [ln for ln in stderr.splitlines() if ln.startswith(prefix)]
     if len(errs) != 1:
-        return f"expected one 'xmo: error:' line, got {len(errs)}: {stderr.strip()[-300:]!r}"
+        return f"expected one {prefix.strip()!r} line, got {len(errs)}: {stderr.strip()[-300:]!r}"
     lines = stderr.strip().splitlines()
     i = lines.index(errs[0])
     rest = lines[i + 1:]
@@ -567,11 +587,14 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path) -> str | None:
     return None
 
 
-def run_in_process(case: Case, work: Path, timeout: float = 30.0) -> Outcome:
-    from xmo.tools.xmo_main import main
+def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "xmo") -> Outcome:
+    if tool == "xmo":
+        from xmo.tools.xmo_main import main
+    else:
+        from xmo.tools.xmo_opt import main
 
     model, out = _materialize(case, work)
-    argv = ["convert", str(model), "-o", str(out / "m.xml"), *case.args]
+    argv = command(case, model, out, tool)
     err, std = io.StringIO(), io.StringIO()
 
     def _alarm(signum, frame):
@@ -598,14 +621,14 @@ def run_in_process(case: Case, work: Path, timeout: float = 30.0) -> Outcome:
     dt = time.perf_counter() - t0
     stderr = err.getvalue()
     if problem is None:
-        problem = _check(case, rc, stderr, out)
+        problem = _check(case, rc, stderr, out, tool)
     return Outcome(case, rc, dt, problem, stderr)
 
 
-def run_subprocess(case: Case, work: Path, timeout: float = 60.0) -> Outcome:
+def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "xmo") -> Outcome:
     model, out = _materialize(case, work)
-    cmd = [sys.executable, "-m", "xmo.tools.xmo_main", "convert", str(model), "-o",
-           str(out / "m.xml"), *case.args]
+    module = "xmo.tools.xmo_main" if tool == "xmo" else "xmo.tools.xmo_opt"
+    cmd = [sys.executable, "-m", module, *command(case, model, out, tool)]
     env = dict(os.environ, XMO_NO_PROGRESS="1")
     env.pop("XMO_DEBUG", None)
     t0 = time.perf_counter()
@@ -614,15 +637,15 @@ def run_subprocess(case: Case, work: Path, timeout: float = 60.0) -> Outcome:
     except subprocess.TimeoutExpired:
         return Outcome(case, None, time.perf_counter() - t0, f"no answer within {timeout:g} s")
     dt = time.perf_counter() - t0
-    return Outcome(case, r.returncode, dt, _check(case, r.returncode, r.stderr, out), r.stderr)
+    return Outcome(case, r.returncode, dt, _check(case, r.returncode, r.stderr, out, tool), r.stderr)
 
 
 def run_cases(cases: list[Case], work: Path, *, use_subprocess: bool = False,
-              timeout: float = 30.0) -> list[Outcome]:
+              timeout: float = 30.0, tool: str = "xmo") -> list[Outcome]:
     out = []
     for i, c in enumerate(cases):
         run = run_subprocess if use_subprocess else run_in_process
-        out.append(run(c, work / f"case{i:05d}", timeout))
+        out.append(run(c, work / f"case{i:05d}", timeout, tool))
         shutil.rmtree(work / f"case{i:05d}", ignore_errors=True)
     return out
 
@@ -634,6 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: " + ",".join(KINDS))
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     ap.add_argument("--subprocess", action="store_true", help="run each case in a new process")
+    ap.add_argument("--tool", choices=TOOLS, default="xmo", help="the command under test")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     kinds = tuple(k for k in args.kinds.split(",") if k)
@@ -647,7 +671,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         for i, case in enumerate(generate(args.cases, args.seed, kinds)):
             run = run_subprocess if args.subprocess else run_in_process
-            o = run(case, Path(d) / "case", args.timeout)
+            o = run(case, Path(d) / "case", args.timeout, args.tool)
             c = counts[case.kind]
             c[0] += 1
             c[2] += o.rc == 0
@@ -659,7 +683,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"ok   #{i} {case} rc={o.rc} {o.seconds:.2f}s "
                       f"{o.stderr.strip().splitlines()[-1][:150] if o.stderr.strip() else ''}")
         dt = time.perf_counter() - t0
-    print(f"{args.cases} cases in {dt:.1f} s (seed {args.seed}):")
+    print(f"{args.cases} cases through {args.tool} in {dt:.1f} s (seed {args.seed}):")
     for k, (n, f, ok) in counts.items():
         print(f"  {k:6s} {n:5d} tried, {f} failures, {ok} converted (valid after mutation)")
     return 1 if failures else 0

@@ -52,6 +52,10 @@ from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 __all__ = ["IRReadError", "read_ir"]
 
 _SUPPORTED_VERSIONS = ("10", "11")
+#: Largest IR ``.xml`` read. The XML holds only the graph (weights live in the
+#: ``.bin``): 50,000 layers take about 60 MiB, and ElementTree needs many
+#: times the file's size in memory, so a bigger file is refused up front.
+MAX_XML_BYTES = 1 << 30
 
 
 @dataclass
@@ -129,6 +133,12 @@ class _Reader:
     # -- parsing ------------------------------------------------------------
     def read(self) -> ModuleOp:
         try:
+            size = self.xml_path.stat().st_size
+            if size > MAX_XML_BYTES:
+                raise IRReadError(
+                    f"{self.xml_path}: {size} bytes, more than the {MAX_XML_BYTES >> 20} MiB "
+                    "an IR .xml may have (its weights belong in the .bin)"
+                )
             root = ET.parse(self.xml_path).getroot()
         except ET.ParseError as e:
             raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None

@@ -34,6 +34,7 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.frontends.protobuf_file import mapped_message
 
 if TYPE_CHECKING:
     import onnx
@@ -85,8 +86,8 @@ def load_onnx(
         if base_dir is None:
             base_dir = os.path.dirname(os.path.abspath(path))
         try:
-            with open(path, "rb") as f:
-                proto = _parse(f.read(), path)
+            with mapped_message(path, "an ONNX model", OnnxFrontendError) as data:
+                proto = _parse(data, path)
         except OSError as e:
             raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
     elif isinstance(model, bytes | bytearray | memoryview):
@@ -117,7 +118,7 @@ def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:
         raise OnnxFrontendError(f"cannot inline the model's local functions: {e}") from None
 
 
-def _parse(data: bytes, what: str) -> onnx.ModelProto:
+def _parse(data: bytes | memoryview, what: str) -> onnx.ModelProto:
     import onnx
     from google.protobuf.message import DecodeError
 

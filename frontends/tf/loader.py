@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import heapq
-import mmap
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -27,6 +26,7 @@ from xmo.dialects.tf import OPS_BY_TYPE, OutputOp, TFOp, UnknownOp
 from xmo.dialects.tf import dtypes as tfd
 from xmo.dialects.tf.base import RESERVED_PROPERTIES, from_attr
 from xmo.dialects.tf.types import ShapeAttr, UnknownType, element_type, xmo_type_name
+from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
 
@@ -55,10 +55,6 @@ def _one_line(msg: object) -> str:
 # ---------------------------------------------------------------------------
 
 
-#: Largest GraphDef file read (protobuf messages are limited to 2 GiB).
-MAX_GRAPHDEF_BYTES = 1 << 31
-
-
 def read_graph_def(model: Any) -> Any:
     """A GraphDef (of :mod:`.schema`) from a path (``.pbtxt``/``.prototxt``/
     ``.txt``: text format, anything else binary), serialized bytes, a schema
@@ -69,25 +65,10 @@ def read_graph_def(model: Any) -> Any:
         if not os.path.isfile(path):
             raise TFFrontendError(f"{path}: no such file")
         try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > MAX_GRAPHDEF_BYTES:
-                    raise TFFrontendError(
-                        f"{path}: {size} bytes, more than the {MAX_GRAPHDEF_BYTES >> 30} GiB "
-                        "a GraphDef (protobuf message) can hold"
-                    )
+            with mapped_message(path, "a GraphDef", TFFrontendError) as data:
                 if path.lower().endswith(TEXT_SUFFIXES):
-                    return _parse_text(f.read(), path)
-                if os.fstat(f.fileno()).st_size == 0:
-                    return _parse_binary(b"", path)
-                # parse straight from a read-only map: no second in-memory copy
-                # of the file (protobuf copies what it keeps)
-                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    view = memoryview(mm)
-                    try:
-                        return _parse_binary(view, path)
-                    finally:
-                        view.release()
+                    return _parse_text(bytes(data), path)
+                return _parse_binary(data, path)
         except OSError as e:
             raise TFFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
     if isinstance(model, bytes | bytearray | memoryview):

@@ -1,0 +1,47 @@
+"""Reading a binary protobuf model file (ONNX ``ModelProto``, TF ``GraphDef``).
+
+One place for what both frontends need before protobuf parses a file: the
+2 GiB limit of a protobuf message (a bigger file is refused with a clear
+error before anything is read, instead of being read whole and failing
+inside protobuf) and a read-only memory map as the parser's input (no
+second in-memory copy of the file; protobuf copies what it keeps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+from collections.abc import Iterator
+
+#: Largest protobuf model file read: a protobuf message cannot exceed 2 GiB.
+MAX_PROTOBUF_BYTES = 1 << 31
+
+
+def check_size(path: str, size: int, what: str, error: type[Exception]) -> None:
+    """Raise ``error`` when a file of ``size`` bytes cannot be one protobuf message."""
+    if size > MAX_PROTOBUF_BYTES:
+        raise error(
+            f"{path}: {size} bytes, more than the {MAX_PROTOBUF_BYTES >> 30} GiB "
+            f"{what} (protobuf message) can hold"
+        )
+
+
+@contextlib.contextmanager
+def mapped_message(path: str, what: str, error: type[Exception]) -> Iterator[memoryview | bytes]:
+    """The bytes of the protobuf file ``path`` (a read-only map; ``b""`` when
+    empty), after the size check. ``what`` names the message in errors
+    ("an ONNX model"); ``error`` is the frontend's error class. ``OSError``
+    from opening or mapping propagates (the caller words it)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        check_size(path, size, what, error)
+        if size == 0:
+            yield b""
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            view = memoryview(mm)
+            try:
+                yield view
+            finally:
+                view.release()
