@@ -7,8 +7,12 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
   ``@ov_op`` and their ``@shape_infer``), registered with the IR reader under
   their own opset name and loaded into the context;
 * ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``): extractors
-  (``@tf_converter("IFFT2D")``: framework op -> ``ov`` ops) and front
-  transformations; the extractors apply only to conversions that load
+  (framework op -> ``ov`` ops: ``@tf_converter("IFFT2D")`` of
+  :mod:`xmo.passes.tf_to_ov.registry` in ``front/tf``, ``@converter("Twice",
+  domain="com.example")`` of :mod:`xmo.passes.onnx_to_ov.registry` in
+  ``front/onnx``) and front transformations; the extractors go to the
+  extension's own tables (:attr:`Extension.converters`,
+  :attr:`Extension.onnx_converters`) and apply only to conversions that load
   the extension;
 * ``DIR/middle/*.py``, ``DIR/back/*.py``: middle and back transformations
   (:mod:`xmo.passes.phases`);
@@ -18,8 +22,10 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
 
 Each file is imported once per process. An import error, an id, op or
 converter defined twice, or a clash with a built-in, is an
-:class:`ExtensionError` naming the file. Nothing is loaded from folders the
-user did not name.
+:class:`ExtensionError` naming the file. Two loaded extensions converting
+the same framework op (an extractor or a front op replacement each) are an
+error naming both files, raised by :func:`phase_manager` before anything is
+converted. Nothing is loaded from folders the user did not name.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from xdsl.passes import ModulePass
 
 from xmo.dialects.ov import register_op
 from xmo.dialects.ov.base import OVOp
+from xmo.passes.to_ov.scoped import ConverterTable
 
 
 class ExtensionError(Exception):
@@ -48,8 +55,8 @@ _IMPORTED: dict[Path, object] = {}
 def _import_file(path: Path, capture: Any = None) -> object:
     """Import a Python file once per process (loading a folder twice is a no-op).
 
-    ``capture``: a context manager active while the file runs (the TF
-    extractor table of its extension)."""
+    ``capture``: a context manager active while the file runs (capturing the
+    extractors into its extension's table)."""
     path = path.resolve()
     if path in _IMPORTED:
         return _IMPORTED[path]
@@ -135,8 +142,26 @@ class Extension:
     #: phase transformation classes (front, middle, back), in load order
     transformations: list[type] = field(default_factory=list)
     #: TF op type -> converter (the ``front/tf`` extractors)
-    converters: dict[str, Any] = field(default_factory=dict)
+    converters: ConverterTable[str, Any] = field(default_factory=lambda: ConverterTable("tf"))
+    #: ONNX (domain, op type) -> version ranges and converters (the
+    #: ``front/onnx`` extractors)
+    onnx_converters: ConverterTable[tuple[str, str], Any] = field(
+        default_factory=lambda: ConverterTable("onnx")
+    )
     files: list[Path] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for table in self.extractor_tables:
+            table.origin = table.origin or str(self.folder)
+
+    def extractor_table(self, framework: str) -> ConverterTable[Any, Any]:
+        """The extractors of ``front/<framework>``."""
+        return {"tf": self.converters, "onnx": self.onnx_converters}[framework]
+
+    @property
+    def extractor_tables(self) -> list[ConverterTable[Any, Any]]:
+        """The extractor table of every framework."""
+        return [self.converters, self.onnx_converters]
 
 
 _EXTENSIONS: dict[Path, Extension] = {}
@@ -203,11 +228,9 @@ def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
             raise ExtensionError(f"{path}: front files go in front/<framework>/ ({', '.join(FRAMEWORKS)})")
     for fw in FRAMEWORKS:
         for path in sorted((front / fw).glob("*.py")):
-            capture = None
-            if fw == "tf":
-                from xmo.passes.tf_to_ov.registry import capturing_converters
+            from xmo.passes.to_ov.scoped import scope_for
 
-                capture = capturing_converters(ext.converters)
+            capture = scope_for(fw).capturing(ext.extractor_table(fw), str(path))
             module = _import_file(path, capture)
             _collect_transformations(ext, path, module, fw)
             ext.files.append(path)
@@ -242,15 +265,26 @@ def phase_manager(
     verify_each: bool | None = None,
 ) -> Any:
     """A :class:`~xmo.passes.phases.PhaseManager` with the extensions'
-    transformations and extractors."""
+    transformations and extractors (of every framework).
+
+    Two extensions with an extractor for the same framework op are an
+    :class:`ExtensionError` naming both files (an extractor and a front op
+    replacement, or two front op replacements: the manager's
+    :class:`~xmo.passes.phases.TransformationOrderError`, naming both)."""
     from xmo.passes.phases import PhaseManager
+    from xmo.passes.to_ov.scoped import ConverterClashError, check_clashes
 
     classes = [c for e in extensions for c in e.transformations]
+    tables = [t for e in extensions for t in e.extractor_tables]
+    try:
+        check_clashes(tables)
+    except ConverterClashError as e:
+        raise ExtensionError(str(e)) from None
     return PhaseManager(
         classes,
         enable=enable,
         disable=disable,
         config=config,
-        converters=[e.converters for e in extensions],
+        converters=tables,
         verify_each=verify_each,
     )

@@ -12,9 +12,10 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
 * ``--extensions DIR``: load an extension folder (``xmo.extensions``):
-  operations, TF extractors (active for ``convert-tf-to-ov``), front/middle/
-  back transformations (each a pass named by its id), kernels, and passes
-  from ``DIR/passes/*.py``;
+  operations, TF and ONNX extractors and front op replacements (active for
+  ``convert-tf-to-ov`` / ``convert-onnx-to-ov``), front/middle/back
+  transformations (each a pass named by its id), kernels, and passes from
+  ``DIR/passes/*.py``;
 * every pass runs through :func:`xmo.passes.tracing.run_pass`:
   ``XMO_PROFILE_PASS_ENABLE=1`` prints per-pass timings,
   ``XMO_ENABLE_VISUALIZE_TRACING=1`` writes a graph picture after each pass;
@@ -129,18 +130,18 @@ class XmoOptMain(xDSLOptMain):
         from xmo.passes.phases.adapter import as_module_pass
 
         self._converters = []
+        exts = []
         for folder in self.args.extensions:
             ext = load_extension(folder, self.ctx)  # ops, kernels, front/middle/back
-            self._converters.append(ext.converters)
+            exts.append(ext)
             for t in ext.transformations:  # each transformation is a pass by id
                 self.register_pass(t.id, lambda t=t: as_module_pass(t))
             for name, cls in load_extension_passes(folder).items():
                 self.register_pass(name, lambda cls=cls: cls)
-        if self.args.extensions:  # front op replacements legalize their ops too
+        if exts:  # extractors and front op replacements of every framework
             from xmo.extensions import phase_manager
 
-            exts = [load_extension(f) for f in self.args.extensions]
-            self._converters.append(phase_manager(exts).front_converters("tf"))
+            self._converters = phase_manager(exts).converter_tables()
         super().setup_pipeline()
         from xmo.passes.tracing import TracedPassPipeline
 
@@ -173,9 +174,10 @@ class XmoOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         if not self.args.disable_verify:
             prog.verify()
-        from xmo.passes.tf_to_ov.registry import using_converters
+        from xmo.passes.to_ov.scoped import using_tables
 
-        with using_converters(*getattr(self, "_converters", ())):  # extensions' extractors
+        # the extensions' extractors and front op replacements (TF and ONNX)
+        with using_tables(*getattr(self, "_converters", ())):
             super().apply_passes(prog)
 
     # -- output ------------------------------------------------------------------
@@ -238,8 +240,10 @@ def cli() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    driver = None
     try:
-        XmoOptMain(args=argv).run()
+        driver = XmoOptMain(args=argv)
+        driver.run()
     except SystemExit:
         raise
     except KeyboardInterrupt:
@@ -248,10 +252,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the driver's single error exit
         if os.environ.get("XMO_DEBUG"):
             raise
-        msg = str(e).strip() or type(e).__name__
-        print(f"xmo-opt: error: {msg}", file=sys.stderr)
+        source = getattr(getattr(driver, "args", None), "input_file", None) or "<stdin>"
+        print(f"xmo-opt: error: {_error_line(e, source)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _error_line(e: Exception, source: str) -> str:
+    """The one line ``xmo-opt`` prints for ``e`` (``source``: the input's name)."""
+    from xdsl.utils.exceptions import ParseError
+
+    if isinstance(e, ParseError):
+        from xmo.api import parse_error_line
+
+        return parse_error_line(e)
+    if isinstance(e, UnicodeDecodeError):
+        return f"{source}: not a text file (not UTF-8)"
+    if isinstance(e, RecursionError):
+        return f"{source}: nested too deeply"
+    return str(e).strip() or type(e).__name__
 
 
 if __name__ == "__main__":

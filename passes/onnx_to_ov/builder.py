@@ -17,8 +17,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 
+from xmo.dialects.onnx import CustomOp
+from xmo.dialects.onnx.base import from_attr
 from xmo.passes.to_ov.builder import (
     DYN,
     Builder,
@@ -109,7 +119,11 @@ class Node(NodeBase):
 
     # -- attributes --------------------------------------------------------------
     def attr(self, name: str, default: Any = None) -> Any:
-        """Python value of an ONNX attribute (schema default, then ``default``)."""
+        """Python value of an ONNX attribute (schema default, then ``default``).
+
+        ``onnx.Custom`` nodes (no schema) give the value as loaded: int,
+        float, str, a tuple of ints / floats / strs, or the xDSL attribute.
+        """
         op = self.op
         if hasattr(op, "attr_spec"):
             try:
@@ -118,22 +132,45 @@ class Node(NodeBase):
                 return default
             value = op.attr(name)  # type: ignore[attr-defined]
             return default if value is None else value
-        return default
+        a = self._raw_attr(name)
+        return default if a is None else _custom_attr_value(a)
+
+    def _raw_attr(self, name: str) -> Attribute | None:
+        a = self.op.properties.get(name)
+        if a is None and isinstance(self.op, CustomOp) and self.op.attrs is not None:
+            a = self.op.attrs.data.get(name)
+        return a
 
     def has_attr(self, name: str) -> bool:
-        return name in self.op.properties
+        return self._raw_attr(name) is not None
 
     def tensor_attr(self, name: str) -> np.ndarray | None:
         """A TENSOR attribute as a numpy array (None when absent)."""
         from xmo.dialects.ov.weights import constant_array
 
-        a = self.op.properties.get(name)
+        a = self._raw_attr(name)
         if a is None:
             return None
         try:
             return constant_array(a)
         except (TypeError, ValueError) as e:
             raise self.unsupported(f"attribute '{name}': {e}") from None
+
+
+def _custom_attr_value(a: Attribute) -> Any:
+    """An ``onnx.Custom`` attribute as a Python value (see :meth:`Node.attr`)."""
+    if isinstance(a, IntegerAttr):
+        return from_attr("INT", a)
+    if isinstance(a, FloatAttr):
+        return from_attr("FLOAT", a)
+    if isinstance(a, StringAttr):
+        return from_attr("STRING", a)
+    if isinstance(a, DenseArrayBase):
+        kind = "FLOATS" if isinstance(a.elt_type, AnyFloat) else "INTS"
+        return from_attr(kind, a)
+    if isinstance(a, ArrayAttr) and all(isinstance(s, StringAttr) for s in a.data):
+        return from_attr("STRINGS", a)
+    return a
 
 
 __all__ = ["Builder", "ConversionFailure", "DYN", "Node", "SeqValue", "is_none", "value_etype"]

@@ -2,7 +2,9 @@
 
 Graph inputs become ``ov.Parameter``, initializers ``ov.Constant`` (the same
 weight payload, no copy), graph outputs ``ov.Result``; every node goes through
-the converter registered for its type and version (:mod:`.registry`).
+the converter registered for its type and version (:mod:`.registry`; the
+extractors of the extensions the conversion loaded first, for ``onnx.Custom``
+nodes only those).
 
 Names: the ONNX tensor name of each node output becomes a tensor name of the
 ov value that replaces it, and the op producing the node's first output takes
@@ -219,7 +221,8 @@ def _run_converter(  # noqa: PLR0913
     info: _NodeInfo, op: Operation, name: str, scope: _Scope, b: Builder
 ) -> list[SSAValue | SeqValue | None]:
     """Convert one node into ``b``; raises :class:`ConversionFailure`."""
-    fn = lookup(info.domain, info.op_type, info.version) if not isinstance(op, CustomOp) else None
+    # onnx.Custom (no schema xmo knows): only extensions' extractors apply
+    fn = lookup(info.domain, info.op_type, info.version, builtins=not isinstance(op, CustomOp))
     if fn is None:
         raise ConversionFailure(
             "unknown operation"

@@ -69,14 +69,24 @@ def _describe(cls: type[Transformation]) -> str:
     return f"'{cls.id}'" + (f" ({cls.source})" if cls.source else "")
 
 
+def _replacement(cls: type[Transformation]) -> str:
+    return f"op replacement {_describe(cls)}"
+
+
 class PhaseManager:
     """Every built-in transformation plus ``transformations`` (classes), in order.
 
     ``config``: a :class:`~.config.TransformationsConfig` (entries by id give
     transformations their ``custom_attributes`` and matched sub-graphs);
-    ``converters``: extractor tables of loaded extensions (TF op type ->
-    converter); ``verify_each``: verify the module after every transformation
-    (default: ``XMO_VERIFY_EACH_TRANSFORM``).
+    ``converters``: extractor tables of loaded extensions
+    (:class:`~xmo.passes.to_ov.scoped.ConverterTable` of any framework; a
+    plain dict is a TF one, op type -> converter); ``verify_each``: verify
+    the module after every transformation (default:
+    ``XMO_VERIFY_EACH_TRANSFORM``).
+
+    Two tables, or a table and an enabled front op replacement, converting
+    the same framework op are a :class:`TransformationOrderError` naming both
+    (raised here, before anything is converted).
     """
 
     def __init__(
@@ -147,6 +157,7 @@ class PhaseManager:
                     inst.custom_attributes = dict(entry.get("custom_attributes") or {})
             self.instances[cls.id] = inst
         self._order: list[Transformation] | None = None
+        self.converter_tables()  # clashes between extractors: an error now
 
     # -- enable / disable ------------------------------------------------------------
     def _check_ids(self, what: str, ids: set[str], *, strict: bool) -> None:
@@ -230,29 +241,62 @@ class PhaseManager:
         return [type(t).id for t in self.order()]
 
     # -- running ---------------------------------------------------------------------
-    def front_converters(self, framework: str | None) -> dict[str, Any]:
-        """TF op type -> converter of the enabled front op replacements."""
-        table: dict[str, Any] = {}
-        for t in self.order():
+    def front_converters(self, framework: str | None) -> Any:
+        """The converter table (:class:`~xmo.passes.to_ov.scoped.ConverterTable`
+        of ``framework``'s registry) of the enabled front op replacements:
+        TF op type, or ONNX (domain, op type) at every version -> converter.
+        Two of them for one op are a :class:`TransformationOrderError`."""
+        from xmo.passes.to_ov.scoped import ConverterTable, scope_for
+
+        table: ConverterTable[Any, Any] = ConverterTable(framework or "tf", "front op replacements")
+        todo = [
+            self.instances[cls.id]
+            for cls in self.classes
+            if issubclass(cls, OpReplacement) and cls.phase == FRONT and cls.op
+            and cls.framework in (None, framework) and self.is_enabled(cls)
+        ]
+        if framework is None or not todo:
+            return table
+        scope = scope_for(framework)
+        for t in todo:
             cls = type(t)
-            if isinstance(t, OpReplacement) and cls.phase == FRONT and self.is_enabled(t):
-                if cls.framework not in (None, framework):
-                    continue
-                table[cls.op] = lambda node, b, t=t: t.replace_op(node, b)
+            key = scope.key(cls.op, cls.domain)
+            if key in table:
+                raise TransformationOrderError(
+                    f"{scope.describe(key)} is replaced by two front op replacements: "
+                    f"{table.source(key)} and {_replacement(cls)}"
+                )
+            table[key] = scope.value(lambda node, b, t=t: t.replace_op(node, b))
+            table.sources[key] = _replacement(cls)
         return table
+
+    def converter_tables(self, framework: str | None = None) -> list[Any]:
+        """What the legalization consults before its built-in converters: the
+        extensions' extractor tables and the front op replacements' table of
+        ``framework`` (None: of every framework). Two of them converting the
+        same op are a :class:`TransformationOrderError` naming both."""
+        from xmo.passes.to_ov.scoped import REGISTRIES, ConverterClashError, check_clashes
+
+        frameworks = tuple(REGISTRIES) if framework is None else (framework,)
+        tables = [*self.converters, *(self.front_converters(fw) for fw in frameworks)]
+        try:
+            check_clashes(tables)
+        except ConverterClashError as e:
+            raise TransformationOrderError(str(e)) from None
+        return tables
 
     def run(self, module: ModuleOp, ctx: Context, phases: Sequence[str], **options: Any) -> bool:
         """Run the transformations of ``phases`` (in order) on ``module``;
         True when any transformation besides anchors ran."""
-        from xmo.passes.tf_to_ov.registry import using_converters
+        from xmo.passes.to_ov.scoped import using_tables
 
         framework = options.setdefault("framework", framework_of(module))
         if self.config is not None and framework is not None and FRONT in phases:
             self.config.match(module, self)
         todo = [t for t in self.order() if type(t).phase in phases]
-        front = self.front_converters(framework)
+        tables = self.converter_tables(framework) if framework is not None else self.converters
         ran = False
-        with using_converters(*self.converters, front):
+        with using_tables(*tables):  # extractors and front op replacements
             for t in todo:
                 ran |= self._run_one(t, module, ctx, framework, options)
         return ran

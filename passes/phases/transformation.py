@@ -17,8 +17,15 @@ Kinds:
   back phases and a :class:`~.view.ModuleView` in the front phase.
 * :class:`OpReplacement`: ``op = "ComplexAbs"``; ``replace_op(...)`` returns
   the values replacing the op's outputs. In the front phase it legalizes that
-  framework op (``replace_op(node, builder)`` with the legalization's
-  ``TFNode`` / ``TFBuilder``, returning ov values); in the middle and back
+  framework op, taking the place of its converter (built-in ones included):
+  ``replace_op(node, builder)`` gets what a converter gets and returns ov
+  values, one per output. For TF ``node`` is a
+  :class:`~xmo.passes.tf_to_ov.builder.TFNode` and ``builder`` a
+  :class:`~xmo.passes.tf_to_ov.builder.TFBuilder`; for ONNX (``op`` of
+  ``domain``, default ``""`` = ai.onnx; any version) a
+  :class:`~xmo.passes.onnx_to_ov.builder.Node` (``.domain``, ``.version``
+  besides ``.input(i)``, ``.attr(name, default)``, ``.const(i)``) and a
+  :class:`~xmo.passes.to_ov.builder.Builder`. In the middle and back
   phases it replaces ``ov`` ops of that type (``replace_op(graph, node)``,
   returning output ports or a node). Friendly and tensor names move to the
   replacement.
@@ -130,13 +137,15 @@ class OpReplacement(Transformation):
     """Replace every op of type ``op`` (see the module docstring)."""
 
     op: ClassVar[str] = ""
+    #: front ONNX op replacements: the domain of ``op`` ("" = ai.onnx)
+    domain: ClassVar[str] = ""
 
     def replace_op(self, *args: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} defines no replace_op()")
 
     def find_and_replace_pattern(self, graph: Any) -> bool:
         if self.phase == FRONT:
-            # front op replacements legalize their op: see PhaseManager.converters
+            # front op replacements legalize their op: see PhaseManager.front_converters
             return False
         from xmo.graph import Node
         from xmo.graph.replace import replace_node

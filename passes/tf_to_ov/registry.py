@@ -6,28 +6,33 @@ value for single-output nodes; None for an output the converter does not
 produce -- the node is then unsupported only if that output is used).
 Converters live in one module per op family in :mod:`.families`; importing it
 registers them all.
+
+Extensions' extractors (``front/tf/*.py``) go to the extension's own table
+and apply only inside :func:`using_converters` (the mechanism is shared with
+the ONNX registry: :mod:`xmo.passes.to_ov.scoped`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from contextlib import AbstractContextManager
 
 from xdsl.ir import SSAValue
 from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.to_ov.scoped import ConverterScope
 
 TFConverterFn = Callable[[TFNode, TFBuilder], SSAValue | Sequence[SSAValue | None] | None]
 
 _CONVERTERS: dict[str, TFConverterFn] = {}
-#: while an extension file is imported: the table its converters go to
-_capture: contextvars.ContextVar[dict[str, TFConverterFn] | None] = contextvars.ContextVar(
-    "xmo_tf_converter_capture", default=None
-)
-#: extension tables active for the running conversion (see :func:`using_converters`)
-_scoped: contextvars.ContextVar[tuple[Mapping[str, TFConverterFn], ...]] = (
-    contextvars.ContextVar("xmo_tf_converters_scoped", default=())
-)
+
+
+class _TFScope(ConverterScope[str, TFConverterFn]):
+    def describe(self, key: str) -> str:
+        return f"TF op {key}"
+
+
+#: the capture / scoped tables of TF converters
+SCOPE = _TFScope("tf")
 
 
 def tf_converter(*op_types: str) -> Callable[[TFConverterFn], TFConverterFn]:
@@ -35,11 +40,12 @@ def tf_converter(*op_types: str) -> Callable[[TFConverterFn], TFConverterFn]:
 
     Inside :func:`capturing_converters` (the extension loader importing a
     ``front/tf/`` file) converters go to that extension's own table: they
-    apply only to conversions that load the extension.
+    apply only to conversions that load the extension. A converter for an op
+    that is built in is an error there.
     """
 
     def register(fn: TFConverterFn) -> TFConverterFn:
-        cap = _capture.get()
+        cap = SCOPE.captured()
         if cap is not None:
             _load()
         for t in op_types:
@@ -49,6 +55,7 @@ def tf_converter(*op_types: str) -> Callable[[TFConverterFn], TFConverterFn]:
                 if t in cap:
                     raise ValueError(f"a converter for TF op {t} is already registered")
                 cap[t] = fn
+                SCOPE.note(t)
                 continue
             if t in _CONVERTERS:
                 raise ValueError(f"a converter for TF op {t} is already registered")
@@ -58,24 +65,16 @@ def tf_converter(*op_types: str) -> Callable[[TFConverterFn], TFConverterFn]:
     return register
 
 
-@contextlib.contextmanager
-def capturing_converters(table: dict[str, TFConverterFn]) -> Iterator[None]:
+def capturing_converters(
+    table: MutableMapping[str, TFConverterFn], source: str | None = None
+) -> AbstractContextManager[None]:
     """``@tf_converter`` registers into ``table`` while the block runs."""
-    token = _capture.set(table)
-    try:
-        yield
-    finally:
-        _capture.reset(token)
+    return SCOPE.capturing(table, source)
 
 
-@contextlib.contextmanager
-def using_converters(*tables: Mapping[str, TFConverterFn]) -> Iterator[None]:
+def using_converters(*tables: Mapping[str, TFConverterFn]) -> AbstractContextManager[None]:
     """Converters of ``tables`` apply (before built-in ones) while the block runs."""
-    token = _scoped.set(_scoped.get() + tuple(tables))
-    try:
-        yield
-    finally:
-        _scoped.reset(token)
+    return SCOPE.using(*tables)
 
 
 _loaded = False
@@ -85,30 +84,26 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        token = _capture.set(None)
-        try:
+        with SCOPE.not_capturing():
             import xmo.passes.tf_to_ov.families  # noqa: F401  (registers converters)
-        finally:
-            _capture.reset(token)
 
 
 def lookup(op_type: str) -> TFConverterFn | None:
-    """The converter for a TF op type, if any."""
+    """The converter for a TF op type, if any (active extension tables first)."""
     _load()
-    for table in reversed(_scoped.get()):
-        fn = table.get(op_type)
-        if fn is not None:
-            return fn
+    for fn in SCOPE.find(op_type):
+        return fn
     return _CONVERTERS.get(op_type)
 
 
 def registered() -> list[str]:
-    """Every TF op type with a converter (sorted)."""
+    """Every TF op type with a built-in converter (sorted)."""
     _load()
     return sorted(_CONVERTERS)
 
 
 __all__ = [
+    "SCOPE",
     "TFConverterFn",
     "capturing_converters",
     "lookup",
