@@ -101,11 +101,31 @@ def convert_model(
     ``transformations_config`` (a JSON file of transformation entries),
     ``enable_transforms`` / ``disable_transforms`` (transformation ids, a
     list or a comma-separated string).
+
+    The module's model runtime info records the conversion as ovc does:
+    ``conversion_parameters`` (``framework``; ``input_model``, the path as
+    given, or ``is_python_object = "True"`` for an in-memory model; the
+    options not at their defaults) and ``xmo_version``
+    (:func:`xmo.dialects.ov.rt_info.get_model_rt_info`).
     """
     from xmo.gc_policy import relaxed_gc
 
+    # recorded in the model's runtime info (conversion_parameters): the options
+    # not at their defaults, as given, and every frontend option passed
+    options = {
+        "input": input, "output": output, "batch": batch, "static_shape": static_shape,
+        "layout": layout, "disable_nhwc_to_nchw": disable_nhwc_to_nchw,
+        "extensions": extensions, "transformations_config": transformations_config,
+        "enable_transforms": enable_transforms, "disable_transforms": disable_transforms,
+    }
+    given = {
+        k: v for k, v in options.items()
+        if not (v is None or v is False or (isinstance(v, list | tuple) and not v))
+    }
+    given.update(frontend_options)
+    framework = _framework_of(input_model)
     with relaxed_gc():
-        return _convert(
+        module = _convert(
             input_model, input=input, output=output, batch=batch,
             static_shape=static_shape, layout=layout,
             disable_nhwc_to_nchw=disable_nhwc_to_nchw, extensions=extensions,
@@ -113,6 +133,81 @@ def convert_model(
             enable_transforms=enable_transforms, disable_transforms=disable_transforms,
             **frontend_options,
         )
+    _record_conversion(module, input_model, framework, given)
+    return module
+
+
+def _framework_of(model: Any) -> str:
+    """``framework`` of ``conversion_parameters``: onnx, tf, ir or mlir."""
+    if isinstance(model, ModuleOp):
+        for op in model.body.block.ops:
+            if op.name.startswith(("onnx.", "tf.")):
+                return op.name.split(".", 1)[0]
+        return "mlir"
+    if isinstance(model, str | os.PathLike):
+        suffix = Path(model).suffix.lower()
+        if suffix in (".xml", ".mlir"):
+            return "ir" if suffix == ".xml" else "mlir"
+    from xmo.frontends import _is_tf_model
+
+    return "tf" if _is_tf_model(model) else "onnx"
+
+
+def _param_text(value: Any) -> str:
+    """An option's value as recorded: its text, deterministic (no object ids)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, bool | int | float) or value is None:
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_param_text(k)}: {_param_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_param_text(v) for v in value) + "]"
+    if isinstance(value, set | frozenset):
+        return "[" + ", ".join(sorted(_param_text(v) for v in value)) + "]"
+    path = getattr(value, "path", None)  # e.g. a loaded TransformationsConfig
+    if isinstance(path, str | os.PathLike):
+        return os.fspath(path)
+    return type(value).__name__
+
+
+def _xmo_version() -> str:
+    """xmo's version (the installed package's, else ``xmo.__version__``)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("xmo")
+    except Exception:  # noqa: BLE001 - not installed (a source tree on sys.path)
+        try:
+            from xmo import __version__
+
+            return str(__version__)
+        except ImportError:
+            return "unknown"
+
+
+def _record_conversion(
+    module: ModuleOp, input_model: Any, framework: str, given: dict[str, Any]
+) -> None:
+    """Record the conversion in the model's runtime info, as ovc does:
+    ``conversion_parameters`` (``framework``, ``input_model`` as given,
+    ``is_python_object``, the options ``given``) and ``xmo_version``.
+    Parameters of an earlier conversion are replaced."""
+    from xmo.dialects.ov import rt_info as rt
+
+    params: dict[str, str] = {"framework": framework}
+    is_path = isinstance(input_model, str | os.PathLike)
+    if is_path:
+        params["input_model"] = os.fspath(input_model)
+    params["is_python_object"] = str(not is_path)
+    for key, value in given.items():
+        params[key] = _param_text(value)
+    info = rt.get_model_rt_info(module)
+    info["conversion_parameters"] = params
+    info["xmo_version"] = _xmo_version()
+    rt.set_model_rt_info(module, info)
 
 
 def _convert(
@@ -272,12 +367,21 @@ def save_model(
         from xmo.passes.tracing import run_pass
 
         run_pass(OVCompressFP16Pass(), ctx, module)
+        _record_option(module, "compress_to_fp16", "True")
     from xmo.backends.ir import serialize
     from xmo.gc_policy import relaxed_gc
     from xmo.passes.debug import phase
 
     with phase("serialize"), relaxed_gc():
         serialize(module, xml_path, verify=verify, verify_ir=verify_ir)
+
+
+def _record_option(module: ModuleOp, key: str, text: str) -> None:
+    """Add an option to the ``conversion_parameters`` of a converted model."""
+    from xmo.dialects.ov import rt_info as rt
+
+    if isinstance(rt.get_model_rt_info(module).get("conversion_parameters"), dict):
+        rt.update_model_rt_info(module, {"conversion_parameters": {key: text}})
 
 
 def compile_model(model: Any, **options: Any) -> Any:

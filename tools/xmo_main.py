@@ -216,7 +216,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         raise CLIError(f"{out.parent} is not a folder")
     t0 = time.perf_counter()
     module = xmo.convert_model(
-        src,
+        args.input_model,  # as given: recorded in the IR's conversion_parameters
         input=args.input,
         output=args.output,
         batch=args.batch,

@@ -171,8 +171,33 @@ class _Reader:
         self._merge_output_names(order, by_id)
         name = root.get("name")
         module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
+        model_info = self._model_rt_info(root.find("rt_info"), ())
+        if model_info:
+            try:
+                rt_info.set_model_rt_info(module, model_info)
+            except rt_info.RtInfoError as e:
+                raise IRReadError(f"{self.xml_path}: <rt_info> of <net>: {e}") from None
         self._verify(order, by_id, module)
         return module
+
+    def _model_rt_info(self, el: ET.Element | None, path: tuple[str, ...]) -> dict[str, Any]:
+        """The net's ``<rt_info>`` as a nested dict: an element with a ``value``
+        is a key (its text kept as text, as OpenVINO does), one without is a
+        section; ``<info name="KEY" ...>`` is OpenVINO's spelling of a key that
+        is no XML name."""
+        if len(path) >= rt_info.MAX_MODEL_RT_INFO_DEPTH:
+            raise IRReadError(
+                f"{self.xml_path}: <rt_info> of <net>: '{'/'.join(path)}' is nested "
+                f"deeper than {rt_info.MAX_MODEL_RT_INFO_DEPTH} sections"
+            )
+        out: dict[str, Any] = {}
+        for child in _children(el):
+            if not isinstance(child.tag, str):  # comments, processing instructions
+                continue
+            key = rt_info.model_ir_key(child.tag, child.get("name"))
+            value = child.get("value")
+            out[key] = value if value is not None else self._model_rt_info(child, (*path, key))
+        return out
 
     def _layer(self, index: int, el: ET.Element) -> _Layer:
         name = el.get("name")

@@ -355,8 +355,40 @@ class _Writer:
             out.append("\t</edges>\n")
         else:
             out.append("\t<edges />\n")
-        out.append("\t<rt_info />\n</net>\n")
+        self._model_rt_info(out)
+        out.append("</net>\n")
         return "".join(out)
+
+    def _model_rt_info(self, out: list[str]) -> None:
+        """The net's ``<rt_info>``: the module's ``ov.rt_info``, a nested element
+        per key (OpenVINO's layout, keys in the attribute's sorted order)."""
+        try:
+            # checked and sorted again: the attribute may come from textual IR
+            info = rt_info.from_attr(
+                rt_info.to_model_attr(rt_info.get_model_rt_info(self.module))
+            )
+        except rt_info.RtInfoError as e:
+            raise IRWriteError(f"model runtime info: {e}") from e
+        if not info:
+            out.append("\t<rt_info />\n")
+            return
+        out.append("\t<rt_info>\n")
+        self._rt_section(info, "\t\t", out)
+        out.append("\t</rt_info>\n")
+
+    def _rt_section(self, info: dict[str, Any], pad: str, out: list[str]) -> None:
+        for key, value in info.items():
+            tag, attrs = rt_info.model_ir_tag(key)
+            if isinstance(value, dict):
+                if not value:
+                    out.append(_tag(pad, tag, attrs, empty=True))
+                    continue
+                out.append(_tag(pad, tag, attrs, empty=False))
+                self._rt_section(value, pad + "\t", out)
+                out.append(f"{pad}</{tag}>\n")
+            else:
+                text = rt_info.encode_model_ir(value)
+                out.append(_tag(pad, tag, [*attrs, ("value", text)], empty=True))
 
     def _source(self, value: SSAValue, op: OVOp, i: int) -> tuple[int, int]:
         owner = value.owner

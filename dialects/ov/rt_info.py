@@ -28,6 +28,17 @@ keeps only the keys it knows (``fused_names``, ``decompression``,
 ``primitives_priority``, ``old_api_map_order``, ``old_api_map_element_type``);
 it drops the others, xmo's reader keeps every key. Register a key of your own
 with :func:`register_key` so that its values keep their type through the IR.
+
+Model-level runtime info (the ``<rt_info>`` of ``<net>``: OpenVINO's
+``Model.get_rt_info()``) is a nested mapping kept in the module attribute
+``ov.rt_info`` (:data:`MODEL_RT_INFO_ATTR`): leaves are the values above,
+sections are nested dictionaries, e.g. ``{conversion_parameters = {framework
+= "onnx"}, xmo_version = "0.1.0"}``. Use :func:`get_model_rt_info`,
+:func:`set_model_rt_info` and :func:`update_model_rt_info`. In the IR a key is
+an element of its own (``<framework value="onnx" />``, a section holds its
+keys as child elements), or, for a key that is no XML name, OpenVINO's
+``<info name="KEY" value="..." />``. The reader keeps leaf values as text, as
+OpenVINO does.
 """
 
 from __future__ import annotations
@@ -91,7 +102,9 @@ def to_attr(value: Any) -> Attribute:
 def from_attr(attr: Attribute) -> Any:
     """Attribute -> Python value (other attributes come back unchanged)."""
     if isinstance(attr, StringAttr):
-        return attr.data
+        data: Any = attr.data
+        # xDSL's parser gives non-ASCII string literals back as UTF-8 bytes
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     if isinstance(attr, IntegerAttr):
         t = attr.type
         if isinstance(t, IntegerType) and t.width.data == 1:
@@ -270,3 +283,156 @@ def merge_dicts(infos: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if present:
             out[k] = v
     return out
+
+
+# ---------------------------------------------------------------------------
+# Model-level runtime info (the <rt_info> of <net>)
+# ---------------------------------------------------------------------------
+
+#: the module attribute holding the model's runtime info
+MODEL_RT_INFO_ATTR = "ov.rt_info"
+
+#: deepest nesting of model runtime info sections (the reader stops there)
+MAX_MODEL_RT_INFO_DEPTH = 32
+
+_XML_NAME_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+)
+
+
+def is_xml_name(key: str) -> bool:
+    """Whether OpenVINO writes ``key`` as an element name (``<key .../>``):
+    ASCII letters, digits, ``_``, ``-`` and ``.``, starting with a letter or
+    ``_``, not with ``xml`` (any case). Other keys are written as
+    ``<info name="key" .../>``."""
+    return (
+        bool(key)
+        and (key[0].isascii() and (key[0].isalpha() or key[0] == "_"))
+        and all(c in _XML_NAME_CHARS for c in key)
+        and key[:3].lower() != "xml"
+    )
+
+
+def _check_model_key(key: Any, path: Sequence[str]) -> str:
+    where = "/".join([*path, str(key)])
+    if not isinstance(key, str):
+        raise RtInfoError(f"model runtime info key '{where}': keys are str, "
+                          f"got {type(key).__name__}")
+    if not key:
+        raise RtInfoError(f"model runtime info key '{where}': empty key")
+    bad = [c for c in key if ord(c) < 0x20 or c in "\ufffe\uffff" or "\ud800" <= c <= "\udfff"]
+    if bad:
+        raise RtInfoError(
+            f"model runtime info key {where!r}: character {bad[0]!r} cannot be "
+            "written in XML (keys are element names or name attributes)"
+        )
+    return key
+
+
+def _model_attr(info: Mapping[str, Any], path: tuple[str, ...]) -> DictionaryAttr:
+    if len(path) >= MAX_MODEL_RT_INFO_DEPTH:
+        raise RtInfoError(
+            f"model runtime info '{'/'.join(path)}': nested deeper than "
+            f"{MAX_MODEL_RT_INFO_DEPTH} sections"
+        )
+    out: dict[str, Attribute] = {}
+    for key in sorted(info, key=lambda k: (not isinstance(k, str), str(k))):
+        k = _check_model_key(key, path)
+        value = info[key]
+        if isinstance(value, DictionaryAttr):
+            value = {n: v for n, v in value.data.items()}
+        if isinstance(value, Mapping):
+            out[k] = _model_attr(value, (*path, k))
+            continue
+        try:
+            attr = to_attr(value)
+            _model_leaf_text(attr)  # a kind the IR can hold
+        except RtInfoError as e:
+            raise RtInfoError(f"model runtime info '{'/'.join((*path, k))}': {e}") from None
+        out[k] = attr
+    return DictionaryAttr(out)
+
+
+def to_model_attr(info: Mapping[str, Any]) -> DictionaryAttr:
+    """The ``ov.rt_info`` module attribute for a nested mapping (sections are
+    mappings; keys sorted, as OpenVINO's map orders them)."""
+    return _model_attr(info, ())
+
+
+def get_model_rt_info(module: Any) -> dict[str, Any]:
+    """The model's runtime info as a nested dict (``{}`` when it has none)."""
+    attr = module.attributes.get(MODEL_RT_INFO_ATTR)
+    if attr is None:
+        return {}
+    if not isinstance(attr, DictionaryAttr):
+        raise RtInfoError(
+            f"module attribute '{MODEL_RT_INFO_ATTR}' is a {attr.name}, not a dictionary"
+        )
+    return from_attr(attr)
+
+
+def set_model_rt_info(module: Any, info: Mapping[str, Any]) -> None:
+    """Replace the model's runtime info with ``info`` (empty: remove it).
+    Raises :class:`RtInfoError` on a key or value the IR cannot hold; the
+    module is unchanged then."""
+    attr = to_model_attr(info)
+    if attr.data:
+        module.attributes[MODEL_RT_INFO_ATTR] = attr
+    else:
+        module.attributes.pop(MODEL_RT_INFO_ATTR, None)
+
+
+def _deep_update(base: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    for k, v in new.items():
+        if isinstance(v, Mapping) and isinstance(base.get(k), dict):
+            base[k] = _deep_update(base[k], v)
+        else:
+            base[k] = dict(v) if isinstance(v, Mapping) else v
+    return base
+
+
+def update_model_rt_info(module: Any, info: Mapping[str, Any]) -> None:
+    """Merge ``info`` into the model's runtime info: sections merge key by
+    key, other values replace the old ones."""
+    set_model_rt_info(module, _deep_update(get_model_rt_info(module), info))
+
+
+def _model_leaf_text(attr: Attribute) -> str:
+    if isinstance(attr, ArrayAttr):
+        items = [from_attr(a) for a in attr.data]
+        if any(isinstance(v, Attribute | list | dict) for v in items):
+            raise RtInfoError("runtime info lists hold scalars only")
+        return " ".join(_model_scalar_text(v) for v in items)
+    value = from_attr(attr)
+    if isinstance(value, Attribute | dict):
+        raise RtInfoError(
+            f"a model runtime info value is str, bool, int, float or a list of "
+            f"them, got {attr}"
+        )
+    return _model_scalar_text(value)
+
+
+def _model_scalar_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "YES" if v else "NO"  # as OpenVINO writes a bool
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def encode_model_ir(value: Any) -> str:
+    """The IR ``value`` text of a model runtime info leaf, as OpenVINO writes
+    it: lists space-separated, bools ``YES``/``NO``."""
+    return _model_leaf_text(to_attr(value))
+
+
+def model_ir_tag(key: str) -> tuple[str, list[tuple[str, str]]]:
+    """(element name, attributes) of a model runtime info key in the IR."""
+    if is_xml_name(key):
+        return key, []
+    return "info", [("name", key)]
+
+
+def model_ir_key(tag: str, name: str | None) -> str:
+    """The key of a model runtime info element (``<info name="KEY">``: KEY)."""
+    return name if tag == "info" and name else tag
