@@ -252,6 +252,10 @@ def _convert(
         overrides = {k: v for k, v in shapes.items() if v is not None}
         if overrides:
             frontend_options["input_shapes"] = overrides
+        if shapes:
+            # every name must be a graph input, also without a shape (TF: a
+            # PlaceholderWithDefault named by --input becomes a graph input)
+            frontend_options.setdefault("inputs", list(shapes))
         from xmo.passes.debug import phase
 
         with phase("load"):

@@ -37,15 +37,21 @@ def _is_tf_model(model: Any) -> bool:
     return getattr(desc, "full_name", None) == "tensorflow.GraphDef"
 
 
+def is_tf_model(model: Any) -> bool:
+    """``model`` goes to the TensorFlow frontend (a ``.pb``/``.pbtxt`` path or a
+    GraphDef message): its options include ``inputs``."""
+    return _is_tf_model(model)
+
+
 def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
     """Load ``model`` (a path or an in-memory model) with the matching frontend.
 
     * ONNX: ``.onnx`` paths, serialized bytes, ``onnx.ModelProto``
       (:func:`xmo.frontends.onnx.load_onnx`; options: ``input_shapes``,
-      ``base_dir``, ``shape_inference``)
+      ``inputs``, ``base_dir``, ``shape_inference``)
     * TensorFlow frozen graphs: ``.pb``/``.pbtxt`` paths, GraphDef messages
       (xmo's schema or TensorFlow's own) (:func:`xmo.frontends.tf.load_tf`;
-      options: ``input_shapes``, ``outputs``). Serialized GraphDef bytes must
+      options: ``input_shapes``, ``outputs``, ``inputs``). Serialized GraphDef bytes must
       go to ``load_tf`` directly (bytes mean ONNX here).
     """
     if _is_tf_model(model):

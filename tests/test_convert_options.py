@@ -67,6 +67,28 @@ def test_input_shape_override_and_static_shape():
         xmo.convert_model(_model(), static_shape=True)
 
 
+@pytest.mark.parametrize("spec", ["nothere", "nothere[1,3]", "x,nothere"])
+def test_input_naming_no_graph_input_is_an_error(spec):
+    """A name --input gives must be a graph input, with or without a shape
+    (it was silently ignored without one)."""
+    from xmo.frontends.onnx import OnnxFrontendError
+
+    with pytest.raises(OnnxFrontendError, match=r"has no input 'nothere' \(inputs: x\)"):
+        xmo.convert_model(_model(), input=spec)
+    assert _params(xmo.convert_model(_model(), input="x"))  # a real input without a shape
+
+
+def test_tf_input_naming_no_placeholder_is_an_error(tmp_path):
+    from pathlib import Path
+
+    from xmo.frontends.tf import TFFrontendError
+
+    pb = Path(__file__).parent / "data" / "tf" / "cnn.pb"
+    with pytest.raises(TFFrontendError, match="no Placeholder 'nothere'"):
+        xmo.convert_model(pb, input="nothere")
+    assert len(_params(xmo.convert_model(pb, input="input"))) == 1
+
+
 def test_batch_sets_dim_zero():
     m = xmo.convert_model(_model(), batch=7)
     assert str(_params(m)[0].results[0].type) == "tensor<7x3xf32>"

@@ -381,6 +381,11 @@ def test_shape_ops(op_type, inputs, attrs, kw):
 # ---------------------------------------------------------------------------
 
 _D = f32(3, 4, 5)
+# 2 batches x 6 boxes (some corners swapped), 2 classes with distinct scores
+_NMS_BOXES = np.float32([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [1, 1, 0, 0], [0, 10, 1, 11],
+                          [0, 10.1, 1, 11.1], [0, 100, 1, 101]]] * 2)
+_NMS_SCORES = np.float32([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3], [0.1, 0.2, 0.35, 0.4, 0.55, 0.65]],
+                          [[0.33, 0.76, 0.61, 0.96, 0.51, 0.91], [0.02, 0.22, 0.32, 0.42, 0.52, 0.62]]])
 
 INDEXING = [
     case("Gather", [_D, i64([[0, 2], [-1, 1]]), i64(1)], id="gather"),
@@ -420,6 +425,15 @@ INDEXING = [
           "shrink_axis_mask": [0, 0], "ellipsis_mask": [1, 0]}, id="strided-slice-ellipsis"),
     case("Slice", [_D, i64([1, -1]), i64([3, 0]), i64([1, -2]), i64([1, 2])], id="slice"),
     case("Slice", [_D, i64([0, 0, 0]), i64([2, 100, 5]), i64([1, 1, 3])], id="slice-noaxes"),
+    *[case("Bucketize", [np.float32([[-2, -1, 0], [0.5, 1, 3]]), C([-1, 0, 1], np.float32)],
+           {"output_type": "i32", "with_right_bound": right}, id=f"bucketize-right-{right}")
+      for right in (True, False)],
+    *[case("NonMaxSuppression",
+           [_NMS_BOXES, _NMS_SCORES, i64(3), C(np.float32(0.4)), C(np.float32(0.05)),
+            C(np.float32(sigma))],
+           {"box_encoding": "corner", "sort_result_descending": desc, "output_type": "i64"},
+           id=f"nms-desc-{desc}-sigma-{sigma}")
+      for desc in (True, False) for sigma in (0.0, 0.5)],
 ]
 
 

@@ -72,9 +72,12 @@ def test_tf_fixture_within_tolerance_of_openvinos_own_fp16(name: str, tmp_path: 
     ins = dict(np.load(DATA / m["inputs_file"]))
     outs = dict(np.load(DATA / m["outputs_file"]))
     xmo.save_model(xmo.convert_model(DATA / m["file"]), tmp_path / "x.xml", compress_to_fp16=True)
-    ov.save_model(ov.convert_model(str(DATA / m["file"])), str(tmp_path / "o.xml"),
-                  compress_to_fp16=True)
+    refused = m.get("openvino_unsupported")  # OpenVINO's TF frontend cannot convert it
+    if not refused:
+        ov.save_model(ov.convert_model(str(DATA / m["file"])), str(tmp_path / "o.xml"),
+                      compress_to_fp16=True)
     core = ov.Core()
+    scales: list[float] = []  # per output: max(1, max |reference|)
 
     def errors(xml: Path) -> list[float]:
         model = core.read_model(xml)
@@ -87,6 +90,7 @@ def test_tf_fixture_within_tolerance_of_openvinos_own_fp16(name: str, tmp_path: 
                         feed[p.get_any_name()] = ins[k]
         r = c(feed if len(feed) == len(c.inputs) else list(ins.values()))
         errs = []
+        scales.clear()
         for i, spec in enumerate(m["outputs"]):
             ref = outs[spec["name"]]
             if ref.dtype.kind != "f" or not ref.size:
@@ -95,9 +99,15 @@ def test_tf_fixture_within_tolerance_of_openvinos_own_fp16(name: str, tmp_path: 
                      if spec["name"] in o.get_names() or spec["name"].removesuffix(":0") in o.get_names()]
             got = np.asarray(r[ports[0] if ports else c.outputs[i]])
             errs.append(float(np.max(np.abs(got - ref))))
+            scales.append(max(1.0, float(np.max(np.abs(ref)))))
         return errs, model
 
     ours, model = errors(tmp_path / "x.xml")
+    if refused:
+        # no OpenVINO fp16 IR to compare with: f16 weights' own rounding
+        # (2^-11 relative) through a few layers, relative to the output scale
+        assert all(a <= 1e-2 * sc for a, sc in zip(ours, scales)), f"{name}: xmo fp16 errors {ours}"
+        return
     theirs, _ = errors(tmp_path / "o.xml")
     for a, b in zip(ours, theirs):
         assert a <= 1.25 * b + 1e-4, f"{name}: xmo fp16 error {a:.3g}, OpenVINO's {b:.3g}"

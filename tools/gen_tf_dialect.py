@@ -84,12 +84,14 @@ OPS: dict[str, tuple[str, ...]] = {
     ),
     "indexing": (
         "Gather", "GatherV2", "GatherNd", "ScatterNd", "TensorScatterUpdate",
-        "TensorScatterAdd", "OneHot", "TopKV2", "Unique", "UnsortedSegmentSum",
-        "SegmentSum", "SparseToDense", "Bucketize",
+        "TensorScatterAdd", "TensorScatterSub", "TensorScatterMax", "TensorScatterMin",
+        "OneHot", "TopKV2", "Unique", "UnsortedSegmentSum", "UnsortedSegmentProd",
+        "UnsortedSegmentMax", "UnsortedSegmentMin", "SegmentSum", "SparseToDense",
+        "Bucketize",
     ),
     "image": (
         "ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea",
-        "CropAndResize", "ExtractImagePatches", "NonMaxSuppressionV2",
+        "CropAndResize", "ExtractImagePatches", "NonMaxSuppression", "NonMaxSuppressionV2",
         "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
         "CombinedNonMaxSuppression",
     ),
@@ -103,6 +105,9 @@ OPS: dict[str, tuple[str, ...]] = {
         "StatefulPartitionedCall",
     ),
     "variables": ("VariableV2", "VarHandleOp", "ReadVariableOp", "Assign"),
+    # a training branch's dropout (not converted: a frozen graph keeps it in
+    # the untaken branch of a learning-phase tf.cond)
+    "random": ("RandomUniform",),
 }
 
 #: Hand-written base classes (in dialects/tf/base.py) of special ops

@@ -18,8 +18,11 @@ For every model ``<name>`` it writes, under the output folder:
                           keyed by output tensor name (``Identity:0``, ...);
 * ``manifest.json``       per model: files, inputs (name, dtype, Placeholder
                           shape with -1 dims, fed shape), outputs (tensor name,
-                          dtype, reference shape), node count, op histogram and
-                          a one-line description.
+                          dtype, reference shape), node count, op histogram,
+                          a one-line description and, where it applies, the
+                          ``extensions`` the model needs and the op types
+                          OpenVINO's own TF frontend refuses
+                          (``openvino_unsupported``: no comparison with it).
 
 ``shapes`` is also written as text (``shapes.pbtxt``, protobuf text format of
 the same GraphDef) for the text parser.  Things a reader must cope with, as
@@ -49,6 +52,17 @@ Models (all NHWC, float32, weights from seeded NumPy generators):
                    convolutions on k-space, StridedSlice [...,0] / [...,1] ->
                    Complex -> IFFT2D -> ComplexAbs (needs the FFT extension,
                    ``examples/fft_extension``).
+* ``more_ops``     raw ops real frozen graphs hold beyond the basic set:
+                   Atan2 (signed zeros, x = 0), Cumprod (exclusive / reverse),
+                   Roll, ScatterNd, TensorScatterUpdate / Add, ResizeBicubic
+                   (every coordinate mode), MatrixBandPart, Bucketize,
+                   SegmentSum, UnsortedSegmentSum / Max,
+                   NonMaxSuppressionV3 / V4 / V5, CropAndResize.
+* ``cond``         a TF1-style training switch: ``tf.cond`` on a
+                   ``PlaceholderWithDefault(False)`` learning phase (dropout /
+                   batch statistics in the untaken branches) and on a constant,
+                   nested; frozen with ``lower_control_flow`` into Switch /
+                   Merge.
 
 The script checks programmatically that every op type a model is meant to
 cover occurs in its frozen graph and prints an op-type histogram per model.
@@ -98,7 +112,9 @@ def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
             info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            # (ascontiguousarray makes a 0-d array 1-d: keep scalars scalars)
+            data = np.ascontiguousarray(arr).reshape(np.shape(arr))
+            np.lib.format.write_array(buf, data, allow_pickle=False)
             zf.writestr(info, buf.getvalue())
 
 
@@ -142,8 +158,11 @@ def perturb_bn_stats(rng, mean: np.ndarray, var: np.ndarray):
 # Freezing and reference
 # ----------------------------------------------------------------------------
 
-def freeze(fn, signature):
-    """Trace ``fn`` with ``signature`` and freeze it; returns (graph_def, frozen_fn)."""
+def freeze(fn, signature, allow=frozenset()):
+    """Trace ``fn`` with ``signature`` and freeze it; returns (graph_def, frozen_fn).
+
+    ``allow``: forbidden op types this model may keep (``cond``: Switch, Merge).
+    """
     from tensorflow.python.framework.convert_to_constants import (
         convert_variables_to_constants_v2,
     )
@@ -153,9 +172,19 @@ def freeze(fn, signature):
     gd = frozen.graph.as_graph_def()
     if len(gd.library.function):
         raise RuntimeError("frozen graph still has a function library")
-    bad = sorted({n.op for n in gd.node} & FORBIDDEN_OPS)
+    bad = sorted({n.op for n in gd.node} & (FORBIDDEN_OPS - set(allow)))
     if bad:
         raise RuntimeError(f"frozen graph still has {bad}")
+    # Placeholders in signature order (freezing a function of many inputs
+    # lists them in an order that changes from run to run)
+    order = {spec.name: i for i, spec in enumerate(signature)}
+    slots = [i for i, n in enumerate(gd.node) if n.op == "Placeholder" and n.name in order]
+    placeholders = sorted((gd.node[i] for i in slots), key=lambda n: order[n.name])
+    copies = [type(n)() for n in placeholders]
+    for c, n in zip(copies, placeholders):
+        c.CopyFrom(n)
+    for i, c in zip(slots, copies):
+        gd.node[i].CopyFrom(c)
     # Placeholders must keep their unknown dims.
     for spec in signature:
         (ph,) = [n for n in gd.node if n.name == spec.name]
@@ -607,6 +636,188 @@ def build_fft_mri():
     }
 
 
+# ----------------------------------------------------------------------------
+# Model 7: more_ops (ops beyond the basic set, on realistic shapes)
+# ----------------------------------------------------------------------------
+
+def _make_more_ops_fn():
+    scatter_rows = tf.constant([[1], [4], [1], [0]], tf.int32)            # row 1 twice
+    upd_at = tf.constant([[0, 2], [1, 7]], tf.int32)                       # (batch, step)
+    add_at = tf.constant([[0, 2], [1, 7], [0, 2]], tf.int32)               # (0, 2) twice
+    crop_boxes = tf.constant([[0.1, 0.2, 0.7, 0.9],
+                              [0.6, 0.7, 0.2, 0.1],                       # flipped corners
+                              [-0.2, 0.3, 0.6, 1.3],                      # partly outside
+                              [0.0, 0.0, 1.0, 1.0],
+                              [0.33, 0.25, 0.34, 0.75]], tf.float32)      # thin
+    crop_ind = tf.constant([0, 1, 1, 0, 1], tf.int32)
+
+    def fn(image, seq, boxes, scores, segment_ids, unsorted_ids, atan_y, atan_x):
+        """image [N,16,16,3], seq [N,10,12], boxes [B,4], scores [B],
+        segment_ids [10] (sorted, for the rows of seq[0]), unsorted_ids [N,10],
+        atan_y / atan_x [N,24] (every quadrant, +-0 on both sides)."""
+        # Atan2 of inputs: OpenVINO's CPU plugin does not keep the sign of a
+        # zero its fused elementwise chains compute, so the zeros are fed
+        at = tf.math.atan2(atan_y, atan_x)
+        # Cumprod of values near 1
+        v = 1.0 + 0.2 * seq
+        cp = tf.math.cumprod(v, axis=1)
+        cp_er = tf.math.cumprod(v, axis=2, exclusive=True, reverse=True)
+        cp_e = tf.math.cumprod(v, axis=-1, exclusive=True)
+        rl = tf.roll(seq, shift=[3, -5], axis=[1, 2])
+        sn = tf.scatter_nd(scatter_rows, seq[0, :4, :], shape=[6, 12])
+        tsu = tf.tensor_scatter_nd_update(seq, upd_at, 10.0 * seq[0, :2, :])
+        tsa = tf.tensor_scatter_nd_add(seq, add_at, seq[1, :3, :])
+        rb_half = tf.raw_ops.ResizeBicubic(images=image, size=[24, 20], half_pixel_centers=True)
+        rb_align = tf.raw_ops.ResizeBicubic(images=image, size=[23, 9], align_corners=True)
+        rb_legacy = tf.raw_ops.ResizeBicubic(images=image, size=[11, 30])
+        bp_low = tf.linalg.band_part(seq, 2, -1)
+        bp_band = tf.linalg.band_part(seq, 1, 3)
+        bk = tf.raw_ops.Bucketize(input=tf.round(seq * 2.0) / 2.0,
+                                  boundaries=[-1.0, -0.5, 0.0, 0.5, 1.5])
+        ss = tf.math.segment_sum(seq[0], segment_ids)
+        us = tf.math.unsorted_segment_sum(seq, unsorted_ids, num_segments=7)
+        um = tf.math.unsorted_segment_max(seq, unsorted_ids, num_segments=7)
+        nms3 = tf.raw_ops.NonMaxSuppressionV3(boxes=boxes, scores=scores, max_output_size=10,
+                                              iou_threshold=0.5, score_threshold=0.1)
+        nms4, valid4 = tf.raw_ops.NonMaxSuppressionV4(
+            boxes=boxes, scores=scores, max_output_size=12, iou_threshold=0.4,
+            score_threshold=0.0, pad_to_max_output_size=True)
+        nms5, nms5_scores, valid5 = tf.raw_ops.NonMaxSuppressionV5(
+            boxes=boxes, scores=scores, max_output_size=8, iou_threshold=0.5,
+            score_threshold=0.2, soft_nms_sigma=0.3, pad_to_max_output_size=False)
+        cr = tf.image.crop_and_resize(image, crop_boxes, crop_ind, [7, 9])
+        crn = tf.image.crop_and_resize(image, crop_boxes, crop_ind, [5, 1], method="nearest",
+                                       extrapolation_value=-1.0)
+        return (at, cp, cp_er, cp_e, rl, sn, tsu, tsa, rb_half, rb_align, rb_legacy, bp_low,
+                bp_band, bk, ss, us, um, nms3, nms4, valid4, nms5, nms5_scores, valid5, cr, crn)
+
+    return fn
+
+
+MORE_OPS_LABELS = ["atan2", "cumprod", "cumprod_exclusive_reverse", "cumprod_exclusive", "roll",
+                   "scatter_nd", "tensor_scatter_update", "tensor_scatter_add",
+                   "resize_bicubic_half_pixel", "resize_bicubic_align_corners",
+                   "resize_bicubic_legacy", "band_part_lower", "band_part_band", "bucketize",
+                   "segment_sum", "unsorted_segment_sum", "unsorted_segment_max", "nms_v3",
+                   "nms_v4_padded", "nms_v4_valid", "nms_v5_soft", "nms_v5_scores",
+                   "nms_v5_valid", "crop_and_resize", "crop_and_resize_nearest"]
+
+
+def _nms_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Overlapping boxes (y1, x1, y2, x2) in the unit square, some corners swapped."""
+    c = rng.uniform(0.2, 0.8, (n, 2))
+    half = rng.uniform(0.05, 0.2, (n, 2))
+    b = np.concatenate([c - half, c + half], axis=1)
+    swap = rng.random(n) < 0.25
+    b[swap] = b[swap][:, [2, 3, 0, 1]]
+    return b.astype(np.float32)
+
+
+def _atan2_args(rng: np.random.Generator, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(y, x) of shape [n, k]: every pairing of +0, -0, a negative and a positive
+    value on both sides first (16 pairs), then normal values with zeros."""
+    edge = [0.0, -0.0, -1.5, 0.75]
+    pairs = np.array([(y, x) for y in edge for x in edge])
+    v = rng.standard_normal((n * k, 2))
+    zero = rng.random((n * k, 2)) < 0.2
+    v[zero] = np.where(rng.random((n * k, 2)) < 0.5, 0.0, -0.0)[zero]
+    v[: len(pairs)] = pairs
+    v = v.astype(np.float32)
+    return v[:, 0].reshape(n, k), v[:, 1].reshape(n, k)
+
+
+def build_more_ops():
+    sig = [tf.TensorSpec([None, 16, 16, 3], tf.float32, name="image"),
+           tf.TensorSpec([None, 10, 12], tf.float32, name="seq"),
+           tf.TensorSpec([None, 4], tf.float32, name="boxes"),
+           tf.TensorSpec([None], tf.float32, name="scores"),
+           tf.TensorSpec([10], tf.int32, name="segment_ids"),
+           tf.TensorSpec([None, 10], tf.int32, name="unsorted_ids"),
+           tf.TensorSpec([None, 24], tf.float32, name="atan_y"),
+           tf.TensorSpec([None, 24], tf.float32, name="atan_x")]
+    gd, frozen = freeze(_make_more_ops_fn(), sig)
+    rng = np.random.default_rng(3007)
+    atan_y, atan_x = _atan2_args(rng, 2, 24)
+    feeds = {
+        "image": blocky_images(rng, 2, 16, 16, 3),
+        "seq": rng.standard_normal((2, 10, 12)).astype(np.float32),
+        "boxes": _nms_boxes(rng, 40),
+        "scores": rng.uniform(0.0, 1.0, 40).astype(np.float32),
+        # segments 2 and 5 are empty
+        "segment_ids": np.array([0, 0, 1, 1, 1, 3, 4, 4, 6, 6], np.int32),
+        # -1 drops a row; segment 6 is empty
+        "unsorted_ids": rng.integers(-1, 6, (2, 10)).astype(np.int32),
+        "atan_y": atan_y,
+        "atan_x": atan_x,
+    }
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": MORE_OPS_LABELS,
+        "description": "ops beyond the basic set: Atan2 (signed zeros), Cumprod (exclusive, "
+                        "reverse), Roll, ScatterNd, TensorScatterUpdate/Add, ResizeBicubic "
+                        "(half-pixel, align-corners, legacy), MatrixBandPart, Bucketize, "
+                        "SegmentSum, UnsortedSegmentSum/Max, NonMaxSuppressionV3/V4/V5 (soft), "
+                        "CropAndResize (bilinear, nearest with extrapolation)",
+        # OpenVINO 2026.4's TF frontend refuses the graph (tests/test_tf_models.py checks it)
+        "openvino_unsupported": ["CropAndResize", "Cumprod", "ResizeBicubic"],
+        "required": {"Atan2", "Cumprod", "Roll", "ScatterNd", "TensorScatterUpdate",
+                      "TensorScatterAdd", "ResizeBicubic", "MatrixBandPart", "Bucketize",
+                      "SegmentSum", "UnsortedSegmentSum", "UnsortedSegmentMax",
+                      "NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+                      "CropAndResize"},
+    }
+
+
+# ----------------------------------------------------------------------------
+# Model 8: cond (TF1 control flow on a learning phase, frozen to Switch / Merge)
+# ----------------------------------------------------------------------------
+
+def _make_cond_fn():
+    wrng = np.random.default_rng(1008)
+    w1 = tf.constant(he(wrng, (8, 16), 8))
+    b1 = tf.constant((0.05 * wrng.standard_normal(16)).astype(np.float32))
+    moving_mean = tf.constant((0.3 * wrng.standard_normal(16)).astype(np.float32))
+    moving_var = tf.constant(wrng.uniform(0.5, 1.5, 16).astype(np.float32))
+    w2 = tf.constant(he(wrng, (16, 4), 16))
+
+    def fn(x):
+        """x: [N,8]; the learning phase defaults to False (inference)."""
+        training = tf.raw_ops.PlaceholderWithDefault(
+            input=tf.constant(False), shape=[], name="keras_learning_phase")
+        h = tf.nn.relu(tf.matmul(x, w1) + b1)
+        h = tf.cond(training, lambda: tf.nn.dropout(h, 0.5, seed=7), lambda: tf.identity(h))
+        mean, var = tf.cond(training, lambda: tf.nn.moments(h, [0]),
+                            lambda: (tf.identity(moving_mean), tf.identity(moving_var)))
+        h = (h - mean) * tf.math.rsqrt(var + 1e-3)
+        # nested: a constant predicate around one on the learning phase; the
+        # branches are bare constants (they hang on the pivots by control edges)
+        scale = tf.cond(tf.constant(True),
+                        lambda: tf.cond(tf.logical_not(training), lambda: tf.constant(2.0),
+                                        lambda: tf.constant(0.5)),
+                        lambda: tf.constant(-1.0))
+        return tf.nn.softmax(tf.matmul(h, w2) * scale)
+
+    return fn
+
+
+def build_cond():
+    sig = [tf.TensorSpec([None, 8], tf.float32, name="x")]
+    gd, frozen = freeze(_make_cond_fn(), sig, allow={"Switch", "Merge"})
+    rng = np.random.default_rng(3008)
+    feeds = {"x": rng.standard_normal((4, 8)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["probabilities"],
+        "description": "TF1-style training switch frozen with lower_control_flow: tf.cond on a "
+                        "PlaceholderWithDefault(False) learning phase (dropout with RandomUniform "
+                        "and batch moments in the untaken branches), a nested tf.cond on a "
+                        "constant whose branches are bare constants; Switch / Merge",
+        "openvino_unsupported": ["Merge"],
+        "required": {"Switch", "Merge", "PlaceholderWithDefault", "RandomUniform", "MatMul",
+                      "Softmax", "LogicalNot"},
+    }
+
+
 BUILDERS = {
     "cnn": build_cnn,
     "mobilenetv2": build_mobilenetv2,
@@ -614,6 +825,8 @@ BUILDERS = {
     "shapes": build_shapes,
     "ops": build_ops,
     "fft_mri": build_fft_mri,
+    "more_ops": build_more_ops,
+    "cond": build_cond,
 }
 TEXT_MODELS = {"shapes"}
 
@@ -707,6 +920,8 @@ def write_model(out: Path, name: str, spec: dict) -> dict:
             "shape": list(r.shape),
         } for t, label, r in zip(out_names, spec["labels"], ref)],
         **({"extensions": spec["extensions"]} if "extensions" in spec else {}),
+        **({"openvino_unsupported": spec["openvino_unsupported"]}
+           if "openvino_unsupported" in spec else {}),
         "node_count": len(gd.node),
         "op_histogram": dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))),
         "bytes": len(blob),

@@ -3080,6 +3080,29 @@ class NoOpOp(TFOp):
 
 
 @tf_op
+class NonMaxSuppressionOp(TFOp):
+    """TensorFlow ``NonMaxSuppression`` (generated from its OpDef)."""
+
+    name = 'tf.NonMaxSuppression'
+    TF_TYPE: ClassVar[str] = 'NonMaxSuppression'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('boxes', 'single'),
+        Arg('scores', 'single'),
+        Arg('max_output_size', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('selected_indices', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='f32'),
+        TypeRule(type='f32'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('iou_threshold', 'float', 0.5),
+    )
+
+
+@tf_op
 class NonMaxSuppressionV2Op(TFOp):
     """TensorFlow ``NonMaxSuppressionV2`` (generated from its OpDef)."""
 
@@ -3584,6 +3607,30 @@ class QuantizeV2Op(TFOp):
         'mode': ('MIN_COMBINED', 'MIN_FIRST', 'SCALED'),
         'round_mode': ('HALF_AWAY_FROM_ZERO', 'HALF_TO_EVEN'),
     }
+
+
+@tf_op
+class RandomUniformOp(TFOp):
+    """TensorFlow ``RandomUniform`` (generated from its OpDef)."""
+
+    name = 'tf.RandomUniform'
+    TF_TYPE: ClassVar[str] = 'RandomUniform'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (Arg('shape', 'single'),)
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('seed', 'int', 0),
+        AttrSpec('seed2', 'int', 0),
+        AttrSpec('dtype', 'type', None),
+        AttrSpec('T', 'type', None),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'dtype'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'dtype': ('f16', 'bf16', 'f32', 'f64'),
+        'T': ('i32', 'i64'),
+    }
+    IS_STATEFUL: ClassVar[bool] = True
 
 
 @tf_op
@@ -4882,6 +4929,93 @@ class TensorScatterAddOp(TFOp):
 
 
 @tf_op
+class TensorScatterMaxOp(TFOp):
+    """TensorFlow ``TensorScatterMax`` (generated from its OpDef)."""
+
+    name = 'tf.TensorScatterMax'
+    TF_TYPE: ClassVar[str] = 'TensorScatterMax'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('tensor', 'single'),
+        Arg('indices', 'single'),
+        Arg('updates', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='T'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('bad_indices_policy', 'string', ''),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'Tindices': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorScatterMinOp(TFOp):
+    """TensorFlow ``TensorScatterMin`` (generated from its OpDef)."""
+
+    name = 'tf.TensorScatterMin'
+    TF_TYPE: ClassVar[str] = 'TensorScatterMin'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('tensor', 'single'),
+        Arg('indices', 'single'),
+        Arg('updates', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='T'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('bad_indices_policy', 'string', ''),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'Tindices': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorScatterSubOp(TFOp):
+    """TensorFlow ``TensorScatterSub`` (generated from its OpDef)."""
+
+    name = 'tf.TensorScatterSub'
+    TF_TYPE: ClassVar[str] = 'TensorScatterSub'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('tensor', 'single'),
+        Arg('indices', 'single'),
+        Arg('updates', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='T'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('bad_indices_policy', 'string', ''),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'Tindices': ('i32', 'i64'),
+    }
+
+
+@tf_op
 class TensorScatterUpdateOp(TFOp):
     """TensorFlow ``TensorScatterUpdate`` (generated from its OpDef)."""
 
@@ -5084,6 +5218,109 @@ class UnpackOp(TFOp):
     )
     REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'num'))
     MINIMUMS: ClassVar[dict[str, int]] = {'num': 0}
+
+
+@tf_op
+class UnsortedSegmentMaxOp(TFOp):
+    """TensorFlow ``UnsortedSegmentMax`` (generated from its OpDef)."""
+
+    name = 'tf.UnsortedSegmentMax'
+    TF_TYPE: ClassVar[str] = 'UnsortedSegmentMax'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('data', 'single'),
+        Arg('segment_ids', 'single'),
+        Arg('num_segments', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='Tnumsegments'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('Tnumsegments', 'type', 'i32'),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'T': (
+            'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
+            'u64',
+        ),
+        'Tindices': ('i32', 'i64'),
+        'Tnumsegments': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class UnsortedSegmentMinOp(TFOp):
+    """TensorFlow ``UnsortedSegmentMin`` (generated from its OpDef)."""
+
+    name = 'tf.UnsortedSegmentMin'
+    TF_TYPE: ClassVar[str] = 'UnsortedSegmentMin'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('data', 'single'),
+        Arg('segment_ids', 'single'),
+        Arg('num_segments', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='Tnumsegments'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('Tnumsegments', 'type', 'i32'),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'T': (
+            'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
+            'u64',
+        ),
+        'Tindices': ('i32', 'i64'),
+        'Tnumsegments': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class UnsortedSegmentProdOp(TFOp):
+    """TensorFlow ``UnsortedSegmentProd`` (generated from its OpDef)."""
+
+    name = 'tf.UnsortedSegmentProd'
+    TF_TYPE: ClassVar[str] = 'UnsortedSegmentProd'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('data', 'single'),
+        Arg('segment_ids', 'single'),
+        Arg('num_segments', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='T'),
+        TypeRule(type_attr='Tindices'),
+        TypeRule(type_attr='Tnumsegments'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', None),
+        AttrSpec('Tindices', 'type', None),
+        AttrSpec('Tnumsegments', 'type', 'i32'),
+    )
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'T': (
+            'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
+            'tf.quint8', 'tf.qint32', 'bf16', 'tf.qint16', 'tf.quint16', 'u16',
+            'tf.complex128', 'f16', 'u32', 'u64',
+        ),
+        'Tindices': ('i32', 'i64'),
+        'Tnumsegments': ('i32', 'i64'),
+    }
 
 
 @tf_op
@@ -5476,6 +5713,7 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     NegOp,
     NextIterationOp,
     NoOpOp,
+    NonMaxSuppressionOp,
     NonMaxSuppressionV2Op,
     NonMaxSuppressionV3Op,
     NonMaxSuppressionV4Op,
@@ -5495,6 +5733,7 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     PrintV2Op,
     ProdOp,
     QuantizeV2Op,
+    RandomUniformOp,
     RangeOp,
     RankOp,
     ReadVariableOpOp,
@@ -5550,6 +5789,9 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     TanOp,
     TanhOp,
     TensorScatterAddOp,
+    TensorScatterMaxOp,
+    TensorScatterMinOp,
+    TensorScatterSubOp,
     TensorScatterUpdateOp,
     TileOp,
     TopKV2Op,
@@ -5558,6 +5800,9 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     TruncateModOp,
     UniqueOp,
     UnpackOp,
+    UnsortedSegmentMaxOp,
+    UnsortedSegmentMinOp,
+    UnsortedSegmentProdOp,
     UnsortedSegmentSumOp,
     VarHandleOpOp,
     VariableV2Op,

@@ -66,6 +66,7 @@ def load_onnx(
     *,
     base_dir: str | os.PathLike[str] | None = None,
     shape_inference: bool = True,
+    inputs: Sequence[str] | None = None,
 ) -> ModuleOp:
     """Load an ONNX model into an ``onnx``-dialect module.
 
@@ -73,6 +74,8 @@ def load_onnx(
     data is looked up in ``base_dir`` (default: the model file's folder; for
     bytes/ModelProto there is none unless given). ``input_shapes`` overrides
     graph input shapes (int = static dim, str = symbolic dim, None = dynamic).
+    ``inputs``: names that must be graph inputs (``--input`` names given
+    without a shape); a name that is not one is an error listing the inputs.
     ``ctx`` must be an xmo context (``make_context()``): weights go into its
     weight store.
     """
@@ -104,7 +107,7 @@ def load_onnx(
     if len(proto.functions):
         proto, owned = _inline_local_functions(proto), True
     _ensure_ops_loaded(ctx)
-    return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference).run()
+    return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference, inputs).run()
 
 
 def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:
@@ -306,8 +309,10 @@ class _Loader:
         input_shapes: Mapping[str, Sequence[int | str | None]] | None,
         owned: bool,
         shape_inference: bool,
+        inputs: Sequence[str] | None = None,
     ) -> None:
         self.model = model
+        self.inputs = list(inputs or ())
         self.ctx = ctx
         self.store = weight_store(ctx)
         self.external = tz.ExternalData(base_dir)
@@ -326,12 +331,13 @@ class _Loader:
     def run(self) -> ModuleOp:
         graph = self.model.graph
         names = {vi.name for vi in graph.input}
-        for k in self.input_shapes:
-            if k not in names:
-                raise OnnxFrontendError(
-                    f"input_shapes: the model has no input '{k}' "
-                    f"(inputs: {', '.join(sorted(names)) or 'none'})"
-                )
+        for what, given in (("input_shapes", self.input_shapes), ("inputs", self.inputs)):
+            for k in given:
+                if k not in names:
+                    raise OnnxFrontendError(
+                        f"{what}: the model has no input '{k}' "
+                        f"(inputs: {', '.join(sorted(names)) or 'none'})"
+                    )
         inferred = self._infer() if self.do_inference else None
         types = _Types(graph, inferred, None, bool(self.input_shapes))
         module = ModuleOp([])

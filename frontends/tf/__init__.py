@@ -13,6 +13,10 @@ block:
   ``_output_shapes``; ``input_shapes`` overrides both and rewrites ``shape``),
   ``tf.Const`` results have the constant's type, every other result is an
   unranked tensor of the OpDef's element type (``!tf.unknown`` if unknown);
+* a ``PlaceholderWithDefault`` (e.g. Keras' ``keras_learning_phase``) stays
+  one -- its default value flows through -- unless ``inputs`` or
+  ``input_shapes`` names it: then it loads as a ``tf.Placeholder``, a graph
+  input, as OpenVINO's frontend does when the user overrides the inputs;
 * then one ``tf.Output`` per graph output: the ``outputs`` asked for (the
   graph is pruned to their ancestors), else port 0 of every node nobody
   consumes (Const, Placeholder and no-output nodes excepted), graph order.

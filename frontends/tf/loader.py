@@ -32,6 +32,8 @@ from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
 
 #: op types that are never default graph outputs (inputs and constants)
 _NOT_OUTPUTS = frozenset({"Const", "Placeholder"})
+#: op types ``input_shapes`` / ``inputs`` may name
+_INPUT_OPS = ("Placeholder", "PlaceholderWithDefault")
 #: suffixes read as protobuf text format
 TEXT_SUFFIXES = (".pbtxt", ".prototxt", ".txt")
 
@@ -177,6 +179,7 @@ def load_tf(
     *,
     input_shapes: Mapping[str, Sequence[int | str | None] | None] | None = None,
     outputs: Sequence[str] | None = None,
+    inputs: Sequence[str] | None = None,
 ) -> ModuleOp:
     """Load a frozen TensorFlow graph into a ``tf``-dialect module.
 
@@ -184,12 +187,19 @@ def load_tf(
     a GraphDef message. ``input_shapes``: Placeholder name -> dims (int >= 0
     static; -1, None or a string dynamic; a None value: unknown rank).
     ``outputs``: tensor names (``"node"``/``"node:k"``); when given, only the
-    nodes they depend on (data and control edges) are kept. ``ctx`` must be
-    an xmo context (``make_context()``): weights go into its weight store.
+    nodes they depend on (data and control edges) are kept. ``inputs``: node
+    names that must be graph inputs (``--input`` names without a shape).
+    ``ctx`` must be an xmo context (``make_context()``): weights go into its
+    weight store.
+
+    A ``PlaceholderWithDefault`` is its default value, unless ``inputs`` or
+    ``input_shapes`` names it: then it loads as a ``tf.Placeholder`` (its
+    ``shape`` attribute, or the dims given), as OpenVINO's TF frontend makes
+    it a Parameter when the user overrides the inputs with it.
     """
     graph = read_graph_def(model)
     ctx.get_optional_op("tf.Output")  # loads the tf dialect if registered
-    return _Loader(graph, weight_store(ctx), input_shapes, outputs).run()
+    return _Loader(graph, weight_store(ctx), input_shapes, outputs, inputs).run()
 
 
 def graph_input_shapes(model: Any) -> dict[str, list[int] | None]:
@@ -251,10 +261,14 @@ class _Loader:
         store: WeightStore,
         input_shapes: Mapping[str, Sequence[int | str | None] | None] | None,
         outputs: Sequence[str] | None,
+        inputs: Sequence[str] | None = None,
     ) -> None:
         self.graph = graph
         self.store = store
         self.input_shapes = dict(input_shapes or {})
+        self.inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        #: PlaceholderWithDefault nodes loaded as Placeholders (graph inputs)
+        self.default_inputs: set[str] = set()
         if isinstance(outputs, str):
             outputs = [outputs]
         self.outputs = None if outputs is None else list(outputs)
@@ -324,17 +338,27 @@ class _Loader:
         return nodes
 
     def _check_input_shapes(self, by_name: dict[str, _Node]) -> dict[str, list[int] | None]:
+        """Dims overrides by Placeholder name; records the PlaceholderWithDefault
+        nodes ``inputs`` / ``input_shapes`` name (they become graph inputs)."""
         out: dict[str, list[int] | None] = {}
-        placeholders = [n.nd.name for n in by_name.values() if n.nd.op == "Placeholder"]
-        for key, dims in self.input_shapes.items():
+        placeholders = [n.nd.name for n in by_name.values() if n.nd.op in _INPUT_OPS]
+
+        def input_node(key: str, what: str) -> str:
             name = key[:-2] if key.endswith(":0") and key[:-2] in by_name else key
             n = by_name.get(name)
-            if n is None or n.nd.op != "Placeholder":
+            if n is None or n.nd.op not in _INPUT_OPS:
                 raise TFFrontendError(
-                    f"input_shapes: the graph has no Placeholder '{key}' "
+                    f"{what}: the graph has no Placeholder '{key}' "
                     f"(placeholders: {', '.join(placeholders) or 'none'})"
                 )
-            out[name] = _override_dims(key, dims)
+            if n.nd.op == "PlaceholderWithDefault":
+                self.default_inputs.add(name)
+            return name
+
+        for key in self.inputs:
+            input_node(str(key), "inputs")
+        for key, dims in self.input_shapes.items():
+            out[input_node(key, "input_shapes")] = _override_dims(key, dims)
         return out
 
     def _parse_outputs(self, by_name: dict[str, _Node]) -> list[tuple[str, int]] | None:
@@ -495,6 +519,11 @@ class _Loader:
     ) -> Operation:
         nd = n.nd
         operands = [values[src][port] for src, port in n.data]
+        op_type = nd.op
+        if op_type == "PlaceholderWithDefault" and nd.name in self.default_inputs:
+            # a graph input: a Placeholder with the same dtype / shape attrs
+            op_type, operands = "Placeholder", []
+            n.cls = OPS_BY_TYPE["Placeholder"]
         props: dict[str, Attribute] = {"node_name": StringAttr(nd.name)}
         if n.control:
             props["control_inputs"] = ArrayAttr([StringAttr(c) for c in n.control])
@@ -508,9 +537,9 @@ class _Loader:
             )
         else:
             props.update(n.attrs)
-            if nd.op == "Placeholder":
+            if op_type == "Placeholder":
                 result_types = [self._placeholder_type(n, props, shapes)]
-            elif nd.op == "Const":
+            elif op_type == "Const":
                 result_types = [self._const_type(n)]
             else:
                 els = n.cls.result_element_types(n.py)

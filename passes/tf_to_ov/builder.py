@@ -91,6 +91,22 @@ class ConstEvaluator:
         return np.asarray(outs[index])
 
 
+class _Dead:
+    """The value of a TF1 control-flow branch that is not taken (see :data:`DEAD`)."""
+
+    def __repr__(self) -> str:
+        return "DEAD"
+
+
+#: what a converter returns for an output that is never computed because its
+#: control-flow branch is not taken (the untaken output of a ``Switch`` whose
+#: predicate is a constant); convert-tf-to-ov propagates it as TensorFlow's
+#: executor propagates dead tensors: a node with a dead input (data or
+#: control) is dead and is not converted, a ``Merge`` forwards its one live
+#: input.
+DEAD = _Dead()
+
+
 class TFBuilder(Builder):
     """:class:`Builder` whose shape inference sees evaluated constant sub-graphs."""
 
@@ -205,6 +221,10 @@ class TFNode(NodeBase):
             return None
         return self.evaluator.value(v)
 
+    def is_dead(self, i: int) -> bool:
+        """Input ``i`` comes from a control-flow branch that is not taken."""
+        return i < len(self.inputs) and self.inputs[i] is DEAD
+
     def const_scalar_int(self, i: int, what: str) -> int:
         vals = self.const_ints(i, what)
         if len(vals) != 1:
@@ -213,6 +233,7 @@ class TFNode(NodeBase):
 
 
 __all__ = [
+    "DEAD",
     "DYN",
     "ConstEvaluator",
     "ConversionFailure",

@@ -10,6 +10,23 @@ Only nodes a graph output depends on are converted: NoOp, pure-control nodes
 and dead branches vanish, and a node that cannot be converted (a string
 constant, an extra FusedBatchNorm output) matters only when it is used.
 
+TF1 conditionals (``tf.cond`` lowered to ``Switch`` / ``Merge`` in a frozen
+graph) convert when the predicate folds to a constant (a Const, a
+``PlaceholderWithDefault(False)`` learning phase, any constant sub-graph):
+the ``Switch`` converter forwards its input to the taken port and returns
+:data:`~.builder.DEAD` for the other, and this pass propagates deadness as
+TensorFlow's executor does -- a node with a dead data input, or a control
+input from a dead node, is dead and is never converted (so the untaken
+branch may hold ops xmo cannot convert); a ``Merge`` forwards its one live
+input. Deadness needs the control edges of the branches (their constants
+hang on ``^pivot`` nodes), so when the graph has a ``Switch`` the nodes the
+converted ones reach through control edges are followed too (not
+converted), and the predicate of every ``Switch`` among them is converted.
+It happens here rather than in a front-phase rewrite of the ``tf`` module
+because the predicate is known only as a converted value: the constant
+evaluator folds whatever sub-graph computes it. A predicate that is not a
+constant (a real input) leaves the ``Switch`` in the unsupported-ops report.
+
 Names: output port ``k`` of node ``n`` becomes the tensor names ``n:k`` (and
 ``n`` for port 0) of the ov value that replaces it, so pass-through nodes add
 their names to the value they forward; the op producing port 0 takes the node
@@ -32,6 +49,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     ModuleOp,
@@ -46,6 +64,7 @@ from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.tf_to_ov.builder import (
+    DEAD,
     ConstEvaluator,
     ConversionFailure,
     TFBuilder,
@@ -94,17 +113,46 @@ def _tensor_type_ok(t) -> str | None:
     return None
 
 
-def _live_ops(ops: Sequence[Operation]) -> set[Operation]:
-    """Ops some ``tf.Output`` depends on (the block is in topological order)."""
+#: TF1 control-flow ops that route a value by a predicate (input 1)
+SWITCH = frozenset({"Switch"})
+#: TF1 control-flow ops that forward their one live input
+MERGE = frozenset({"Merge"})
+
+
+def control_input_names(op: Operation) -> list[str]:
+    """Node names of ``op``'s control inputs (``^name``)."""
+    ci = op.properties.get("control_inputs")
+    return [_str(c) for c in ci.data] if isinstance(ci, ArrayAttr) else []
+
+
+def _live_ops(ops: Sequence[Operation]) -> tuple[set[Operation], set[Operation]]:
+    """``(live, control)``: the ops some ``tf.Output`` depends on through data
+    edges (converted), and -- in a graph with a ``Switch`` -- the ops they
+    depend on through control edges (followed for deadness only, see the
+    module docstring; a ``Switch`` among them is live). The block is in
+    topological order, so one backward walk settles every op."""
+    has_switch = any(tf_type_of(op) in SWITCH for op in ops)
+    by_name = {node_name_of(op): op for op in ops} if has_switch else {}
     live: set[Operation] = set()
+    control: set[Operation] = set()
     for op in reversed(ops):
-        if op.name == "tf.Output" or op in live:
+        if op.name == "tf.Output" or (op in control and tf_type_of(op) in SWITCH):
             live.add(op)
-            for v in op.operands:
-                owner = v.owner
-                if isinstance(owner, Operation):
-                    live.add(owner)
-    return live
+        if op in live:
+            mark = live
+        elif op in control:
+            mark = control
+        else:
+            continue
+        for v in op.operands:
+            owner = v.owner
+            if isinstance(owner, Operation):
+                mark.add(owner)
+        for c in control_input_names(op):
+            src = by_name.get(c)
+            if src is not None and src not in live:
+                control.add(src)
+    return live, control - live
 
 
 def output_names(name: str, n: int) -> list[list[str]]:
@@ -130,28 +178,40 @@ class _Converter:
     def run(self, module: ModuleOp) -> None:
         store = weight_store(self.ctx)
         ops = list(module.body.block.ops)
-        live = _live_ops(ops)
+        live, control = _live_ops(ops)
         value_map: dict[SSAValue, SSAValue | None] = {}
         poisoned: set[SSAValue] = set()
+        poisoned_nodes: set[str] = set()  # followed through control edges
+        dead: set[SSAValue] = set()
+        dead_nodes: set[str] = set()
         failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
         new_ops: list[Operation] = []
         used_names: set[str] = set()
         evaluator = ConstEvaluator()
 
+        def poison(op: Operation) -> None:
+            poisoned.update(op.results)
+            poisoned_nodes.add(node_name_of(op))
+
         def fail(key: str, name: str, why: str, op: Operation) -> None:
             failures[key].append((name, why))
-            poisoned.update(op.results)
+            poison(op)
 
         def live_use(res: SSAValue) -> bool:
             return any(u.operation in live for u in res.uses)
 
         for op in ops:
-            if op not in live:
+            if op not in live and op not in control:
                 continue
             if op.name == "tf.Output":
                 v = op.operands[0]
                 tname = _str(op.properties.get("tensor_name"))
                 if v in poisoned:
+                    continue
+                if v in dead:
+                    failures["graph output"].append(
+                        (tname, "the output is in a control-flow branch that is not taken")
+                    )
                     continue
                 mapped = value_map.get(v)
                 if mapped is None:
@@ -165,6 +225,20 @@ class _Converter:
                 continue
             name = node_name_of(op)
             op_type = tf_type_of(op)
+            ctrl = control_input_names(op) if control or dead_nodes else []
+            if any(c in poisoned_nodes for c in ctrl):
+                poison(op)
+                continue
+            if _is_dead(op, op_type, ctrl, dead, dead_nodes):
+                dead.update(op.results)
+                dead_nodes.add(name)
+                for r in op.results:
+                    value_map[r] = DEAD  # type: ignore[assignment]
+                continue
+            if op not in live:  # followed through control edges for deadness only
+                if any(v in poisoned for v in op.operands):
+                    poison(op)
+                continue
             if op.name != "tf.Unknown" and op_type == "Placeholder":
                 t = op.results[0].type
                 why = _tensor_type_ok(t)
@@ -191,7 +265,7 @@ class _Converter:
                 value_map[op.results[0]] = c.results[0]
                 continue
             if any(v in poisoned for v in op.operands):
-                poisoned.update(op.results)
+                poison(op)
                 if op_type not in PASS_THROUGH and lookup(op_type) is None:
                     # unconvertible on its own too: the report lists it
                     fail(op_type, name, _no_converter(op), op)
@@ -203,6 +277,9 @@ class _Converter:
                 fail(op_type, name, str(e), op)
                 continue
             new_ops.extend(b.ops)
+            for res, v in zip(op.results, outs):
+                if v is DEAD:
+                    dead.add(res)
             self._name_outputs(op, name, outs, set(b.ops), value_map, used_names)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug(
@@ -246,6 +323,8 @@ class _Converter:
             if v is None:
                 continue
             value_map[res] = v
+            if v is DEAD:
+                continue
             add_tensor_names(v, output_names(name, len(op.results))[k])
             owner = v.owner
             if isinstance(owner, OVOp) and owner in created and owner not in named:
@@ -255,6 +334,19 @@ class _Converter:
                     continue
                 owner.set_friendly_name(fname)
                 used_names.add(fname)
+
+
+def _is_dead(
+    op: Operation, op_type: str, ctrl: Sequence[str], dead: set[SSAValue], dead_nodes: set[str]
+) -> bool:
+    """TensorFlow's deadness: a Merge is dead when all its data inputs are; any
+    other node when one of its data inputs is, or one of its control inputs
+    is a dead node."""
+    if not dead:
+        return False
+    if op_type in MERGE:
+        return bool(op.operands) and all(v in dead for v in op.operands)
+    return any(v in dead for v in op.operands) or any(c in dead_nodes for c in ctrl)
 
 
 def _no_converter(op: Operation) -> str:
@@ -290,7 +382,9 @@ def convert_tf_to_ov(module: ModuleOp, ctx: Context) -> None:
 
 
 __all__: Sequence[str] = [
+    "MERGE",
     "PASS_THROUGH",
+    "SWITCH",
     "ConvertTFToOVPass",
     "UnsupportedOpsError",
     "convert_tf_to_ov",

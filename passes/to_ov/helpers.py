@@ -139,3 +139,130 @@ def einsum_shape(equation: str, shapes: list[list[int] | None]) -> list[int] | N
         pre, post = rhs.split("...")
         return [dims[c] for c in pre] + ell + [dims[c] for c in post]
     return out + [dims[c] for c in rhs]
+
+
+# -- cumulative product (ONNX CumProd, TF Cumprod) -------------------------------------
+
+#: longest axis a cumulative product unrolls into slices (longer: the log form)
+CUMPROD_UNROLL_LIMIT = 512
+
+
+def cumprod(node: NodeBase, b: Builder, exclusive: bool, reverse: bool) -> SSAValue:
+    """Cumulative product of input 0 along the axis of input 1 (a scalar), as
+    ONNX ``CumProd`` and TensorFlow ``Cumprod`` define it (same inputs, same
+    ``exclusive`` / ``reverse`` meaning); OpenVINO has no such op."""
+    x = node.input(0)
+    r = rank_of(node, x)
+    if node.const(1) is not None:
+        vals = node.const_ints(1, "axis")
+        if len(vals) != 1:
+            raise node.unsupported("axis must hold one value")
+        return _cumprod_axis(node, b, x, norm_axis(node, vals[0], r), exclusive, reverse)
+    # runtime axis: one running product per possible axis, picked by the axis value
+    dims = dims_of(x.type)
+    assert dims is not None
+    if any(d < 0 for d in dims) or sum(dims) > CUMPROD_UNROLL_LIMIT:
+        raise node.unsupported("runtime axis needs static, small input dims")
+    axis = b.convert(b.reshape(node.input(1), []), "i64")
+    axis = b.out("FloorMod", [axis, b.i64(r)])
+    y = None
+    for a in range(r):
+        ya = _cumprod_axis(node, b, x, a, exclusive, reverse)
+        y = ya if y is None else b.out("Select", [b.out("Equal", [axis, b.i64(a)]), ya, y])
+    assert y is not None
+    return y
+
+
+def _cumprod_axis(
+    node: NodeBase, b: Builder, x: SSAValue, axis: int, exclusive: bool, reverse: bool
+) -> SSAValue:
+    dims = dims_of(x.type)
+    assert dims is not None
+    n = dims[axis]
+    if reverse:
+        x = reverse_axis(b, x, axis)
+    if 0 <= n <= CUMPROD_UNROLL_LIMIT:
+        # exact for every element type: a running product over the slices
+        parts = []
+        acc = None
+        for i in range(n):
+            s = slice_axis(b, x, i, i + 1, axis)
+            acc = s if acc is None else b.out("Multiply", [acc, s])
+            parts.append(acc)
+        if exclusive and n:
+            first = slice_axis(b, x, 0, 1, axis)
+            one = b.out("Broadcast", [scalar(b, 1, value_etype(x)), b.shape_of(first)])
+            parts = [one, *parts[:-1]]
+        y = b.concat(parts, axis) if n else x
+    else:
+        y = _cumprod_log(node, b, x, axis, exclusive)
+    if reverse:
+        y = reverse_axis(b, y, axis)
+    return y
+
+
+def _cumprod_log(node: NodeBase, b: Builder, x: SSAValue, axis: int, exclusive: bool) -> SSAValue:
+    """Float cumulative product through exp(cumsum(log|x|)) with sign and zero counts."""
+    t = value_etype(x)
+    if t not in ("f16", "bf16", "f32", "f64"):
+        raise node.unsupported("integer cumulative product over a dynamic or long axis")
+    ax = b.i64(axis)
+    attrs = {"exclusive": exclusive, "reverse": False}
+    zero, one = scalar(b, 0, t), scalar(b, 1, t)
+    is_zero = b.out("Equal", [x, zero])
+    mag = b.out("Select", [is_zero, one, b.out("Abs", [x])])
+    logs = b.out("CumSum", [b.out("Log", [mag]), ax], attrs)
+    negs = b.out("CumSum", [b.convert(b.out("Less", [x, zero]), t), ax], attrs)
+    zeros = b.out("CumSum", [b.convert(is_zero, t), ax], attrs)
+    odd = b.out("Equal", [b.out("FloorMod", [negs, scalar(b, 2, t)]), one])
+    y = b.out("Exp", [logs])
+    y = b.out("Select", [odd, b.out("Negative", [y]), y])
+    return b.out("Select", [b.out("Greater", [zeros, zero]), zero, y])
+
+
+# -- matrices -------------------------------------------------------------------------------
+
+
+def col_minus_row(b: Builder, x: SSAValue, rank: int) -> SSAValue:
+    """``j - i`` for every element ``(i, j)`` of the last two axes of ``x``
+    (rank >= 2): an i64 ``[rows, cols]`` matrix (dynamic dims allowed), what
+    band masks (ONNX ``Trilu``, TF ``MatrixBandPart``) compare."""
+    shape = b.shape_of(x)
+    rows = b.reshape(b.gather(shape, [rank - 2], 0), [])
+    cols = b.reshape(b.gather(shape, [rank - 1], 0), [])
+    ri = b.out("Range", [b.i64(0), rows, b.i64(1)], {"output_type": "i64"})
+    ci = b.out("Range", [b.i64(0), cols, b.i64(1)], {"output_type": "i64"})
+    return b.out("Subtract", [b.unsqueeze(ci, [0]), b.unsqueeze(ri, [1])])
+
+
+# -- non-maximum suppression --------------------------------------------------------------
+
+#: smallest positive normal f32 (CPU kernels may flush denormals)
+_TINY = float(np.finfo(np.float32).tiny)
+
+
+def strict_iou_threshold(
+    b: Builder, const: np.ndarray | None, runtime: SSAValue | None, etype: str = "f32"
+) -> SSAValue:
+    """The ``iou_threshold`` of OpenVINO's NonMaxSuppression for a framework
+    that suppresses a box when IoU > threshold (ONNX, TensorFlow): OpenVINO
+    suppresses when IoU >= threshold, so the threshold moves up by one f32 ulp
+    -- exactly for a constant (``const``), through ``t + max(|t| * c, tiny)``
+    for a scalar computed at run time (``runtime``), ``c`` a little above
+    2**-24 so that the step is above half an ulp even for a power of two
+    (where exactly half an ulp would round back to ``t``)."""
+    if const is not None:
+        t = np.float32(np.asarray(const).reshape(-1)[0])
+        up = np.nextafter(t, np.float32(np.inf), dtype=np.float32)
+        return scalar(b, float(max(up, np.float32(_TINY)) if t >= 0 else up), etype)
+    assert runtime is not None
+    t = runtime
+    step = b.out("Multiply", [b.out("Abs", [t]), scalar(b, 2.0**-24 * (1 + 2.0**-22), etype)])
+    step = b.out("Maximum", [step, scalar(b, _TINY, etype)])
+    return b.out("Add", [t, step])
+
+
+def valid_rows(b: Builder, selected: SSAValue, valid: SSAValue) -> SSAValue:
+    """The first ``valid`` (an i64 ``[1]``) rows of a NonMaxSuppression output
+    (a plugin may pad its outputs)."""
+    return b.out("Slice", [selected, b.i64([0]), valid, b.i64([1]), b.i64([0])])

@@ -4,6 +4,7 @@ from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
     activations,
     col2im,
     convolution,
+    detection,
     dft,
     elementwise,
     generation,

@@ -1,8 +1,8 @@
 """Result types of the math / activation / normalization / quantization ops the
 ONNX converters of the ``math`` families emit and that had no inference yet:
 trigonometric unaries, Sign, Round, SoftSign, Selu, HardSigmoid, IsInf/IsNaN/
-IsFinite, bitwise ops and shifts, CumSum, LRN, GroupNormalization,
-FakeQuantize, FakeConvert, Identity, ConvertLike.
+IsFinite, bitwise ops and shifts, CumSum, Roll, Bucketize, LRN,
+GroupNormalization, FakeQuantize, FakeConvert, Identity, ConvertLike.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import InferContext, shape_infer
 from xmo.dialects.ov.shape_inference._helpers import (
     broadcast_shapes,
+    etype_attr,
     fmt_shape,
     merge_dim,
     require_etype,
@@ -84,6 +85,20 @@ def infer_cumsum(ctx: InferContext) -> Sequence[Attribute]:
         require_integer(ctx, 1, "axis")
         require_rank(ctx, 1, (0,), "axis")
     return [result(ctx.etype(0), ctx.shape(0))]
+
+
+@shape_infer("ov.Roll")
+def infer_roll(ctx: InferContext) -> Sequence[Attribute]:
+    for i, what in ((1, "shift"), (2, "axes")):
+        require_integer(ctx, i, what)
+        require_rank(ctx, i, (0, 1), what)
+    return [result(ctx.etype(0), ctx.shape(0))]
+
+
+@shape_infer("ov.Bucketize")
+def infer_bucketize(ctx: InferContext) -> Sequence[Attribute]:
+    require_rank(ctx, 1, (1,), "buckets")
+    return [result(etype_attr(ctx, "output_type", ("i32", "i64")), ctx.shape(0))]
 
 
 @shape_infer("ov.LRN")

@@ -6,7 +6,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.to_ov.helpers import scalar
+from xmo.passes.to_ov.helpers import scalar, strict_iou_threshold, valid_rows
 from xmo.passes.onnx_to_ov.registry import converter
 
 
@@ -15,24 +15,11 @@ def _scalar_input(node: Node, b: Builder, i: int, etype: str) -> SSAValue:
     return b.convert(b.reshape(node.input(i), []), etype)
 
 
-#: smallest positive normal f32 (CPU kernels may flush denormals)
-_TINY = float(np.finfo(np.float32).tiny)
-
-
 def _strict_threshold(node: Node, b: Builder, ft: str) -> SSAValue:
-    """ONNX suppresses a box when IoU > iou_threshold; OpenVINO's NMS when
-    IoU >= iou_threshold: the threshold moves up by one f32 ulp (exactly for
-    a constant, through ``t + max(|t| * 2**-24, tiny)`` at run time)."""
+    """ONNX suppresses a box when IoU > iou_threshold (see strict_iou_threshold)."""
     const = node.const(3) if node.has_input(3) else np.zeros(1, np.float32)
-    if const is not None:
-        t = np.float32(np.asarray(const).reshape(-1)[0])
-        t = max(np.nextafter(t, np.float32(np.inf), dtype=np.float32), np.float32(_TINY)) if t >= 0 \
-            else np.nextafter(t, np.float32(np.inf), dtype=np.float32)
-        return scalar(b, float(t), ft)
-    t = _scalar_input(node, b, 3, ft)
-    step = b.out("Multiply", [b.out("Abs", [t]), scalar(b, 2.0**-24, ft)])
-    step = b.out("Maximum", [step, scalar(b, _TINY, ft)])
-    return b.out("Add", [t, step])
+    runtime = _scalar_input(node, b, 3, ft) if const is None else None
+    return strict_iou_threshold(b, const, runtime, ft)
 
 
 @converter("NonMaxSuppression", min_version=10)
@@ -62,4 +49,4 @@ def non_max_suppression(node: Node, b: Builder):
     )
     selected, valid = nms.results[0], nms.results[2]
     # keep only the valid rows (a plugin may pad the output with -1)
-    return b.out("Slice", [selected, b.i64([0]), valid, b.i64([1]), b.i64([0])])
+    return valid_rows(b, selected, valid)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.to_ov.helpers import norm_axis, rank_of, scalar
+from xmo.passes.to_ov.helpers import col_minus_row, norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families.shape import ints_input_or_attr
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -252,12 +252,7 @@ def trilu(node: Node, b: Builder):
     if r < 2:
         raise node.unsupported("input must have rank >= 2")
     k = b.reshape(_i64(b, node.input(1)), []) if node.has_input(1) else b.i64(0)
-    shape = b.shape_of(x)
-    rows = b.reshape(b.gather(shape, [r - 2], 0), [])
-    cols = b.reshape(b.gather(shape, [r - 1], 0), [])
-    ri = b.out("Range", [b.i64(0), rows, b.i64(1)], {"output_type": "i64"})
-    ci = b.out("Range", [b.i64(0), cols, b.i64(1)], {"output_type": "i64"})
-    diff = b.out("Subtract", [b.unsqueeze(ci, [0]), b.unsqueeze(ri, [1])])
+    diff = col_minus_row(b, x, r)
     upper = bool(node.attr("upper", 1))
     keep = b.out("GreaterEqual" if upper else "LessEqual", [diff, k])
     return b.out("Select", [keep, x, scalar(b, 0, node.etype(0))])

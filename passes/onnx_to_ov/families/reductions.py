@@ -8,12 +8,12 @@ from xmo.dialects.ov.base import dims_of
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
 from xmo.passes.to_ov.helpers import (
     all_axes,
+    cumprod as cumulative_product,
     dim_of,
     norm_axis,
     rank_of,
     reverse_axis,
     scalar,
-    slice_axis,
 )
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -254,71 +254,11 @@ def cumsum(node: Node, b: Builder):
     )
 
 
-_UNROLL_LIMIT = 512
-
-
 @converter("CumProd")
 def cumprod(node: Node, b: Builder):
-    x = node.input(0)
-    r = rank_of(node, x)
-    exclusive = bool(node.attr("exclusive", 0))
-    reverse = bool(node.attr("reverse", 0))
-    if node.const(1) is not None:
-        return _cumprod(node, b, x, _scalar_axis(node, b, r), exclusive, reverse)
-    # runtime axis: one running product per possible axis, picked by the axis value
-    dims = dims_of(x.type)
-    if any(d < 0 for d in dims) or sum(dims) > _UNROLL_LIMIT:
-        raise node.unsupported("runtime axis needs static, small input dims")
-    axis = b.convert(b.reshape(node.input(1), []), "i64")
-    axis = b.out("FloorMod", [axis, b.i64(r)])
-    y = None
-    for a in range(r):
-        ya = _cumprod(node, b, x, a, exclusive, reverse)
-        y = ya if y is None else b.out("Select", [b.out("Equal", [axis, b.i64(a)]), ya, y])
-    return y
-
-
-def _cumprod(node: Node, b: Builder, x: SSAValue, axis: int, exclusive: bool, reverse: bool) -> SSAValue:
-    n = dims_of(x.type)[axis]
-    if reverse:
-        x = reverse_axis(b, x, axis)
-    if 0 <= n <= _UNROLL_LIMIT:
-        # exact for every element type: a running product over the slices
-        parts = []
-        acc = None
-        for i in range(n):
-            s = slice_axis(b, x, i, i + 1, axis)
-            acc = s if acc is None else b.out("Multiply", [acc, s])
-            parts.append(acc)
-        if exclusive and n:
-            first = slice_axis(b, x, 0, 1, axis)
-            one = b.out("Broadcast", [scalar(b, 1, value_etype(x)), b.shape_of(first)])
-            parts = [one, *parts[:-1]]
-        y = b.concat(parts, axis) if n else x
-    else:
-        y = _cumprod_log(node, b, x, axis, exclusive)
-    if reverse:
-        y = reverse_axis(b, y, axis)
-    return y
-
-
-def _cumprod_log(node: Node, b: Builder, x: SSAValue, axis: int, exclusive: bool) -> SSAValue:
-    """Float cumulative product through exp(cumsum(log|x|)) with sign and zero counts."""
-    t = value_etype(x)
-    if t not in _FLOAT:
-        raise node.unsupported("integer CumProd over a dynamic or long axis")
-    ax = b.i64(axis)
-    attrs = {"exclusive": exclusive, "reverse": False}
-    zero, one = scalar(b, 0, t), scalar(b, 1, t)
-    is_zero = b.out("Equal", [x, zero])
-    mag = b.out("Select", [is_zero, one, b.out("Abs", [x])])
-    logs = b.out("CumSum", [b.out("Log", [mag]), ax], attrs)
-    negs = b.out("CumSum", [b.convert(b.out("Less", [x, zero]), t), ax], attrs)
-    zeros = b.out("CumSum", [b.convert(is_zero, t), ax], attrs)
-    odd = b.out("Equal", [b.out("FloorMod", [negs, scalar(b, 2, t)]), one])
-    y = b.out("Exp", [logs])
-    y = b.out("Select", [odd, b.out("Negative", [y]), y])
-    return b.out("Select", [b.out("Greater", [zeros, zero]), zero, y])
+    return cumulative_product(
+        node, b, bool(node.attr("exclusive", 0)), bool(node.attr("reverse", 0))
+    )
 
 
 # -- TopK ---------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ package registers them all)."""
 from xmo.passes.tf_to_ov.families import (  # noqa: F401
     activations,
     array,
+    control,
     conv,
+    detection,
     elementwise,
     fused,
     image,
@@ -12,5 +14,6 @@ from xmo.passes.tf_to_ov.families import (  # noqa: F401
     normalization,
     pooling,
     reductions,
+    scatter,
     slicing,
 )

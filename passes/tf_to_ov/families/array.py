@@ -1,7 +1,7 @@
 """Shape and array ops: ConcatV2, Concat, Pack, Unpack, Reshape, Transpose,
 Squeeze, ExpandDims, Shape, ShapeN, Size, Rank, Fill, Tile, BroadcastTo, Pad,
-PadV2, MirrorPad, Split, SplitV, Range, OneHot, ReverseV2, Where,
-SpaceToBatchND, BatchToSpaceND.
+PadV2, MirrorPad, Split, SplitV, Range, OneHot, ReverseV2, Roll, Where,
+SpaceToBatchND, BatchToSpaceND, MatrixBandPart.
 
 TF shape tensors are int32 by default: OpenVINO's shape inputs take any
 integer type, so they are passed as they are.
@@ -15,7 +15,7 @@ from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.families.reductions import axes_input, scalar_axis
 from xmo.passes.tf_to_ov.registry import tf_converter
-from xmo.passes.to_ov.helpers import norm_axis, scalar
+from xmo.passes.to_ov.helpers import col_minus_row, norm_axis, scalar
 
 _I64_MAX = int(np.iinfo(np.int64).max)
 
@@ -244,6 +244,13 @@ def reverse_v2(node: TFNode, b: TFBuilder):
     )
 
 
+@tf_converter("Roll")
+def roll(node: TFNode, b: TFBuilder):
+    # OpenVINO's Roll: the same inputs (scalar or vector shift / axis, negative
+    # axes, repeated axes adding up)
+    return b.out("Roll", [node.input(0), node.input(1), node.input(2)])
+
+
 @tf_converter("Where")
 def where(node: TFNode, b: TFBuilder):
     if node.num_inputs != 1:
@@ -319,6 +326,34 @@ def batch_to_space_nd(node: TFNode, b: TFBuilder):
         stop = [f - c[1] for f, c in zip(full, crops)]
         y = b.out("Slice", [y, b.i64(start), b.i64(stop), b.i64([1] * m), b.i64(list(range(1, m + 1)))])
     return y
+
+
+@tf_converter("MatrixBandPart")
+def matrix_band_part(node: TFNode, b: TFBuilder):
+    """Keep ``x[..., i, j]`` where ``(lower < 0 or i - j <= lower) and
+    (upper < 0 or j - i <= upper)``, zero elsewhere (ONNX Trilu's mask)."""
+    x = node.input(0)
+    r = node.rank(0)
+    if r is None or r < 2:
+        raise node.unsupported("the input needs a static rank >= 2")
+    diff = col_minus_row(b, x, r)  # j - i
+    keep = None
+    for i, below in ((1, True), (2, False)):
+        c = node.const(i)
+        if c is not None and int(np.asarray(c).reshape(-1)[0]) < 0:
+            continue  # the whole band on that side
+        n = b.reshape(b.convert(node.input(i), "i64"), [])
+        inside = (
+            b.out("GreaterEqual", [diff, b.out("Negative", [n])])
+            if below
+            else b.out("LessEqual", [diff, n])
+        )
+        if c is None:
+            inside = b.out("LogicalOr", [b.out("Less", [n, b.i64(0)]), inside])
+        keep = inside if keep is None else b.out("LogicalAnd", [keep, inside])
+    if keep is None:
+        return x
+    return b.out("Select", [keep, x, scalar(b, 0, value_etype(x))])
 
 
 __all__ = ["axes_input", "paddings", "scalar_axis"]

@@ -1,5 +1,6 @@
 """Elementwise TF ops: arithmetic (numpy broadcasting), comparisons, logic,
-unary math, Cast, Select, ClipByValue, AddN, ZerosLike/OnesLike."""
+unary math, Atan2, Bucketize, Cast, Select, ClipByValue, AddN,
+ZerosLike/OnesLike."""
 
 from __future__ import annotations
 
@@ -296,3 +297,52 @@ def fake_quant_vars(node: TFNode, b: TFBuilder):
     if lo is None or hi is None or lo.size != 1 or hi.size != 1:
         raise node.unsupported("min / max must be scalar constants")
     return _fake_quantize(node, b, float(lo.reshape(-1)[0]), float(hi.reshape(-1)[0]))
+
+
+def _sign_bit(b: TFBuilder, v: SSAValue) -> SSAValue:
+    """True where ``v`` is negative, -0.0 included (``1 / -0.0`` is -inf)."""
+    t = value_etype(v)
+    zero = scalar(b, 0, t)
+    neg_zero = b.out(
+        "LogicalAnd",
+        [b.out("Equal", [v, zero]), b.out("Less", [b.out("Divide", [scalar(b, 1, t), v]), zero])],
+    )
+    return b.out("LogicalOr", [b.out("Less", [v, zero]), neg_zero])
+
+
+@tf_converter("Atan2")
+def atan2(node: TFNode, b: TFBuilder):
+    """``atan2(y, x)`` as C's: the quadrant from the signs (signed zeros too:
+    ``atan2(+-0, x < 0) = +-pi``, ``atan2(+-0, -0) = +-pi``), ``+-pi/2`` on
+    ``x = 0`` and ``y != 0``. OpenVINO has only Atan."""
+    y, x = node.input(0), node.input(1)
+    t = value_etype(y)
+    zero = scalar(b, 0, t)
+    x_zero = b.out("Equal", [x, zero])
+    q = b.out("Atan", [b.out("Divide", [y, b.out("Select", [x_zero, scalar(b, 1, t), x])])])
+    y_neg = _sign_bit(b, y)
+    pi = b.out("Select", [y_neg, scalar(b, -np.pi, t), scalar(b, np.pi, t)])
+    # x < 0 (or -0): q is atan(y / x) in (-pi/2, pi/2): move it to y's half-plane
+    # (x = -0 with y = +-0: q = +-0, the result +-pi)
+    base = b.out("Select", [_sign_bit(b, x), b.out("Add", [q, pi]), q])
+    half_pi = b.out("Select", [y_neg, scalar(b, -np.pi / 2, t), scalar(b, np.pi / 2, t)])
+    y_nonzero = b.out("LogicalOr", [b.out("Less", [y, zero]), b.out("Greater", [y, zero])])
+    return b.out("Select", [b.out("LogicalAnd", [x_zero, y_nonzero]), half_pi, base])
+
+
+@tf_converter("Bucketize")
+def bucketize(node: TFNode, b: TFBuilder):
+    """Bucket ``i`` holds ``boundaries[i-1] <= x < boundaries[i]`` (TF's
+    ``upper_bound``): Bucketize with ``with_right_bound=False``."""
+    x = node.input(0)
+    bounds = [float(v) for v in node.attr("boundaries", []) or []]
+    if not bounds:
+        return b.out("Broadcast", [b.i32(0), b.shape_of(x)], {"mode": "numpy"})
+    if bounds != sorted(bounds):
+        raise node.unsupported("boundaries must be sorted")
+    t = value_etype(x)
+    if t != "f64":  # TF compares as float (the boundaries are floats)
+        x = b.convert(x, "f32")
+        t = "f32"
+    buckets = b.const(np.asarray(bounds, dtype=np.float32).astype(et.numpy_dtype(t)), t)
+    return b.out("Bucketize", [x, buckets], {"output_type": "i32", "with_right_bound": False})

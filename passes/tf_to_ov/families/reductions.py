@@ -1,5 +1,5 @@
 """Reductions: Mean, Sum, Max, Min, Prod, All, Any, EuclideanNorm (axes input,
-keep_dims), ArgMax / ArgMin, TopKV2, Cumsum."""
+keep_dims), ArgMax / ArgMin, TopKV2, Cumsum, Cumprod."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from xdsl.ir import SSAValue
 from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.helpers import cumprod as cumulative_product
 from xmo.passes.to_ov.helpers import norm_axis
 
 _REDUCE = {
@@ -108,6 +109,15 @@ def cumsum(node: TFNode, b: TFBuilder):
         "CumSum",
         [node.input(0), axis],
         {"exclusive": bool(node.attr("exclusive", False)), "reverse": bool(node.attr("reverse", False))},
+    )
+
+
+@tf_converter("Cumprod")
+def cumprod(node: TFNode, b: TFBuilder):
+    """OpenVINO has no cumulative product: the helper ONNX's CumProd uses
+    (same inputs and attributes)."""
+    return cumulative_product(
+        node, b, bool(node.attr("exclusive", False)), bool(node.attr("reverse", False))
     )
 
 
