@@ -51,7 +51,8 @@ def parse_input_spec(spec: Any) -> dict[str, list[int | str | None] | None]:
             if m is None or m.end() == pos:
                 raise OptionError(f"--input: cannot parse '{text[pos:]}' (use name[1,3,224,224])")
             name, dims = m.group(1), m.group(2)
-            out[name] = None if dims is None else _dims(dims.split(","), name)
+            # "name[]" is a scalar (rank 0), not one dynamic dim
+            out[name] = None if dims is None else _dims(dims.split(",") if dims.strip() else [], name)
             pos = m.end()
         return out
     if isinstance(spec, Sequence):

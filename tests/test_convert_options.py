@@ -49,6 +49,7 @@ def test_names_survive_conversion():
         ("data[1,3,-1,W]", {"data": [1, 3, None, "W"]}),
         ({"x": [4, 3]}, {"x": [4, 3]}),
         (["a", "b"], {"a": None, "b": None}),
+        ("s[],x[?]", {"s": [], "x": [None]}),  # [] is a scalar, not one dynamic dim
     ],
 )
 def test_parse_input_spec(spec, want):
@@ -76,6 +77,19 @@ def test_input_naming_no_graph_input_is_an_error(spec):
     with pytest.raises(OnnxFrontendError, match=r"has no input 'nothere' \(inputs: x\)"):
         xmo.convert_model(_model(), input=spec)
     assert _params(xmo.convert_model(_model(), input="x"))  # a real input without a shape
+
+
+def test_scalar_input_override():
+    g = helper.make_graph(
+        [helper.make_node("Mul", ["s", "w"], ["y"], name="mul")], "g",
+        [helper.make_tensor_value_info("s", T.FLOAT, None)],
+        [helper.make_tensor_value_info("y", T.FLOAT, None)],
+        [numpy_helper.from_array(np.float32(2.0), "w")],
+    )
+    m = xmo.convert_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+                          input="s[]")
+    (p,) = _params(m)
+    assert p.results[0].type.get_shape() == ()
 
 
 def test_tf_input_naming_no_placeholder_is_an_error(tmp_path):
