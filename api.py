@@ -148,9 +148,9 @@ def _framework_of(model: Any) -> str:
         suffix = Path(model).suffix.lower()
         if suffix in (".xml", ".mlir"):
             return "ir" if suffix == ".xml" else "mlir"
-    from xmo.frontends import _is_tf_model
+    from xmo.frontends import is_tf_model
 
-    return "tf" if _is_tf_model(model) else "onnx"
+    return "tf" if is_tf_model(model) else "onnx"
 
 
 def _param_text(value: Any) -> str:

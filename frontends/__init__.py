@@ -30,17 +30,13 @@ def _is_onnx_model(model: Any) -> bool:
 TF_SUFFIXES = (".pb", ".pbtxt")
 
 
-def _is_tf_model(model: Any) -> bool:
+def is_tf_model(model: Any) -> bool:
+    """``model`` goes to the TensorFlow frontend (a ``.pb``/``.pbtxt`` path or a
+    GraphDef message)."""
     if isinstance(model, str | os.PathLike):
         return os.fspath(model).lower().endswith(TF_SUFFIXES)
     desc = getattr(model, "DESCRIPTOR", None)
     return getattr(desc, "full_name", None) == "tensorflow.GraphDef"
-
-
-def is_tf_model(model: Any) -> bool:
-    """``model`` goes to the TensorFlow frontend (a ``.pb``/``.pbtxt`` path or a
-    GraphDef message): its options include ``inputs``."""
-    return _is_tf_model(model)
 
 
 def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
@@ -54,7 +50,7 @@ def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
       options: ``input_shapes``, ``outputs``, ``inputs``). Serialized GraphDef bytes must
       go to ``load_tf`` directly (bytes mean ONNX here).
     """
-    if _is_tf_model(model):
+    if is_tf_model(model):
         from xmo.frontends.tf import load_tf
 
         return load_tf(model, ctx, **options)
@@ -71,7 +67,7 @@ def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
 
 def framework_input_shapes(model: Any) -> dict[str, list[int] | None]:
     """Graph input name -> dims (-1 dynamic; None unknown rank) of a framework model."""
-    if _is_tf_model(model):
+    if is_tf_model(model):
         from xmo.frontends.tf import graph_input_shapes as tf_input_shapes
 
         return tf_input_shapes(model)

@@ -24,6 +24,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    DictionaryAttr,
     ModuleOp,
     TensorType,
     UnrankedTensorType,
@@ -364,23 +365,21 @@ class _Writer:
         per key (OpenVINO's layout, keys in the attribute's sorted order)."""
         try:
             # checked and sorted again: the attribute may come from textual IR
-            info = rt_info.from_attr(
-                rt_info.to_model_attr(rt_info.get_model_rt_info(self.module))
-            )
+            info = rt_info.to_model_attr(rt_info.get_model_rt_info(self.module))
         except rt_info.RtInfoError as e:
             raise IRWriteError(f"model runtime info: {e}") from e
-        if not info:
+        if not info.data:
             out.append("\t<rt_info />\n")
             return
         out.append("\t<rt_info>\n")
         self._rt_section(info, "\t\t", out)
         out.append("\t</rt_info>\n")
 
-    def _rt_section(self, info: dict[str, Any], pad: str, out: list[str]) -> None:
-        for key, value in info.items():
+    def _rt_section(self, info: DictionaryAttr, pad: str, out: list[str]) -> None:
+        for key, value in info.data.items():
             tag, attrs = rt_info.model_ir_tag(key)
-            if isinstance(value, dict):
-                if not value:
+            if isinstance(value, DictionaryAttr):
+                if not value.data:
                     out.append(_tag(pad, tag, attrs, empty=True))
                     continue
                 out.append(_tag(pad, tag, attrs, empty=False))

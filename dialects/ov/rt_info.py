@@ -420,10 +420,11 @@ def _model_scalar_text(v: Any) -> str:
     return str(v)
 
 
-def encode_model_ir(value: Any) -> str:
-    """The IR ``value`` text of a model runtime info leaf, as OpenVINO writes
-    it: lists space-separated, bools ``YES``/``NO``."""
-    return _model_leaf_text(to_attr(value))
+def encode_model_ir(attr: Attribute) -> str:
+    """The IR ``value`` text of a model runtime info leaf (its attribute in
+    :func:`to_model_attr`'s dictionary), as OpenVINO writes it: lists
+    space-separated, bools ``YES``/``NO``."""
+    return _model_leaf_text(attr)
 
 
 def model_ir_tag(key: str) -> tuple[str, list[tuple[str, str]]]:
