@@ -59,7 +59,11 @@ def test_no_unexpected_failures(run):
         for r in results
         if r.core and r.status != "pass" and f"{r.suite}/{r.name}" not in expected
     ]
-    assert not bad, f"{len(bad)} core cases fail on {runtime} that are not listed:\n" + "\n".join(bad[:50])
+    drift = conf.version_drift(LISTS[runtime])
+    assert not bad, (
+        f"{len(bad)} core cases fail on {runtime} that are not listed:\n" + "\n".join(bad[:50])
+        + (f"\n{drift}" if drift else "")
+    )
 
 
 def test_expected_failures_only_shrink(run):
@@ -69,7 +73,59 @@ def test_expected_failures_only_shrink(run):
     unknown = sorted(k for k in expected if k not in by_key)
     assert not unknown, f"listed cases that do not exist: {unknown[:20]}"
     now_pass = sorted(k for k in expected if by_key[k].status == "pass")
+    drift = conf.version_drift(LISTS[runtime])
     assert not now_pass, (
         f"{len(now_pass)} listed cases pass on {runtime} now: remove them from "
-        f"{LISTS[runtime].name}:\n" + "\n".join(now_pass[:50])
+        f"{LISTS[runtime].name}:\n" + "\n".join(now_pass[:50]) + (f"\n{drift}" if drift else "")
     )
+
+
+@pytest.mark.parametrize("runtime", sorted(LISTS))
+def test_lists_record_the_pinned_versions(runtime):
+    """The versions a list was made with are the ones constraints.txt pins: a
+    pin that moves makes whoever moves it check (regenerate) the lists."""
+    made = conf.read_made_with(LISTS[runtime])
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[name.strip().lower().replace("_", "-")] = version.strip()
+    assert set(made) == set(conf.VERSIONED_PACKAGES)
+    for name, version in made.items():
+        assert pins.get(name.lower().replace("_", "-")) == version, (
+            f"{LISTS[runtime].name} was made with {name}=={version}, constraints.txt pins "
+            f"{pins.get(name.lower().replace('_', '-'))}: regenerate the list with the pinned versions"
+        )
+
+
+def test_out_of_range_casts_are_not_compared():
+    """ONNX leaves float -> integer casts of out-of-range values undefined
+    (ml_dtypes 0.6 wraps them, 0.7 gives 0): those elements are not
+    compared, every in-range one is."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    def model(to):
+        g = helper.make_graph(
+            [helper.make_node("Cast", ["x"], ["y"], to=to)], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5])],
+            [helper.make_tensor_value_info("y", to, [5])],
+        )
+        return helper.make_model(g)
+
+    x = np.array([-9.0, -8.0, 7.9, 8.0, np.nan], np.float32)
+    (mask,) = conf.undefined_by_spec(model(TensorProto.INT4), [x])
+    assert mask.tolist() == [True, False, False, True, True]
+    (mask,) = conf.undefined_by_spec(model(TensorProto.UINT2), [np.array([-1, 0, 3, 3.5, 4], np.float32)])
+    assert mask.tolist() == [True, False, False, False, True]
+    assert conf.undefined_by_spec(model(TensorProto.FLOAT16), [x]) is None
+    # an in-range element that differs is still a mismatch
+    res = conf.Result("node", "t", "pass")
+    want = np.array([0, -8, 7, 0, 0], np.int8)
+    ok = conf.check_outputs(res, [np.array([5, -8, 6, 1, 2], np.int8)], [want], 1e-3, 1e-7,
+                             conf.undefined_by_spec(model(TensorProto.INT4), [x]))
+    assert not ok and res.error == "output 0: 1 of 2 values differ"
+    res = conf.Result("node", "t", "pass")
+    assert conf.check_outputs(res, [np.array([5, -8, 7, 1, 2], np.int8)], [want], 1e-3, 1e-7,
+                               conf.undefined_by_spec(model(TensorProto.INT4), [x]))
