@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import dims_of
 
 #: Packed element types, held unpacked (one value per byte) inside the backend.
 PACKED_DTYPES: dict[str, np.dtype] = {
@@ -48,9 +48,8 @@ def tensor_dtype(t: Attribute) -> np.dtype | None:
 
 def tensor_dims(t: Attribute) -> tuple[int, ...] | None:
     """Dims (-1 for dynamic) of a ranked tensor type, None when unranked."""
-    if isinstance(t, TensorType):
-        return tuple(int(d) for d in t.get_shape())
-    return None
+    dims = dims_of(t)
+    return None if dims is None else tuple(dims)
 
 
 def round_bf16(a: np.ndarray) -> np.ndarray:

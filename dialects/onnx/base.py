@@ -573,7 +573,7 @@ class ONNXOp(IRDLOperation):
             ("output", self.OUTPUTS, self.results),
         ):
             for i, v in enumerate(values):
-                port = _port_at(ports, i)
+                port = port_at(ports, i)
                 if port is None:  # arity already checked
                     continue
                 where = f"{kind} {i} ('{port.name}')"
@@ -610,7 +610,9 @@ class ONNXOp(IRDLOperation):
                     )
 
 
-def _port_at(ports: Sequence[Port], i: int) -> Port | None:
+def port_at(ports: Sequence[Port], i: int) -> Port | None:
+    """The schema port of operand (or result) ``i``: the last one when it is
+    variadic, None past the end."""
     if i < len(ports):
         return ports[i]
     if ports and ports[-1].option == VARIADIC:

@@ -45,7 +45,8 @@ from xdsl.pattern_rewriter import (
 )
 from xmo.dialects.ov.base import OVOp
 from xmo.graph import Graph
-from xmo.graph.graph import _SINK_TYPES, describe
+from xmo.graph.base import describe
+from xmo.graph.graph import SINK_TYPES
 from xmo.passes.transformations.base import (
     TransformationError,
     TransformationPass,
@@ -158,7 +159,7 @@ class _MatcherPattern(RewritePattern):
             op.results
             and not any(r.uses for r in op.results)
             and isinstance(op, OVOp)
-            and op.OV_TYPE not in _SINK_TYPES
+            and op.OV_TYPE not in SINK_TYPES
         ):
             return  # dead: it will be erased, not rewritten
         start = time.perf_counter()

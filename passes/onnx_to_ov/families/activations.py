@@ -12,11 +12,8 @@ from xmo.passes.to_ov.helpers import (
     rank_of,
     scalar,
 )
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
-
-
-def _s(v) -> str:  # noqa: ANN001
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
@@ -145,7 +142,7 @@ def swish(node: Node, b: Builder):
 
 @converter("Gelu")
 def gelu(node: Node, b: Builder):
-    mode = _s(node.attr("approximate", "none"))
+    mode = attr_str(node.attr("approximate", "none"))
     if mode not in ("none", "tanh"):
         raise node.unsupported(f"approximate='{mode}'")
     return b.out("Gelu", [node.input(0)], {"approximation_mode": "ERF" if mode == "none" else "TANH"})

@@ -13,6 +13,7 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 
 _AUTO_PAD = {
@@ -21,10 +22,6 @@ _AUTO_PAD = {
     "SAME_UPPER": "same_upper",
     "SAME_LOWER": "same_lower",
 }
-
-
-def _s(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def spatial_count(node: Node, i: int = 0, extra: int = 2) -> int:
@@ -46,7 +43,7 @@ def window_attrs(node: Node, n: int) -> dict:
     pads = list(node.attr("pads") or [0] * (2 * n))
     if len(strides) != n or len(dilations) != n or len(pads) != 2 * n:
         raise node.unsupported("strides/dilations/pads do not match the spatial rank")
-    auto_pad = _s(node.attr("auto_pad", "NOTSET") or "NOTSET")
+    auto_pad = attr_str(node.attr("auto_pad", "NOTSET") or "NOTSET")
     if auto_pad not in _AUTO_PAD:
         raise node.unsupported(f"auto_pad {auto_pad}")
     mode = _AUTO_PAD[auto_pad]
