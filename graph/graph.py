@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 
 #: Ops that are kept even when nothing consumes them.
-SINK_TYPES = frozenset({"Parameter", "Result", "Assign", "ReadValue", "Sink"})
+_SINK_TYPES = frozenset({"Parameter", "Result", "Assign", "ReadValue", "Sink"})
 
 
 class Graph:
@@ -564,7 +564,7 @@ class Graph:
             op = work.pop()
             if op.parent is not self.block or not isinstance(op, OVOp):
                 continue
-            if op.OV_TYPE in SINK_TYPES or not op.results:
+            if op.OV_TYPE in _SINK_TYPES or not op.results:
                 continue
             if any(r.uses for r in op.results):
                 continue
@@ -692,4 +692,4 @@ def depends_on(op: Operation, other: Operation) -> bool:
     return False
 
 
-__all__ = ["SINK_TYPES", "Graph", "depends_on", "users_of"]
+__all__ = ["Graph", "depends_on", "users_of"]

@@ -45,8 +45,7 @@ from xdsl.pattern_rewriter import (
 )
 from xmo.dialects.ov.base import OVOp
 from xmo.graph import Graph
-from xmo.graph.base import describe
-from xmo.graph.graph import SINK_TYPES
+from xmo.graph.graph import _SINK_TYPES, describe
 from xmo.passes.transformations.base import (
     TransformationError,
     TransformationPass,
@@ -159,7 +158,7 @@ class _MatcherPattern(RewritePattern):
             op.results
             and not any(r.uses for r in op.results)
             and isinstance(op, OVOp)
-            and op.OV_TYPE not in SINK_TYPES
+            and op.OV_TYPE not in _SINK_TYPES
         ):
             return  # dead: it will be erased, not rewritten
         start = time.perf_counter()
