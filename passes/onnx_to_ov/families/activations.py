@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
 from xmo.passes.to_ov.helpers import (
     broadcast_along,
     dim_of,
@@ -18,8 +18,6 @@ from xmo.passes.onnx_to_ov.registry import converter
 
 def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
     """Scalar constant with the element type of ``like``."""
-    from xmo.passes.onnx_to_ov.builder import value_etype
-
     return scalar(b, value, value_etype(like))
 
 
@@ -175,8 +173,6 @@ def _hardmax(b: Builder, x: SSAValue, axis: int) -> SSAValue:
     n = dim_of(b, x, axis, scalar_out=True)
     ar = b.out("Range", [b.i64(0), n, b.i64(1)], {"output_type": "i64"})
     ar = b.reshape(ar, [-1] + [1] * (r - axis - 1))
-    from xmo.passes.onnx_to_ov.builder import value_etype
-
     return b.convert(b.out("Equal", [ar, idx]), value_etype(x))
 
 

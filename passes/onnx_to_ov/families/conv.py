@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import dims_of, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
@@ -69,8 +69,6 @@ def dims_from(b: Builder, v: SSAValue, start: int) -> SSAValue:
 
 def split_groups(b: Builder, w: SSAValue, groups: int) -> SSAValue:
     """Reshape ``[A, B, k...]`` weights to ``[groups, A/groups, B, k...]``."""
-    from xmo.dialects.ov.base import dims_of
-
     shape = dims_of(w.type)
     if shape is not None and all(d >= 0 for d in shape):
         if shape[0] % groups:
@@ -158,8 +156,6 @@ def conv_transpose(node: Node, b: Builder):
 
 
 def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
-    from xmo.dialects.ov.base import dims_of
-
     xs, ws = dims_of(x.type), dims_of(wg.type)
     n = len(attrs["strides"])
     out = None
@@ -184,8 +180,6 @@ def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
 def _crop_window(node: Node, b: Builder, y, n, pb, pe, out_pad):
     """Take ``[pb, full - pe + out_pad)`` of each spatial dim of the full output
     (negative ``pb`` / beyond-the-end parts are zeros)."""
-    from xmo.dialects.ov.base import dims_of
-
     ys = dims_of(y.type)
     if ys is None or any(v < 0 for v in ys[2:]):
         raise node.unsupported("negative pads / large output_padding need static shapes")

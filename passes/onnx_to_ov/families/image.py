@@ -8,7 +8,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import constant_value_of, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
@@ -80,8 +80,6 @@ def _interpolate(
 
 
 def _const_of(v: SSAValue):
-    from xmo.dialects.ov.base import constant_value_of
-
     c = constant_value_of(v)
     return None if c is None else np.asarray(c).reshape(-1)
 
