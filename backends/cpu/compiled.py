@@ -78,9 +78,10 @@ def _sole_owner(x: Any) -> bool:
 class CompiledModel:
     """An ``ov`` module ready to run on numpy arrays: the CPU backend's entry.
 
-    It takes a module (:func:`xmo.compile_model` converts model files first) and
-    keeps it alive. ``model(inputs)`` takes a dict (input tensor name or friendly name -> array)
-    or a list (in Parameter order) and returns :class:`ModelOutputs`.
+    It takes a module (:func:`xmo.compile_model` converts model files first)
+    and keeps it alive. ``model(inputs)`` takes a dict (input tensor name or
+    friendly name -> array) or a list (in Parameter order) and returns
+    :class:`ModelOutputs`.
     """
 
     def __init__(self, module: ModuleOp | Operation) -> None:
@@ -133,8 +134,8 @@ class CompiledModel:
                     raise CPUBackendError(f"{describe_op(op)}: input defined after use")
                 self._results.append(slot_of[v])
                 self.outputs.append(
-                    PortInfo(tuple(self._output_names(op)), tensor_dtype(v.type), tensor_dims(v.type),
-                             et.of_tensor_type(v.type))
+                    PortInfo(tuple(self._output_names(op)), tensor_dtype(v.type),
+                             tensor_dims(v.type), et.of_tensor_type(v.type))
                 )
             else:
                 kernel = kernel_for(op.name)
@@ -315,7 +316,7 @@ class CompiledModel:
 
         With an observer the unfused schedule runs (every op observed with its
         own result); without one, chains of elementwise ops with constant
-        operands run as one fused ``x*a + b`` step (see :func:`~xmo.backends.cpu.fusion.fuse_affine`),
+        operands run as one fused ``x*a + b`` step (see :mod:`.fusion`),
         in place when its input is dead."""
         args = self._bind_inputs(inputs)
         slots: list[Any] = [None] * self._n_slots
