@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from xmo.backends.cpu.compiled import CompiledModel
 from xmo.backends.cpu.errors import (
+    KERNEL_INPUT_ERRORS,
     CPUBackendError,
     InputError,
     KernelError,
@@ -35,6 +36,7 @@ from xmo.backends.cpu.ports import ModelOutputs
 from xmo.backends.cpu.registry import evaluate_op, kernel_for, register_kernel, registered_ops
 
 __all__ = [
+    "KERNEL_INPUT_ERRORS",
     "CPUBackendError",
     "CompiledModel",
     "InputError",
