@@ -272,15 +272,15 @@ def compile_model(model: Any, **options: Any) -> Any:
     """A callable running ``model`` on xmo's CPU backend (numpy + numba).
 
     ``model``: an ov module or any path :func:`convert_model` accepts
-    (``.onnx``, ``.xml``, ``.mlir``). Call the result with a dict (input name
-    -> array) or a list; it returns the outputs (a list, also indexable by
-    output name).
+    (``.onnx``, ``.xml``, ``.mlir``), converted first with ``options``. Call
+    the result with a dict (input name -> array) or a list; it returns the
+    outputs (a list, also indexable by output name).
     """
-    from xmo.backends.cpu import compile_model as cpu_compile
+    from xmo.backends.cpu import CompiledModel  # start-up: the backend on first use
 
     if not isinstance(model, ModuleOp):
         model = convert_model(model, **options)
-    return cpu_compile(model)
+    return CompiledModel(model)
 
 
 def run(model: Any, inputs: Any = None, **options: Any) -> Any:

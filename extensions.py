@@ -212,7 +212,7 @@ def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
     ext.ops = load_extensions(ctx if ctx is not None else _scratch_context(), root)
     kernel_files = sorted((root / "kernels").glob("*.py"))
     if kernel_files:
-        from xmo.backends.cpu.executor import registered_ops
+        from xmo.backends.cpu import registered_ops
 
         registered_ops()  # built-in kernels first: an extension may override one
     for path in kernel_files:

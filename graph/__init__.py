@@ -2,6 +2,8 @@
 
 * :class:`Graph` -- nodes of a module, op factory, type re-inference, clean-up
   (:mod:`.graph`)
+* :class:`GraphError`, placeholders of disconnected ports -- shared by graph
+  and node (:mod:`.base`)
 * :class:`Node`, :class:`Port`, :class:`Connection` -- the Model Optimizer-style
   editing API (:mod:`.node`)
 * :func:`replace_node`, :func:`replace_output`, :func:`replace_output_update_name`,
@@ -17,7 +19,8 @@
 from __future__ import annotations
 
 from xmo.graph.dot import to_dot
-from xmo.graph.graph import Graph, GraphError
+from xmo.graph.base import GraphError
+from xmo.graph.graph import Graph
 from xmo.graph.node import Connection, Node, Port, PortData
 from xmo.graph.replace import (
     replace_node,

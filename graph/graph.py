@@ -36,50 +36,20 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
 from xdsl.rewriter import InsertPoint, Rewriter
+from xmo.context import context_of, weight_store
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, tensor
+from xmo.graph.base import DisconnectedOp, GraphError, describe, is_placeholder
+from xmo.graph.node import Node, Port
 
 if TYPE_CHECKING:
     from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker
-    from xmo.graph.node import Node
-
-
-class GraphError(Exception):
-    """A graph edit that cannot be done (the message names the op and port)."""
-
-
-@irdl_op_definition
-class DisconnectedOp(IRDLOperation):
-    """Placeholder producer of a disconnected input port (never in a block)."""
-
-    name = "xmo_graph.disconnected"
-    output = result_def()
 
 
 #: Ops that are kept even when nothing consumes them.
 _SINK_TYPES = frozenset({"Parameter", "Result", "Assign", "ReadValue", "Sink"})
-
-
-def is_placeholder(value: SSAValue) -> bool:
-    """True for the value a disconnected input port reads."""
-    return isinstance(value.owner, DisconnectedOp)
-
-
-def describe(op: Operation) -> str:
-    """``'name' (Type)`` or ``Type`` for messages."""
-    if isinstance(op, OVOp):
-        n = op.get_friendly_name()
-        return f"'{n}' ({op.OV_TYPE})" if n else op.OV_TYPE
-    return op.name
-
-
-def _dims(t: Attribute) -> list[int] | None:
-    if isinstance(t, TensorType):
-        return [d if d >= 0 else -1 for d in t.get_shape()]
-    return None
 
 
 class Graph:
@@ -94,8 +64,6 @@ class Graph:
             raise GraphError(
                 f"Graph needs a builtin.module, got {type(module).__name__}"
             )
-        from xmo.context import context_of
-
         self.module = module
         self.ctx = ctx if ctx is not None else context_of(module)
         self._nodes: dict[Operation, Node] = {}
@@ -127,8 +95,6 @@ class Graph:
             return n
         if op.parent is not self.block:
             raise GraphError(f"{describe(op)} is not an op of this graph")
-        from xmo.graph.node import Node
-
         n = Node(self, op)
         self._nodes[op] = n
         return n
@@ -270,8 +236,6 @@ class Graph:
                 element_type = "i64"
         store = None
         if self.ctx is not None:
-            from xmo.context import weight_store
-
             try:
                 store = weight_store(self.ctx)
             except (TypeError, KeyError, ValueError):
@@ -294,8 +258,6 @@ class Graph:
         raise GraphError(f"an op type is a name or an OVOp class, got {type_!r}")
 
     def _as_value(self, v: Any, what: str) -> SSAValue:
-        from xmo.graph.node import Node, Port
-
         if isinstance(v, Port):
             if v.type != "out":
                 raise GraphError(f"{what}: {v} is an input port; give an output port")
@@ -730,4 +692,4 @@ def depends_on(op: Operation, other: Operation) -> bool:
     return False
 
 
-__all__ = ["Graph", "GraphError", "depends_on", "describe", "is_placeholder"]
+__all__ = ["Graph", "depends_on", "users_of"]

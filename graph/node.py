@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xmo.context import weight_store
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
-from xmo.dialects.ov.base import OVOp, _port_counts, constant_value_of, tensor
-from xmo.graph.graph import GraphError, _dims, describe, is_placeholder
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of, port_counts, tensor
+from xmo.dialects.ov.weights import make_constant_attr
+from xmo.graph.base import GraphError, describe, is_placeholder
 
 if TYPE_CHECKING:
     from xmo.graph.graph import Graph
@@ -191,7 +193,7 @@ class Node:
     # -- ports -----------------------------------------------------------------
     def _input_counts(self) -> tuple[int, int | None]:
         if isinstance(self.op, OVOp):
-            return _port_counts(self.op.OV_INPUTS)
+            return port_counts(self.op.OV_INPUTS)
         return len(self.op.operands), len(self.op.operands)
 
     def _variadic_outputs(self) -> bool:
@@ -364,7 +366,7 @@ class PortData:
         """Dims (-1 for a dynamic one); None for a dynamic rank or an
         unconnected input port."""
         v = self._value()
-        return _dims(v.type) if v is not None else None
+        return dims_of(v.type) if v is not None else None
 
     def get_element_type(self) -> str | None:
         v = self._value()
@@ -386,13 +388,9 @@ class PortData:
                 f"set_value needs the output port of a Constant, got {port}"
             )
         node._check_alive()
-        from xmo.dialects.ov.weights import make_constant_attr
-
         arr = np.asarray(value)
         store = None
         if node.graph.ctx is not None:
-            from xmo.context import weight_store
-
             store = weight_store(node.graph.ctx)
         if element_type is None:
             element_type = self.get_element_type()

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xmo.graph.graph import GraphError, describe, users_of
+from xmo.graph.base import GraphError, describe
+from xmo.graph.graph import users_of
 from xmo.graph.node import Node, Port
 from xmo.graph.rt_info import copy_runtime_info
 

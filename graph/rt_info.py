@@ -28,15 +28,15 @@ from typing import Any
 
 from xmo.dialects.ov import rt_info as rt
 from xmo.dialects.ov.base import OVOp
-from xmo.graph.graph import Graph, GraphError
+from xmo.graph.base import GraphError
+from xmo.graph.graph import Graph
+from xmo.graph.node import Node
 
 #: OpenVINO's ``ov::FusedNames`` (``fused_names_0`` in OpenVINO's rt_info map)
 FUSED_NAMES = "fused_names"
 
 
 def _op(x: Any) -> OVOp:
-    from xmo.graph.node import Node
-
     op = x.op if isinstance(x, Node) else x
     if not isinstance(op, OVOp):
         raise GraphError(f"runtime info belongs to ov ops, got {type(x).__name__}")
@@ -50,8 +50,6 @@ def _as_list(x: Any) -> list[Any]:
 
 
 def _mark_changed(x: Any) -> None:
-    from xmo.graph.node import Node
-
     if isinstance(x, Node):
         x.graph.changed = True
 

@@ -97,7 +97,7 @@ def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
         ins = [constant_value_of(v) for v in op.operands]
         if any(v is None for v in ins):
             return False
-        from xmo.backends.cpu.executor import CPUBackendError, evaluate_op, kernel_for
+        from xmo.backends.cpu import CPUBackendError, evaluate_op, kernel_for
 
         if kernel_for(op.name) is None:
             return False

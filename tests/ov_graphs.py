@@ -110,7 +110,7 @@ def check_pass(g: G, pass_: Any, expect: dict[str, int], rtol: float = 1e-5,
                atol: float = 1e-5) -> ModuleOp:
     """Run ``pass_`` on ``g``'s module: it verifies before and after, has the
     ``expect``-ed op counts, and computes the same outputs on the CPU backend."""
-    from xmo.backends.cpu import compile_model
+    from xmo import compile_model
 
     m = g.module()
     m.verify()

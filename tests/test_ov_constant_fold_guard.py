@@ -8,7 +8,7 @@ from collections import Counter
 
 import numpy as np
 from ov_graphs import G
-from xmo.backends.cpu import compile_model
+from xmo import compile_model
 from xmo.passes.ov_constant_fold import OVConstantFoldPass
 
 

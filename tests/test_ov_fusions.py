@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ov_graphs import F32, G, check_pass
 from xdsl.dialects.builtin import ModuleOp
-from xmo.backends.cpu import compile_model
+from xmo import compile_model
 from xmo.passes.ov_cse import OVCSEPass
 from xmo.passes.ov_fuse_linear import OVFuseLinearPass
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from ov_graphs import G, check_pass, op_counts
 from xdsl.dialects.builtin import ModuleOp
-from xmo.backends.cpu import compile_model
+from xmo import compile_model
 from xmo.passes.ov_fusions import OVFusionsPass
 
 

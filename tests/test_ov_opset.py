@@ -19,7 +19,7 @@ from openvino.utils.node_factory import NodeFactory  # noqa: E402
 
 from xmo.dialects.ov import OPS_BY_TYPE, OPS_BY_TYPE_VERSION  # noqa: E402
 from xmo.dialects.ov import ops as generated  # noqa: E402
-from xmo.dialects.ov.base import OVOp, _port_counts  # noqa: E402
+from xmo.dialects.ov.base import OVOp, port_counts  # noqa: E402
 
 _REG = re.compile(r"^_OPENVINO_OP_REG\((\w+),\s*ov::op::(v\d+)\)", re.MULTILINE)
 _OPSETS = pathlib.Path(ov.__file__).parent / "include" / "openvino" / "opsets"
@@ -373,7 +373,7 @@ FILLS_OPTIONAL_INPUTS = frozenset({"Slice", "StridedSlice"})
 def test_port_counts_agree_with_openvino(ov_type: str) -> None:
     make_min, make_max = CASES[ov_type]
     cls: type[OVOp] = OPS_BY_TYPE[ov_type]
-    lo, hi = _port_counts(cls.OV_INPUTS)
+    lo, hi = port_counts(cls.OV_INPUTS)
     node = make_min()
     assert node.get_type_info().name == ov_type
     assert node.get_type_info().version_id == cls.OV_VERSION
@@ -389,7 +389,7 @@ def test_port_counts_agree_with_openvino(ov_type: str) -> None:
             assert n == hi
     else:
         assert hi is None or hi == lo
-    out_lo, out_hi = _port_counts(cls.OV_OUTPUTS)
+    out_lo, out_hi = port_counts(cls.OV_OUTPUTS)
     n_out = node.get_output_size()
     assert n_out >= out_lo and (out_hi is None or n_out <= out_hi)
 

@@ -11,7 +11,7 @@ import numpy as np
 import openvino as ov
 import pytest
 from xdsl.parser import Parser
-from xmo.backends.cpu import compile_model
+from xmo import compile_model
 from xmo.backends.ir import serialize
 from xmo.context import make_context
 from xmo.dialects.ov.base import OVOp

@@ -16,7 +16,7 @@ import pytest
 from ov_graphs import C2N, C2N5, F32, N2C, N2C5, G  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xmo.backends.cpu import compile_model
+from xmo import compile_model
 from xmo.dialects.ov import ResultOp
 from xmo.dialects.ov.base import dims_of
 from xmo.passes import get_all_passes

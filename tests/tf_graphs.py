@@ -255,7 +255,7 @@ def run_in_openvino(module, feeds: Mapping[str, np.ndarray], tmp_path: Path):
 
 
 def run_on_cpu_backend(module, feeds: Mapping[str, np.ndarray]):
-    from xmo.backends.cpu import compile_model
+    from xmo import compile_model
 
     model = compile_model(module)
     outs = model(dict(feeds))

@@ -1,8 +1,11 @@
 """CPU backend: execute ``ov``-dialect modules with numpy (and numba) kernels.
 
->>> model = compile_model("model.xml")          # or .mlir, or a ModuleOp
+>>> model = CompiledModel(module)                # an ov ModuleOp
 >>> outputs = model({"data": x})                # or model([x])
 >>> outputs[0], outputs["prob"]
+
+The backend takes ``ov`` modules only; :func:`xmo.compile_model` converts a
+model file (``.onnx``, ``.xml``, ``.mlir``, ...) first and compiles it here.
 
 Kernels are registered per xDSL op name with :func:`register_kernel`; user ops
 get kernels the same way::
@@ -10,45 +13,30 @@ get kernels the same way::
     @register_kernel("ov.MyOp")
     def my_op(node, x):
         return x * node.attr("alpha")
+
+Modules: :mod:`.registry` (kernels by op name), :mod:`.node` (the kernel calling
+convention), :mod:`.dtypes` (numpy dtypes of element types), :mod:`.compiled`
+(the schedule and its runner), :mod:`.fusion` and :mod:`.folding` (what the
+schedule does ahead of time), :mod:`.ports`, :mod:`.errors`; the built-in
+kernels in :mod:`.kernels`, one module per op family.
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-from xdsl.dialects.builtin import ModuleOp
-
-from xmo.backends.cpu.executor import (
-    CompiledModel,
+from xmo.backends.cpu.compiled import CompiledModel
+from xmo.backends.cpu.errors import (
+    KERNEL_INPUT_ERRORS,
     CPUBackendError,
     InputError,
     KernelError,
     KernelNotFoundError,
-    ModelOutputs,
-    Node,
-    kernel_for,
-    register_kernel,
-    registered_ops,
 )
-
-
-def compile_model(model: ModuleOp | str | os.PathLike[str], **options: Any) -> CompiledModel:
-    """A :class:`CompiledModel` for an ov module or a model file.
-
-    Files go through :func:`xmo.convert_model` (``.xml`` IR, ``.mlir``, and the
-    framework formats whose frontend is available).
-    """
-    if isinstance(model, ModuleOp):
-        return CompiledModel(model)
-    from xmo.api import convert_model
-
-    module = convert_model(model, **options)
-    # The module keeps its context, and so the weight store, alive.
-    return CompiledModel(module, keep_alive=module)
-
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.ports import ModelOutputs
+from xmo.backends.cpu.registry import evaluate_op, kernel_for, register_kernel, registered_ops
 
 __all__ = [
+    "KERNEL_INPUT_ERRORS",
     "CPUBackendError",
     "CompiledModel",
     "InputError",
@@ -56,7 +44,7 @@ __all__ = [
     "KernelNotFoundError",
     "ModelOutputs",
     "Node",
-    "compile_model",
+    "evaluate_op",
     "kernel_for",
     "register_kernel",
     "registered_ops",

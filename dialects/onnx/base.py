@@ -61,6 +61,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    UnrankedTensorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -83,6 +84,7 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.onnx.types import StringTensorAttr, describe, type_key
+from xmo.dialects.ov.weights import make_constant_attr
 
 f32 = Float32Type()
 
@@ -192,8 +194,6 @@ def to_attr(attr_type: str, value: Any) -> Attribute:
                     ]
                 )
             case "TENSOR" if isinstance(value, np.ndarray):
-                from xmo.dialects.ov.weights import make_constant_attr
-
                 return make_constant_attr(value)
     except (TypeError, ValueError) as e:
         raise AttributeValueError(f"{value!r} is not a valid {attr_type}: {e}") from None
@@ -492,8 +492,6 @@ class ONNXOp(IRDLOperation):
     @classmethod
     def allowed_element_types(cls, constraint: str) -> tuple[Attribute, ...]:
         """Element types of the tensor types a constraint allows."""
-        from xdsl.dialects.builtin import UnrankedTensorType
-
         return tuple(
             t.get_element_type()
             for t in cls.TYPE_CONSTRAINTS[constraint]
@@ -573,7 +571,7 @@ class ONNXOp(IRDLOperation):
             ("output", self.OUTPUTS, self.results),
         ):
             for i, v in enumerate(values):
-                port = _port_at(ports, i)
+                port = port_at(ports, i)
                 if port is None:  # arity already checked
                     continue
                 where = f"{kind} {i} ('{port.name}')"
@@ -610,7 +608,9 @@ class ONNXOp(IRDLOperation):
                     )
 
 
-def _port_at(ports: Sequence[Port], i: int) -> Port | None:
+def port_at(ports: Sequence[Port], i: int) -> Port | None:
+    """The schema port of operand (or result) ``i``: the last one when it is
+    variadic, None past the end."""
     if i < len(ports):
         return ports[i]
     if ports and ports[-1].option == VARIADIC:

@@ -198,7 +198,7 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _port_counts(names: Sequence[str]) -> tuple[int, int | None]:
+def port_counts(names: Sequence[str]) -> tuple[int, int | None]:
     """(minimum, maximum or None) number of ports for a port-name list."""
     lo = sum(1 for n in names if not n.endswith(("?", "*")))
     hi = None if any(n.endswith("*") for n in names) else len(names)
@@ -412,13 +412,13 @@ class OVOp(IRDLOperation):
                 )
 
     def _verify_arity(self) -> None:
-        lo, hi = _port_counts(self.OV_INPUTS)
+        lo, hi = port_counts(self.OV_INPUTS)
         n = len(self.operands)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {hi if hi is not None else 'any'}"
             noun = "input" if want == "1" else "inputs"
             raise VerifyException(f"{self.name}: expected {want} {noun}, got {n}")
-        lo, hi = _port_counts(self.OV_OUTPUTS)
+        lo, hi = port_counts(self.OV_OUTPUTS)
         n = len(self.results)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {hi if hi is not None else 'any'}"

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xmo.context import weight_store
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp, YieldOp, op_class
-from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp
+from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, port_at
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.errors import OnnxFrontendError
@@ -892,14 +892,12 @@ def _fallback_type(cls: type[ONNXOp] | None, i: int, operands: list[SSAValue]) -
     """
     if cls is None:
         return PLACEHOLDER
-    from xmo.dialects.onnx.base import _port_at
-
-    port = _port_at(cls.OUTPUTS, i)
+    port = port_at(cls.OUTPUTS, i)
     if port is None:
         return PLACEHOLDER
     allowed = [t for t in cls.TYPE_CONSTRAINTS.get(port.type, ()) if not isinstance(t, str)]
     for j, v in enumerate(operands):
-        p = _port_at(cls.INPUTS, j)
+        p = port_at(cls.INPUTS, j)
         if p is not None and p.type == port.type and not isinstance(v.type, NoneType):
             k = type_key(v.type)
             if not allowed or k in allowed:

@@ -77,7 +77,7 @@ class ConstEvaluator:
             if xv is None:
                 return None
             ins.append(xv)
-        from xmo.backends.cpu.executor import CPUBackendError, evaluate_op, kernel_for
+        from xmo.backends.cpu import CPUBackendError, evaluate_op, kernel_for
 
         if kernel_for(op.name) is None:
             return None

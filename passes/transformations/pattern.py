@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov.base import OVOp
-from xmo.graph.graph import Graph, is_placeholder
+from xmo.graph.base import is_placeholder
+from xmo.graph.graph import Graph
 
 if TYPE_CHECKING:
     from xmo.graph.node import Node, Port

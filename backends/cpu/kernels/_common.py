@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node
+from xmo.backends.cpu.node import Node
 
 
 def norm_axis(axis: int, rank: int, node: Node | None = None) -> int:

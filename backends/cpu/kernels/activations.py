@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 # ---------------------------------------------------------------------------
 # erf: numba ufunc around math.erf (compiled on first use)

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import (
     float_work,
     ints,
@@ -19,6 +18,8 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray:

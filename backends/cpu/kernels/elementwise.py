@@ -7,8 +7,11 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from xmo.backends.cpu.executor import _BUILTIN_BINARY, Node, register_kernel, round_bf16
+from xmo.backends.cpu.dtypes import round_bf16
+from xmo.backends.cpu.fusion import mark_fusable
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 def _int_divide(a: np.ndarray, b: np.ndarray, python_div: bool) -> np.ndarray:
@@ -90,7 +93,7 @@ def _make_binary(fn: Callable[[Node, np.ndarray, np.ndarray], np.ndarray]):
 for _name, _fn in _BINARY.items():
     _k = register_kernel(f"ov.{_name}")(_make_binary(_fn))
     if _name in ("Add", "Subtract", "Multiply", "Divide"):
-        _BUILTIN_BINARY[_name] = _k  # fusable into x*a+b steps (executor._fuse_affine)
+        mark_fusable(_name, _k)  # fusable into x*a+b steps
 register_kernel("ov.Xor_opset1")(_make_binary(_BINARY["LogicalXor"]))
 
 

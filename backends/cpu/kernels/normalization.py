@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.MVN")

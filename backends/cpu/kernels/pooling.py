@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import (
     float_work,
     norm_axis,
@@ -14,6 +13,8 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     window_views,
 )
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 class _Geometry:

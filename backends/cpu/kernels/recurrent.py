@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import float_work, norm_axis
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 def reverse_index(lengths: np.ndarray, steps: int) -> np.ndarray:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import float_work
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 def gather_pixels(img: np.ndarray, r: np.ndarray, c: np.ndarray,

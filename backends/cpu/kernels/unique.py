@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xmo.backends.cpu.executor import Node, register_kernel
 from xmo.backends.cpu.kernels._common import norm_axis, scalar
+from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Unique")

@@ -7,7 +7,7 @@ file the one that runs (a place to plug in another implementation).
 
 import numpy as np
 
-from xmo.backends.cpu.executor import register_kernel
+from xmo.backends.cpu import register_kernel
 from xmo.backends.cpu.fft import fft2d
 
 

@@ -1,4 +1,5 @@
-"""Helpers shared by converter families: ONNX data types -> OpenVINO element types."""
+"""Helpers shared by converter families: ONNX data types -> OpenVINO element
+types, string attribute values."""
 
 from __future__ import annotations
 
@@ -18,3 +19,8 @@ def onnx_dtype_to_etype(node: Node, dtype: int) -> str:
         return _ONNX_DTYPES[int(dtype)]
     except KeyError:
         raise ConversionFailure(f"ONNX data type {dtype} has no OpenVINO element type") from None
+
+
+def attr_str(v) -> str:  # noqa: ANN001
+    """A string attribute's value as ``str`` (ONNX gives bytes)."""
+    return v.decode() if isinstance(v, bytes) else str(v)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
 from xmo.passes.to_ov.helpers import (
     broadcast_along,
     dim_of,
@@ -12,17 +12,12 @@ from xmo.passes.to_ov.helpers import (
     rank_of,
     scalar,
 )
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
-
-
-def _s(v) -> str:  # noqa: ANN001
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
     """Scalar constant with the element type of ``like``."""
-    from xmo.passes.onnx_to_ov.builder import value_etype
-
     return scalar(b, value, value_etype(like))
 
 
@@ -145,7 +140,7 @@ def swish(node: Node, b: Builder):
 
 @converter("Gelu")
 def gelu(node: Node, b: Builder):
-    mode = _s(node.attr("approximate", "none"))
+    mode = attr_str(node.attr("approximate", "none"))
     if mode not in ("none", "tanh"):
         raise node.unsupported(f"approximate='{mode}'")
     return b.out("Gelu", [node.input(0)], {"approximation_mode": "ERF" if mode == "none" else "TANH"})
@@ -178,8 +173,6 @@ def _hardmax(b: Builder, x: SSAValue, axis: int) -> SSAValue:
     n = dim_of(b, x, axis, scalar_out=True)
     ar = b.out("Range", [b.i64(0), n, b.i64(1)], {"output_type": "i64"})
     ar = b.reshape(ar, [-1] + [1] * (r - axis - 1))
-    from xmo.passes.onnx_to_ov.builder import value_etype
-
     return b.convert(b.out("Equal", [ar, idx]), value_etype(x))
 
 

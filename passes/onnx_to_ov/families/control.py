@@ -75,7 +75,7 @@ def known_value(
 
 
 def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
-    from xmo.backends.cpu.executor import evaluate_op, kernel_for
+    from xmo.backends.cpu import evaluate_op, kernel_for
 
     ov_type = getattr(op, "OV_TYPE", None)
     if ov_type in (

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import dims_of, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 
 _AUTO_PAD = {
@@ -21,10 +22,6 @@ _AUTO_PAD = {
     "SAME_UPPER": "same_upper",
     "SAME_LOWER": "same_lower",
 }
-
-
-def _s(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def spatial_count(node: Node, i: int = 0, extra: int = 2) -> int:
@@ -46,7 +43,7 @@ def window_attrs(node: Node, n: int) -> dict:
     pads = list(node.attr("pads") or [0] * (2 * n))
     if len(strides) != n or len(dilations) != n or len(pads) != 2 * n:
         raise node.unsupported("strides/dilations/pads do not match the spatial rank")
-    auto_pad = _s(node.attr("auto_pad", "NOTSET") or "NOTSET")
+    auto_pad = attr_str(node.attr("auto_pad", "NOTSET") or "NOTSET")
     if auto_pad not in _AUTO_PAD:
         raise node.unsupported(f"auto_pad {auto_pad}")
     mode = _AUTO_PAD[auto_pad]
@@ -72,8 +69,6 @@ def dims_from(b: Builder, v: SSAValue, start: int) -> SSAValue:
 
 def split_groups(b: Builder, w: SSAValue, groups: int) -> SSAValue:
     """Reshape ``[A, B, k...]`` weights to ``[groups, A/groups, B, k...]``."""
-    from xmo.dialects.ov.base import dims_of
-
     shape = dims_of(w.type)
     if shape is not None and all(d >= 0 for d in shape):
         if shape[0] % groups:
@@ -161,8 +156,6 @@ def conv_transpose(node: Node, b: Builder):
 
 
 def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
-    from xmo.dialects.ov.base import dims_of
-
     xs, ws = dims_of(x.type), dims_of(wg.type)
     n = len(attrs["strides"])
     out = None
@@ -187,8 +180,6 @@ def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
 def _crop_window(node: Node, b: Builder, y, n, pb, pe, out_pad):
     """Take ``[pb, full - pe + out_pad)`` of each spatial dim of the full output
     (negative ``pb`` / beyond-the-end parts are zeros)."""
-    from xmo.dialects.ov.base import dims_of
-
     ys = dims_of(y.type)
     if ys is None or any(v < 0 for v in ys[2:]):
         raise node.unsupported("negative pads / large output_padding need static shapes")

@@ -8,9 +8,9 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import constant_value_of, tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families.conv import _s
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 
 _CTM = {
@@ -80,8 +80,6 @@ def _interpolate(
 
 
 def _const_of(v: SSAValue):
-    from xmo.dialects.ov.base import constant_value_of
-
     c = constant_value_of(v)
     return None if c is None else np.asarray(c).reshape(-1)
 
@@ -92,14 +90,14 @@ def resize(node: Node, b: Builder):
     r = node.rank(0)
     if r is None:
         raise node.unsupported("dynamic rank input")
-    mode = _s(node.attr("mode", "nearest"))
+    mode = attr_str(node.attr("mode", "nearest"))
     if node.version == 10:
         scales = b.convert(node.input(1), "f32")
         return _interpolate(
             node, b, x, mode=mode, ctm="asymmetric", nearest_mode="floor",
             scales=scales, sizes=None, axes=list(range(r)),
         )
-    ctm = _s(node.attr("coordinate_transformation_mode", "half_pixel"))
+    ctm = attr_str(node.attr("coordinate_transformation_mode", "half_pixel"))
     if ctm == "tf_crop_and_resize":
         raise node.unsupported("coordinate_transformation_mode tf_crop_and_resize")
     if mode == "cubic" and int(node.attr("exclude_outside", 0)):
@@ -112,7 +110,7 @@ def resize(node: Node, b: Builder):
         scales = b.convert(node.input(2), "f32")
     else:
         raise node.unsupported("neither scales nor sizes")
-    policy = _s(node.attr("keep_aspect_ratio_policy", "stretch"))
+    policy = attr_str(node.attr("keep_aspect_ratio_policy", "stretch"))
     if sizes is not None and policy != "stretch":
         zv = _const_of(sizes)
         xs = node.shape(0)
@@ -127,7 +125,7 @@ def resize(node: Node, b: Builder):
             sizes = b.i64(out)
     return _interpolate(
         node, b, x, mode=mode, ctm=ctm,
-        nearest_mode=_s(node.attr("nearest_mode", "round_prefer_floor")),
+        nearest_mode=attr_str(node.attr("nearest_mode", "round_prefer_floor")),
         scales=scales, sizes=sizes, axes=axes,
         cubic_a=float(node.attr("cubic_coeff_a", -0.75)),
         antialias=bool(node.attr("antialias", 0)),
@@ -144,7 +142,7 @@ def upsample(node: Node, b: Builder):
         scales = b.const(np.asarray(node.attr("scales"), np.float32), "f32")
     else:
         scales = b.convert(node.input(1), "f32")
-    mode = _s(node.attr("mode", "nearest"))
+    mode = attr_str(node.attr("mode", "nearest"))
     if mode == "bilinear":
         mode = "linear"
     return _interpolate(
@@ -155,7 +153,7 @@ def upsample(node: Node, b: Builder):
 
 @converter("DepthToSpace")
 def depth_to_space(node: Node, b: Builder):
-    mode = _s(node.attr("mode", "DCR"))
+    mode = attr_str(node.attr("mode", "DCR"))
     ov_mode = {"DCR": "blocks_first", "CRD": "depth_first"}[mode]
     return b.out(
         "DepthToSpace", [node.input(0)],
@@ -165,7 +163,7 @@ def depth_to_space(node: Node, b: Builder):
 
 @converter("SpaceToDepth")
 def space_to_depth(node: Node, b: Builder):
-    mode = _s(node.attr("mode", "DCR"))
+    mode = attr_str(node.attr("mode", "DCR"))
     ov_mode = {"DCR": "blocks_first", "CRD": "depth_first"}[mode]
     return b.out(
         "SpaceToDepth", [node.input(0)],
@@ -178,7 +176,7 @@ def grid_sample(node: Node, b: Builder):
     x, grid = node.input(0), node.input(1)
     if node.rank(0) != 4:
         raise node.unsupported("OpenVINO GridSample is 2-D (4-D input) only")
-    mode = _s(node.attr("mode", "bilinear" if node.version < 20 else "linear"))
+    mode = attr_str(node.attr("mode", "bilinear" if node.version < 20 else "linear"))
     mode = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
     xs, gs = node.shape(0), node.shape(1)
     out = None
@@ -189,7 +187,7 @@ def grid_sample(node: Node, b: Builder):
         {
             "align_corners": bool(node.attr("align_corners", 0)),
             "mode": mode,
-            "padding_mode": _s(node.attr("padding_mode", "zeros")),
+            "padding_mode": attr_str(node.attr("padding_mode", "zeros")),
         },
         result_types=[tensor(node.etype(0), out)],
     )

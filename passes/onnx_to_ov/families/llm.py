@@ -9,13 +9,10 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
 from xmo.passes.to_ov.helpers import dim_of, scalar
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 
 _I64_MAX = int(np.iinfo(np.int64).max)
-
-
-def _s(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
@@ -108,7 +105,7 @@ def rotary_embedding(node: Node, b: Builder):
 @converter("CausalConvWithState", min_version=1)
 def causal_conv_with_state(node: Node, b: Builder):
     x, w = node.input(0), node.input(1)
-    act = _s(node.attr("activation", "none")).lower()
+    act = attr_str(node.attr("activation", "none")).lower()
     if act not in ("none", "silu", "swish"):
         raise node.unsupported(f"activation '{act}'")
     ws = node.shape(1)
@@ -165,7 +162,7 @@ def _step(b: Builder, v: SSAValue, i: int) -> SSAValue:
 
 @converter("LinearAttention", min_version=1)
 def linear_attention(node: Node, b: Builder):
-    rule = _s(node.attr("update_rule", "gated_delta"))
+    rule = attr_str(node.attr("update_rule", "gated_delta"))
     if rule not in ("linear", "gated", "delta", "gated_delta"):
         raise node.unsupported(f"update_rule '{rule}'")
     hq, hkv = int(node.attr("q_num_heads", 0) or 0), int(node.attr("kv_num_heads", 0) or 0)

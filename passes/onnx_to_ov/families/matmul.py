@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.helpers import einsum_shape
 
@@ -38,13 +39,9 @@ def gemm(node: Node, b: Builder):
     return y
 
 
-def _s(v) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 @converter("Einsum")
 def einsum(node: Node, b: Builder):
-    eq = _s(node.attr("equation")).replace(" ", "")
+    eq = attr_str(node.attr("equation")).replace(" ", "")
     ins = [node.input(i) for i in range(node.num_inputs)]
     shape = einsum_shape(eq, [node.shape(i) for i in range(node.num_inputs)])
     etype = node.etype(0)

@@ -8,7 +8,8 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families.conv import _s, window_attrs
+from xmo.passes.onnx_to_ov.families._types import attr_str
+from xmo.passes.onnx_to_ov.families.conv import window_attrs
 from xmo.passes.onnx_to_ov.registry import converter
 
 
@@ -161,7 +162,7 @@ def roi_align(node: Node, b: Builder):
     x, rois = node.input(0), node.input(1)
     oh, ow = int(node.attr("output_height", 1)), int(node.attr("output_width", 1))
     if node.version >= 16:
-        ctm = _s(node.attr("coordinate_transformation_mode", "half_pixel"))
+        ctm = attr_str(node.attr("coordinate_transformation_mode", "half_pixel"))
     else:
         ctm = "output_half_pixel"
     aligned = {"half_pixel": "half_pixel_for_nn", "output_half_pixel": "asymmetric"}.get(ctm)
@@ -179,7 +180,7 @@ def roi_align(node: Node, b: Builder):
             "pooled_w": ow,
             "sampling_ratio": int(node.attr("sampling_ratio", 0)),
             "spatial_scale": float(node.attr("spatial_scale", 1.0)),
-            "mode": _s(node.attr("mode", "avg")),
+            "mode": attr_str(node.attr("mode", "avg")),
             "aligned_mode": aligned,
         },
         result_types=[tensor(node.etype(0), out)],

@@ -8,7 +8,7 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
 from xmo.passes.onnx_to_ov.builder import Builder, Node
-from xmo.passes.onnx_to_ov.families.conv import _s
+from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 
 #: number of gates and the ONNX gate index of each OpenVINO gate, in order
@@ -33,7 +33,7 @@ def _reorder(b: Builder, v: SSAValue, kind: str, hidden: int, axis: int) -> SSAV
 def recurrent(node: Node, b: Builder):
     kind = node.type
     gates, _ = _GATES[kind]
-    direction = _s(node.attr("direction", "forward"))
+    direction = attr_str(node.attr("direction", "forward"))
     num_dir = 2 if direction == "bidirectional" else 1
     layout = int(node.attr("layout", 0) or 0)
     if kind == "LSTM":
@@ -50,7 +50,7 @@ def recurrent(node: Node, b: Builder):
     hidden = int(hidden)
     etype = node.etype(0)
 
-    acts = [str(_s(a)).lower() for a in (node.attr("activations") or [])]
+    acts = [str(attr_str(a)).lower() for a in (node.attr("activations") or [])]
     n_act = len(_DEFAULT_ACTS[kind])
     if not acts:
         acts = _DEFAULT_ACTS[kind]

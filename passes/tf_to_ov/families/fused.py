@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
-from xmo.passes.tf_to_ov.families.conv import _conv, depthwise_conv2d
+from xmo.passes.tf_to_ov.families.conv import conv2d, depthwise_conv2d
 from xmo.passes.tf_to_ov.families.matmul import matmul
 from xmo.passes.tf_to_ov.registry import tf_converter
 from xmo.passes.to_ov.helpers import scalar
@@ -69,7 +69,7 @@ def fused_conv2d(node: TFNode, b: TFBuilder):
         raise node.unsupported("filter_format must be HWIO")
     if int(node.attr("num_host_args", 0) or 0):
         raise node.unsupported("host args")
-    y = _conv(node, b, 4)
+    y = conv2d(node, b)
     return apply_fused_ops(node, b, y, 2, 4, node.channels_last)
 
 

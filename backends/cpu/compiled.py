@@ -1,0 +1,365 @@
+"""``CompiledModel``: an ``ov`` module turned into a schedule of kernel calls.
+
+Constants are read once (and the constant sub-graphs of the schedule computed
+once, :mod:`.folding`), every intermediate array is dropped as soon as its last
+user has run, and chains of elementwise ops with constant operands run as one
+step (:mod:`.fusion`), in place when their input is dead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from xmo.backends.cpu.dtypes import (
+    BF16,
+    PACKED_DTYPES,
+    bf16_bits_to_f32,
+    tensor_dims,
+    tensor_dtype,
+    unpack_constant,
+)
+from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
+from xmo.backends.cpu.folding import fold_constants
+from xmo.backends.cpu.fusion import AffineKernel, fuse_affine
+from xmo.backends.cpu.node import Kernel, KernelCall, Node, checked_outputs, describe_op
+from xmo.backends.cpu.ports import ModelOutputs, PortInfo
+from xmo.backends.cpu.registry import kernel_for
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
+
+
+@dataclass
+class _Step:
+    node: Node
+    kernel: Kernel
+    args: tuple[int, ...]
+    outs: tuple[int, ...]
+    free: tuple[int, ...]  # slots dropped once this step ran
+    steal: int | None = None  # fused affine step: its input slot, dead after it
+
+
+def _rc_probe() -> tuple[int, int]:
+    """Reference counts of an array (and of a view's base) held only by a local
+    variable, taken the way :meth:`CompiledModel.__call__` takes them."""
+    slots: list[Any] = [np.empty(2).reshape(1, 2)]
+    x = slots[0]
+    slots[0] = None
+    return sys.getrefcount(x), sys.getrefcount(x.base)
+
+
+_RC_SOLE, _RC_BASE = _rc_probe()
+
+
+def _sole_owner(x: Any) -> bool:
+    """True when nothing but the caller's local variable reaches ``x``'s data
+    (no other slot, view, constant or caller-owned array): it may be updated in
+    place. Called with one extra reference (the argument) over the probe."""
+    if type(x) is not np.ndarray or not x.flags.writeable:
+        return False
+    if sys.getrefcount(x) > _RC_SOLE + 1:
+        return False
+    base = x.base
+    if base is None:
+        return x.flags.owndata
+    if type(base) is not np.ndarray or base.base is not None or not base.flags.owndata:
+        return False
+    # references: x.base, the local ``base``, getrefcount's argument
+    return sys.getrefcount(base) <= _RC_BASE + 1
+
+
+class CompiledModel:
+    """An ``ov`` module ready to run on numpy arrays: the CPU backend's entry.
+
+    It takes a module (:func:`xmo.compile_model` converts model files first)
+    and keeps it alive. ``model(inputs)`` takes a dict (input tensor name or
+    friendly name -> array) or a list (in Parameter order) and returns
+    :class:`ModelOutputs`.
+    """
+
+    def __init__(self, module: ModuleOp | Operation) -> None:
+        # the module keeps its context, and so the weight store, alive
+        self._module = module
+        ops = list(module.body.block.ops) if isinstance(module, ModuleOp) else list(
+            module.regions[0].block.ops
+        )
+        slot_of: dict[SSAValue, int] = {}
+        n_slots = 0
+
+        def new_slot(v: SSAValue) -> int:
+            nonlocal n_slots
+            slot_of[v] = n_slots
+            n_slots += 1
+            return n_slots - 1
+
+        self._params: list[tuple[int, ParameterOp]] = []
+        self._consts: dict[int, np.ndarray] = {}
+        self._results: list[int] = []
+        self.inputs: list[PortInfo] = []
+        self.outputs: list[PortInfo] = []
+        steps: list[KernelCall] = []
+        missing: list[str] = []
+
+        for op in ops:
+            if isinstance(op, ParameterOp):
+                s = new_slot(op.results[0])
+                self._params.append((s, op))
+                names = [*op.get_tensor_names(0)]
+                fn = op.get_friendly_name()
+                if fn and fn not in names:
+                    names.append(fn)
+                t = op.results[0].type
+                self.inputs.append(
+                    PortInfo(tuple(names), tensor_dtype(t), tensor_dims(t), et.of_tensor_type(t))
+                )
+            elif isinstance(op, ConstantOp):
+                s = new_slot(op.results[0])
+                arr = op.get_array()
+                ename = et.of_tensor_type(op.results[0].type)
+                if ename == "bf16":
+                    arr = bf16_bits_to_f32(arr)
+                elif ename in PACKED_DTYPES:
+                    arr = unpack_constant(arr, ename, tensor_dims(op.results[0].type) or ())
+                self._consts[s] = arr
+            elif isinstance(op, ResultOp):
+                v = op.operands[0]
+                if v not in slot_of:
+                    raise CPUBackendError(f"{describe_op(op)}: input defined after use")
+                self._results.append(slot_of[v])
+                self.outputs.append(
+                    PortInfo(tuple(self._output_names(op)), tensor_dtype(v.type),
+                             tensor_dims(v.type), et.of_tensor_type(v.type))
+                )
+            else:
+                kernel = kernel_for(op.name)
+                if kernel is None:
+                    missing.append(describe_op(op))
+                    kernel = _missing_kernel
+                args = []
+                for v in op.operands:
+                    if v not in slot_of:
+                        raise CPUBackendError(
+                            f"{describe_op(op)}: operand defined outside the module body "
+                            "or after use"
+                        )
+                    args.append(slot_of[v])
+                outs = tuple(new_slot(r) for r in op.results)
+                steps.append((Node(op), kernel, tuple(args), outs))
+
+        if missing:
+            shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+            raise KernelNotFoundError(
+                f"no CPU kernel for {len(missing)} op(s): {shown}. "
+                "Register one with xmo.backends.cpu.register_kernel(op_name)."
+            )
+
+        self._plain_steps = self._schedule(steps)
+        folded = fold_constants(steps, self._consts)
+        self._consts.update(folded)
+        steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
+        keep = set(self._results) | set(self._consts)
+        fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        self._steps = self._schedule(fused)
+        self._n_slots = n_slots
+        self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
+        self._input_index: dict[str, int] = {}
+        for i, p in enumerate(self.inputs):
+            for n in p.names:
+                self._input_index.setdefault(n, i)
+
+    def _schedule(
+        self,
+        steps: list[KernelCall],
+    ) -> list[_Step]:
+        """Steps with liveness: each slot dropped after the step using it last.
+        A fused affine step whose input dies with it may update it in place."""
+        keep = set(self._results) | set(self._consts)
+        params = {s for s, _ in self._params}
+        last_use: dict[int, int] = {}
+        for i, (_, _, args, outs) in enumerate(steps):
+            for a in args:
+                last_use[a] = i
+            for o in outs:  # unused outputs die right away
+                last_use.setdefault(o, i)
+        for s, _ in self._params:
+            last_use.setdefault(s, -1)
+        free_after: dict[int, list[int]] = {}
+        for s, i in last_use.items():
+            if s not in keep:
+                free_after.setdefault(i, []).append(s)
+        self._free_before_run = tuple(free_after.get(-1, ()))
+        out: list[_Step] = []
+        for i, (node, k, args, outs) in enumerate(steps):
+            free = tuple(free_after.get(i, ()))
+            steal = None
+            if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
+                steal = args[0]
+            out.append(_Step(node, k, args, outs, free, steal))
+        return out
+
+    @staticmethod
+    def _output_names(res: ResultOp) -> list[str]:
+        v = res.operands[0]
+        names: list[str] = []
+        producer = v.owner
+        if isinstance(producer, OVOp):
+            names += producer.get_tensor_names(v.index)  # type: ignore[attr-defined]
+        fn = res.get_friendly_name()
+        if fn:
+            names.append(fn)
+        if isinstance(producer, OVOp):
+            pn = producer.get_friendly_name()
+            if pn:
+                names.append(pn if len(producer.results) == 1 else f"{pn}.{v.index}")  # type: ignore[attr-defined]
+        seen: list[str] = []
+        for n in names:
+            if n not in seen:
+                seen.append(n)
+        return seen
+
+    # -- introspection ---------------------------------------------------------
+    @property
+    def input_names(self) -> list[str]:
+        return [p.name for p in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [p.name for p in self.outputs]
+
+    @property
+    def schedule(self) -> list[Node]:
+        """The ops executed, in order (before fusion)."""
+        return [s.node for s in self._plain_steps]
+
+    # -- running -----------------------------------------------------------------
+    def _bind_inputs(
+        self, inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None
+    ) -> list[np.ndarray]:
+        n = len(self.inputs)
+        if inputs is None:
+            inputs = []
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        values: list[Any] = [None] * n
+        if isinstance(inputs, Mapping):
+            for key, val in inputs.items():
+                if isinstance(key, int):
+                    i = key
+                    if not 0 <= i < n:
+                        raise InputError(f"input index {i} out of range ({n} inputs)")
+                else:
+                    if key not in self._input_index:
+                        raise InputError(
+                            f"the model has no input named '{key}' "
+                            f"(inputs: {self.input_names})"
+                        )
+                    i = self._input_index[key]
+                if values[i] is not None:
+                    raise InputError(f"input {self._label(i)} given twice")
+                values[i] = val
+        else:
+            seq = list(inputs)
+            if len(seq) != n:
+                raise InputError(f"the model has {n} inputs, got {len(seq)}")
+            values = seq
+        out: list[np.ndarray] = []
+        for i, (val, port) in enumerate(zip(values, self.inputs)):
+            if val is None:
+                raise InputError(f"input {self._label(i)} is missing")
+            out.append(self._check_input(i, val, port))
+        return out
+
+    def _label(self, i: int) -> str:
+        name = self.inputs[i].name
+        return f"#{i}" + (f" '{name}'" if name else "")
+
+    def _check_input(self, i: int, val: Any, port: PortInfo) -> np.ndarray:
+        if isinstance(val, np.ndarray):
+            arr = val
+            if port.etype == "bf16" and arr.dtype == BF16:
+                arr = arr.astype(np.float32)
+            elif port.etype == "bf16" and arr.dtype == np.uint16:  # raw bf16 payload
+                arr = bf16_bits_to_f32(arr)
+            if port.dtype is not None and arr.dtype != port.dtype:
+                raise InputError(
+                    f"input {self._label(i)}: element type {arr.dtype} given, "
+                    f"the model expects {port.dtype}"
+                )
+        else:
+            arr = np.asarray(val, dtype=port.dtype)
+        if port.shape is not None:
+            ok = len(arr.shape) == len(port.shape) and all(
+                d < 0 or d == a for d, a in zip(port.shape, arr.shape)
+            )
+            if not ok:
+                want = "[" + ",".join("?" if d < 0 else str(d) for d in port.shape) + "]"
+                raise InputError(
+                    f"input {self._label(i)}: shape {list(arr.shape)} given, "
+                    f"the model expects {want}"
+                )
+        return arr
+
+    def __call__(
+        self,
+        inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None,
+        observer: Callable[[Operation, list[np.ndarray]], None] | None = None,
+    ) -> ModelOutputs:
+        """Run the model. ``observer(op, outputs)`` (optional) sees every op's
+        outputs as they are computed (used to find where results diverge).
+
+        With an observer the unfused schedule runs (every op observed with its
+        own result); without one, chains of elementwise ops with constant
+        operands run as one fused ``x*a + b`` step (see :mod:`.fusion`),
+        in place when its input is dead."""
+        args = self._bind_inputs(inputs)
+        slots: list[Any] = [None] * self._n_slots
+        for s, a in self._consts.items():
+            slots[s] = a
+        for (s, _), a in zip(self._params, args):
+            slots[s] = a
+        for s in self._free_before_run:
+            slots[s] = None
+        res: Any = None
+        outs: Any = None
+        for step in self._steps if observer is None else self._plain_steps:
+            node = step.node
+            try:
+                if step.steal is not None:
+                    x = slots[step.steal]
+                    slots[step.steal] = None
+                    res = step.kernel.run(x, _sole_owner(x))
+                    x = None
+                else:
+                    res = step.kernel(node, *[slots[a] for a in step.args])
+            except CPUBackendError:
+                raise
+            except Exception as e:  # noqa: BLE001  (name the op that failed)
+                raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
+            outs = checked_outputs(node, res)
+            if observer is not None:
+                observer(node.op, outs)
+            for o, arr in zip(step.outs, outs):
+                slots[o] = arr
+            for s in step.free:
+                slots[s] = None
+            res = outs = None
+        outs = [slots[s] for s in self._results]
+        for i in self._bf16_outputs:
+            outs[i] = np.asarray(outs[i]).astype(BF16)
+        return ModelOutputs(outs, self.outputs)
+
+    run = __call__
+    infer = __call__
+
+
+def _missing_kernel(node: Node, *inputs: np.ndarray) -> Any:
+    raise KernelNotFoundError(f"no CPU kernel for {node.describe()}")
+
+

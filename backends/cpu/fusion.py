@@ -1,0 +1,180 @@
+"""Affine fusion: chains of Add/Subtract/Multiply/Divide with constant operands
+run as one ``x*a + b`` step (in place when its input is dead).
+
+Only the built-in kernels of those ops are fused (an op whose kernel was
+overridden keeps it): :mod:`xmo.backends.cpu.kernels.elementwise` declares
+them with :func:`mark_fusable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from xdsl.ir import Operation
+
+from xmo.backends.cpu.dtypes import tensor_dims, tensor_dtype
+from xmo.backends.cpu.node import Kernel, KernelCall, Node
+
+_AFFINE_OPS = frozenset({"Add", "Subtract", "Multiply", "Divide"})
+#: the built-in kernels of the fusable ops, by op type
+_BUILTIN: dict[str, Kernel] = {}
+
+
+def mark_fusable(op_type: str, kernel: Kernel) -> None:
+    """Declare ``kernel`` the built-in kernel of ``op_type`` (one of Add,
+    Subtract, Multiply, Divide): ops it runs may be fused."""
+    if op_type not in _AFFINE_OPS:
+        raise ValueError(f"{op_type} is not an affine op ({sorted(_AFFINE_OPS)})")
+    _BUILTIN[op_type] = kernel
+
+
+class AffineKernel:
+    """A fused chain of elementwise ops with constant operands: ``x*a + b``.
+
+    ``a``/``b`` (None when 1/0) are precomputed in f64 and rounded to the
+    output dtype once; ``ops`` are the fused ops (the last one names the step).
+    """
+
+    def __init__(self, ops: list[Operation], a: np.ndarray | None, b: np.ndarray | None,
+                 dtype: np.dtype, shape: tuple[int, ...]) -> None:
+        self.ops = ops
+        self.a = a
+        self.b = b
+        self.dtype = dtype
+        self.shape = shape
+
+    def run(self, x: np.ndarray, inplace: bool) -> np.ndarray:
+        if x.dtype != self.dtype or x.shape != self.shape:
+            inplace = False
+        out = x if inplace else None
+        if self.a is not None:
+            out = np.multiply(x, self.a, out=out, dtype=self.dtype)
+            if self.b is not None:
+                if type(out) is not np.ndarray:  # 0-d operands give a numpy scalar
+                    return np.asarray(out + self.b)
+                np.add(out, self.b, out=out)
+            return out
+        if self.b is not None:
+            return np.add(x, self.b, out=out, dtype=self.dtype)
+        return x if inplace else np.array(x, dtype=self.dtype)
+
+    def __call__(self, node: Node, x: np.ndarray) -> np.ndarray:
+        return self.run(x, False)
+
+
+def _affine_step(node: Node, kernel: Kernel, args: tuple[int, ...],
+                 consts: Mapping[int, np.ndarray]) -> tuple[int, np.ndarray, str] | None:
+    """(input slot, constant, role) when the step is a fusable elementwise op:
+    a built-in Add/Subtract/Multiply/Divide on f32/f64 with numpy broadcast, one
+    finite constant operand broadcasting to the other operand's static shape.
+    role: "add", "sub" (x - c), "rsub" (c - x), "mul", "div" (x / c)."""
+    if node.type not in _AFFINE_OPS or node.op.name != f"ov.{node.type}":
+        return None
+    if kernel is not _BUILTIN.get(node.type):
+        return None
+    if len(args) != 2 or node.num_outputs != 1:
+        return None
+    if str(node.attr("auto_broadcast", "numpy")).lower() != "numpy":
+        return None
+    dt = node.out_dtypes[0]
+    shape = node.out_shapes[0]
+    if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        return None
+    if node.out_etypes[0] not in ("f32", "f64") or shape is None or any(d < 0 for d in shape):
+        return None
+    ca, cb = args[0] in consts, args[1] in consts
+    if ca == cb:
+        return None
+    ci = 0 if ca else 1
+    c = consts[args[ci]]
+    xv = node.op.operands[1 - ci]
+    if not isinstance(c, np.ndarray) or c.dtype != dt or c.ndim > len(shape):
+        return None
+    if tensor_dims(xv.type) != tuple(shape) or tensor_dtype(xv.type) != dt:
+        return None
+    try:
+        if np.broadcast_shapes(c.shape, tuple(shape)) != tuple(shape):
+            return None
+    except ValueError:
+        return None
+    if not np.all(np.isfinite(c)):
+        return None
+    if node.type == "Divide":
+        if ci == 0 or not np.all(c != 0):
+            return None
+        role = "div"
+    elif node.type == "Subtract":
+        role = "rsub" if ci == 0 else "sub"
+    else:
+        role = "add" if node.type == "Add" else "mul"
+    return args[1 - ci], c, role
+
+
+def fuse_affine(
+    steps: list[KernelCall],
+    consts: Mapping[int, np.ndarray],
+    keep: set[int],
+) -> list[KernelCall]:
+    """Steps with every chain of fusable elementwise ops (see :func:`_affine_step`)
+    replaced by one ``x*a + b`` step at the chain's last op (whose Node -- friendly
+    and tensor names -- it keeps). An intermediate result is fused away only when
+    the next op of the chain is its single user and it is not in ``keep`` (model
+    outputs, constants, parameters). A single op is rewritten only when that
+    keeps its result bit-exact (not Divide) -- it then still gains the in-place
+    update."""
+    uses: dict[int, int] = {}
+    for _, _, args, _ in steps:
+        for a in args:
+            uses[a] = uses.get(a, 0) + 1
+    chains: list[list[tuple[int, int, np.ndarray, str]]] = []  # (step, x slot, c, role)
+    open_chain: dict[int, int] = {}  # output slot -> chain index
+    for i, (node, kernel, args, outs) in enumerate(steps):
+        info = _affine_step(node, kernel, args, consts)
+        if info is None:
+            continue
+        x, c, role = info
+        ci = open_chain.pop(x, None)
+        if ci is None or uses.get(x, 0) != 1 or x in keep:
+            ci = len(chains)
+            chains.append([])
+        chains[ci].append((i, x, c, role))
+        open_chain[outs[0]] = ci
+    replace: dict[int, KernelCall] = {}
+    drop: set[int] = set()
+    for chain in chains:
+        if len(chain) == 1 and chain[0][3] == "div":
+            continue
+        last = chain[-1][0]
+        node, _, _, outs = steps[last]
+        dt = node.out_dtypes[0]
+        a = np.ones((), np.float64)
+        b = np.zeros((), np.float64)
+        for _, _, c, role in chain:
+            c64 = c.astype(np.float64)
+            if role == "add":
+                b = b + c64
+            elif role == "sub":
+                b = b - c64
+            elif role == "rsub":
+                a, b = -a, c64 - b
+            elif role == "mul":
+                a, b = a * c64, b * c64
+            else:
+                a, b = a / c64, b / c64
+        with np.errstate(over="ignore", invalid="ignore"):
+            af = np.array(a, dtype=dt, order="C")
+            bf = np.array(b, dtype=dt, order="C")
+        if not (np.all(np.isfinite(af)) and np.all(np.isfinite(bf))):
+            continue
+        ops = [steps[i][0].op for i, _, _, _ in chain]
+        fused = AffineKernel(
+            ops,
+            None if np.all(af == 1) else af,
+            None if np.all(bf == 0) else bf,
+            dt,
+            tuple(node.out_shapes[0]),
+        )
+        replace[last] = (node, fused, (chain[0][1],), outs)
+        drop.update(i for i, _, _, _ in chain[:-1])
+    return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]

@@ -1,0 +1,120 @@
+"""The kernel calling convention: what a kernel sees and what it must return.
+
+A kernel is called as ``kernel(node, *inputs)`` where ``node`` is the
+:class:`Node` being executed (attributes, output element types and shapes) and
+``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
+per output). :func:`checked_outputs` casts them to the element types the op's
+result types declare and checks their shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Operation
+
+from xmo.backends.cpu.dtypes import etype_dtype, round_bf16, tensor_dims
+from xmo.backends.cpu.errors import KernelError
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp
+
+#: A kernel: ``kernel(node, *inputs) -> array | sequence of arrays``.
+Kernel = Callable[..., Any]
+
+
+def op_type(op: Operation) -> str:
+    """OpenVINO type (``"Add"``), or the xDSL name for foreign ops."""
+    return getattr(op, "OV_TYPE", "") or op.name
+
+
+def _friendly(op: Operation) -> str | None:
+    if isinstance(op, OVOp):
+        return op.get_friendly_name()
+    return None
+
+
+def describe_op(op: Operation) -> str:
+    """``Type (xdsl.name) 'friendly name'`` for messages."""
+    fn = _friendly(op)
+    return f"{op_type(op)} ({op.name})" + (f" '{fn}'" if fn else "")
+
+
+class Node:
+    """What a kernel sees of the op it executes."""
+
+    __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes", "out_etypes",
+                 "cache")
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+        #: OpenVINO type (``"Add"``), or the xDSL name for foreign ops.
+        self.type: str = op_type(op)
+        #: Friendly name ('' when the op has none).
+        self.name: str = _friendly(op) or ""
+        #: OpenVINO attribute values, defaults filled in.
+        self.attrs: dict[str, Any] = op.attr_values() if isinstance(op, OVOp) else {}
+        #: OpenVINO element type name per output (None when not one).
+        self.out_etypes: list[str | None] = [et.of_tensor_type(r.type) for r in op.results]
+        #: numpy dtype per output (None when not representable).
+        self.out_dtypes: list[np.dtype | None] = [etype_dtype(n) for n in self.out_etypes]
+        #: per-op scratch for kernels (attributes parsed once, prepared weights)
+        self.cache: dict[str, Any] = {}
+        #: declared dims per output (-1 dynamic), None when unranked.
+        self.out_shapes: list[tuple[int, ...] | None] = [tensor_dims(r.type) for r in op.results]
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        v = self.attrs.get(name)
+        return default if v is None else v
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.out_dtypes)
+
+    def out_dtype(self, i: int = 0, fallback: Any = None) -> np.dtype:
+        d = self.out_dtypes[i] if i < len(self.out_dtypes) else None
+        if d is None:
+            if fallback is None:
+                raise KernelError(f"{self.describe()}: output {i} has no numpy dtype")
+            return np.dtype(fallback)
+        return d
+
+    def describe(self) -> str:
+        return describe_op(self.op)
+
+    def error(self, message: str) -> KernelError:
+        return KernelError(f"{self.describe()}: {message}")
+
+
+#: One kernel call of a schedule: (node, kernel, argument slots, output slots).
+KernelCall = tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]
+
+
+def checked_outputs(node: Node, res: Any) -> list[np.ndarray]:
+    """A kernel's result as one array per output of ``node``, each cast to the
+    declared element type (bf16 rounded) and checked against the declared shape."""
+    if isinstance(res, np.ndarray) or np.isscalar(res):
+        res = [res]
+    outs = list(res)
+    if len(outs) != node.num_outputs:
+        raise node.error(f"kernel returned {len(outs)} outputs, op has {node.num_outputs}")
+    fixed = []
+    for i, a in enumerate(outs):
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
+        want = node.out_dtypes[i]
+        if want is not None and a.dtype != want:
+            a = a.astype(want)
+        if node.out_etypes[i] == "bf16":
+            a = round_bf16(a)
+        shape = node.out_shapes[i]
+        if shape is not None and (
+            len(shape) != a.ndim or any(d >= 0 and d != s for d, s in zip(shape, a.shape))
+        ):
+            raise node.error(
+                f"output {i} has shape {list(a.shape)}, the op declares "
+                "[" + ",".join("?" if d < 0 else str(d) for d in shape) + "]"
+            )
+        fixed.append(a)
+    return fixed
