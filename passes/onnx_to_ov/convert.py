@@ -80,7 +80,7 @@ class ONNXHooks(LegalizationHooks):
                 lz.fail("initializer", op.tensor_name.data, why or "no value", op)
             else:
                 c.set_tensor_names(0, [op.tensor_name.data, *aliases_of(op, 0)])
-                lz.constant(op, c)
+                lz.constant(op, c, claim_name=False)
         else:
             return False
         return True

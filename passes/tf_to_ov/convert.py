@@ -230,7 +230,7 @@ class TFHooks(LegalizationHooks):
             if why or c is None:
                 lz.fail(op_type, name, why or "no value", op)
             else:
-                lz.constant(op, c, claim_name=name)
+                lz.constant(op, c, claim_name=True)
         else:
             return False
         return True

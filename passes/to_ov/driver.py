@@ -264,11 +264,12 @@ class Legalizer:
         c.set_friendly_name(name)
         return c
 
-    def constant(self, op: Operation, c: ConstantOp, *, claim_name: str | None = None) -> None:
-        """``c`` replaces ``op``'s (only) result (``claim_name``: a name taken
-        for friendly names)."""
-        if claim_name is not None:
-            self.used_names.add(claim_name)
+    def constant(self, op: Operation, c: ConstantOp, *, claim_name: bool) -> None:
+        """``c`` replaces ``op``'s (only) result (``claim_name``: its friendly
+        name is taken for friendly names)."""
+        name = c.get_friendly_name()
+        if claim_name and name is not None:
+            self.used_names.add(name)
         self.emit(c)
         self.values[op.results[0]] = c.results[0]
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from xmo.passes.to_ov.scoped import ConverterScope
@@ -67,13 +68,20 @@ class ConverterEntry:
         return lo if lo <= hi else None
 
 
+#: the folder of the xmo package (its files are named ``xmo/...`` in messages)
+_XMO_ROOT = Path(__file__).resolve().parents[2]
+
+
 def describe_converter(fn: ConverterFn) -> str:
     """A converter for messages: its name and where it is defined."""
     name = getattr(fn, "__qualname__", None) or repr(fn)
     code = getattr(fn, "__code__", None)
     if code is None:
         return name
-    return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+    path = Path(code.co_filename)
+    if path.is_relative_to(_XMO_ROOT):
+        path = Path("xmo") / path.relative_to(_XMO_ROOT)
+    return f"{name} ({path}:{code.co_firstlineno})"
 
 
 #: the built-in converters: (framework, domain, op type) -> their version ranges
