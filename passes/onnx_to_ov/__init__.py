@@ -1,10 +1,12 @@
 """Conversion ONNX -> ov (MLIR's ``Conversion/ONNXToOV``).
 
-* :mod:`.convert` -- the ``convert-onnx-to-ov`` pass: graph I/O, initializers,
-  names, the unsupported-ops report
+* :mod:`.convert` -- the ``convert-onnx-to-ov`` pass: the ONNX hooks of the
+  shared driver (:mod:`xmo.passes.to_ov.driver`): graph I/O, initializers,
+  names, sub-graph inlining (``convert_block``)
 * :mod:`.registry` -- ``@converter`` registration and lookup by type/version
-* :mod:`.builder` -- ``Node`` (the ONNX node seen by a converter) and
-  ``Builder`` (emits ov ops with inferred types)
+  (the ONNX part of :mod:`xmo.passes.to_ov.registry`)
+* :mod:`.builder` -- ONNX attributes; re-exports ``Node`` (the node seen by
+  a converter) and ``Builder`` (emits ov ops with inferred types)
 * :mod:`.families` -- the converters, one module per op family
 """
 

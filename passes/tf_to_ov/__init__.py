@@ -1,10 +1,13 @@
 """Conversion TensorFlow -> ov (MLIR's ``Conversion/TFToOV``).
 
-* :mod:`.convert` -- the ``convert-tf-to-ov`` pass: graph I/O, pass-through
-  nodes, names, the unsupported-ops report
+* :mod:`.convert` -- the ``convert-tf-to-ov`` pass: the TF hooks of the
+  shared driver (:mod:`xmo.passes.to_ov.driver`): liveness, deadness of
+  Switch/Merge branches, Placeholder / Const, pass-through nodes, names
 * :mod:`.registry` -- ``@tf_converter`` registration and lookup by TF op type
-* :mod:`.builder` -- ``TFNode`` (the tf op seen by a converter) and
-  ``TFBuilder`` (emits ov ops with inferred types)
+  (the TF part of :mod:`xmo.passes.to_ov.registry`)
+* :mod:`.builder` -- ``TFBuilder`` (emits ov ops with inferred types, seeing
+  constant sub-graphs), ``ConstEvaluator``, TF attributes; ``TFNode`` is the
+  shared ``Node``
 * :mod:`.layout` -- NHWC <-> NCHW transposes around layout-sensitive ops
 * :mod:`.families` -- the converters, one module per op family
 """
