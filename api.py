@@ -273,10 +273,8 @@ def _convert(
 
         OVTransposeSinkingPass().apply(ctx, module)
     if output is not None or layout is not None:
-        from xmo.passes.ov_constant_fold import (
-            OVConstantFoldPass,
-            OVDeadCodeEliminationPass,
-        )
+        from xmo.passes.ov_constant_fold import OVConstantFoldPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
         OVConstantFoldPass().apply(ctx, module)
         OVDeadCodeEliminationPass().apply(ctx, module)

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, tensor
@@ -57,10 +58,6 @@ class DisconnectedOp(IRDLOperation):
 
     name = "xmo_graph.disconnected"
     output = result_def()
-
-
-#: Ops that are kept even when nothing consumes them.
-_SINK_TYPES = frozenset({"Parameter", "Result", "Assign", "ReadValue", "Sink"})
 
 
 def is_placeholder(value: SSAValue) -> bool:
@@ -591,7 +588,8 @@ class Graph:
     def remove_dead(self, ops: Iterable[Operation] | None = None) -> int:
         """Erase ops (from ``ops``; default: the ones edits may have orphaned)
         that have results but no consumers, then the producers only they kept
-        alive. Parameters, Results and stateful ops stay. Returns the count."""
+        alive. Ops with effects (Parameters, Results, state, random ops) stay.
+        Returns the count."""
         if ops is None:
             work = list(self._candidates)
             self._candidates.clear()
@@ -602,7 +600,7 @@ class Graph:
             op = work.pop()
             if op.parent is not self.block or not isinstance(op, OVOp):
                 continue
-            if op.OV_TYPE in _SINK_TYPES or not op.results:
+            if not op.results or not would_be_trivially_dead(op):
                 continue
             if any(r.uses for r in op.results):
                 continue

@@ -16,8 +16,8 @@ Constants read as a convolution's or MatMul's bias / scale merge only with
 equal ones on the same output (the CPU plugin fuses a bias only when its
 Constant is not shared).
 
-Ops with state, randomness or regions are never merged; nor are Parameters
-and Results.
+Only ops without side effects merge (``xdsl.traits.is_side_effect_free``:
+not state, random ops, Parameters or Results), and no op with regions.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
+from xdsl.traits import is_side_effect_free
+
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
 from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
 
-#: never merged: state, randomness
-_NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
 #: properties that name an op rather than define what it computes
 _NAMING = {"friendly_name", "tensor_names", "rt_info"}
 
@@ -95,7 +95,7 @@ def _nbytes(op: ConstantOp) -> int:
 
 
 def _op_key(op: OVOp) -> tuple | None:
-    if op.OV_TYPE in _NEVER or op.regions or not op.results:
+    if not is_side_effect_free(op) or op.regions or not op.results:
         return None
     # attributes are immutable and hashable (floats compare by their bits)
     props = tuple(sorted((k, v) for k, v in op.properties.items() if k not in _NAMING))

@@ -28,7 +28,7 @@ def as_module_pass(cls: type[Transformation]) -> type[TransformationPass]:
         t = cls()
         changed = t.apply_to(ctx, module)
         if changed and cls.clean_up and cls.phase != FRONT:
-            from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+            from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
             OVDeadCodeEliminationPass().apply(ctx, module)
         return changed

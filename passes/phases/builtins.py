@@ -160,7 +160,7 @@ class DCE(BuiltinPass):
     after = ("ov-cse",)
 
     def passes(self) -> list[Any]:
-        from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
         return [OVDeadCodeEliminationPass()]
 

@@ -339,7 +339,7 @@ def _apply_user(t: Transformation, ctx: Context, module: ModuleOp) -> None:
     changed = t.apply_to(ctx, module)
     cls = type(t)
     if changed and cls.clean_up and cls.phase != FRONT:
-        from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
         OVDeadCodeEliminationPass().apply(ctx, module)
 

@@ -43,9 +43,11 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
 from xmo.dialects.ov.base import OVOp
 from xmo.graph import Graph
-from xmo.graph.graph import _SINK_TYPES, describe
+from xmo.graph.graph import describe
 from xmo.passes.transformations.base import (
     TransformationError,
     TransformationPass,
@@ -157,8 +159,7 @@ class _MatcherPattern(RewritePattern):
         if (
             op.results
             and not any(r.uses for r in op.results)
-            and isinstance(op, OVOp)
-            and op.OV_TYPE not in _SINK_TYPES
+            and would_be_trivially_dead(op)
         ):
             return  # dead: it will be erased, not rewritten
         start = time.perf_counter()
