@@ -18,6 +18,15 @@ Constant is not shared).
 
 Only ops without side effects merge (``xdsl.traits.is_side_effect_free``:
 not state, random ops, Parameters or Results), and no op with regions.
+
+Why not xDSL's ``cse`` pass: it compares every property, so two ops that
+differ only in their names (``friendly_name``, ``tensor_names``, ``rt_info``:
+every converted op has its own) never merge, and it compares constants by
+their attributes, so equal weights stored twice (two ``dense_resource``
+handles) stay apart. Measured with the pipeline's ``ov-cse`` disabled, then
+each pass plus DCE: xmo's removes 90 of densenet121's 740 ops, 30 of
+resnet50's 288, 39 of shufflenet's 275, 25 of inception_v2's 356; xDSL's
+``cse`` none of them (in about the same time).
 """
 
 from __future__ import annotations

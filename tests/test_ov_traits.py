@@ -26,6 +26,7 @@ from xmo.dialects.ov.traits import (
     ElementwiseUnary,
     ModelInterface,
     RandomGenerator,
+    Reduction,
     StateVariable,
 )
 
@@ -104,6 +105,13 @@ def test_elementwise_kinds():
     for name in broadcast:
         op = next(o for o in ALL_OPS if o.name == name)
         assert any(s.name == "auto_broadcast" for s in op.OV_ATTRS), name
+
+
+def test_reductions():
+    assert _by_name(Reduction) == {
+        f"ov.Reduce{n}"
+        for n in ("Sum", "Mean", "Max", "Min", "Prod", "L1", "L2", "LogicalAnd", "LogicalOr")
+    }
 
 
 def test_an_extension_op_without_effects_is_pure():

@@ -25,6 +25,18 @@ Where the facts come from:
 * outputs: output count of a node made by ``NodeFactory`` on dynamic
   Parameters, with names from ``OUTPUT_NAMES``; ops with a variable output
   count are listed there with a ``*`` tail.
+
+What the wheel does not say comes from the tables below (checked against the
+opset: a name that is no op type fails the generator):
+
+* ``OV_FAMILY``: ``FAMILIES`` (every op type must have one): the module name
+  of the op's shape inference and CPU kernel.
+* traits (:mod:`xmo.dialects.ov.traits`): ``Pure`` unless ``EFFECTS`` names
+  the op type's memory effect; ``Commutative`` from ``COMMUTATIVE``; the
+  elementwise kinds from ``ELEMENTWISE_*``; ``Reduction`` from ``REDUCTIONS``;
+  ``HasShapeInference`` for the ops
+  in ``SHAPE_INFERENCE`` (``tests/test_ov_op_table.py`` checks it against the
+  registered functions).
 """
 
 from __future__ import annotations
@@ -401,6 +413,15 @@ ELEMENTWISE_BROADCAST: frozenset[str] = frozenset(
 )
 #: ... or elementwise with a broadcast of their own (PRelu's per-channel slope).
 ELEMENTWISE_OTHER: frozenset[str] = frozenset({"PRelu"})
+
+#: Op types that reduce input 0 over the axes of input 1 (``keep_dims``):
+#: the ``Reduction`` trait.
+REDUCTIONS: frozenset[str] = frozenset(
+    (
+        "ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL1 ReduceL2 "
+        "ReduceLogicalAnd ReduceLogicalOr"
+    ).split()
+)
 
 #: Ops (xDSL names) with a result type inference function: the
 #: ``HasShapeInference`` trait. ``tests/test_ov_op_table.py`` checks this list
@@ -845,6 +866,8 @@ def op_traits(o: OpInfo) -> list[str]:
         traits.append("ElementwiseBroadcast()")
     elif o.ov_type in ELEMENTWISE_OTHER:
         traits.append("Elementwise()")
+    if o.ov_type in REDUCTIONS:
+        traits.append("Reduction()")
     if o.op_name in SHAPE_INFERENCE:
         traits.append("HasShapeInference()")
     return traits
@@ -870,6 +893,7 @@ def check_tables(ops: list[OpInfo]) -> None:
         ("ELEMENTWISE_UNARY", ELEMENTWISE_UNARY),
         ("ELEMENTWISE_BROADCAST", ELEMENTWISE_BROADCAST),
         ("ELEMENTWISE_OTHER", ELEMENTWISE_OTHER),
+        ("REDUCTIONS", REDUCTIONS),
     ):
         unknown = sorted(names - types)
         if unknown:
@@ -938,7 +962,7 @@ def render(ops: list[OpInfo] | None = None) -> str:
         "from xmo.dialects.ov.traits import (",
         *(f"    {t}," for t in sorted({
             "Elementwise", "ElementwiseBroadcast", "ElementwiseUnary",
-            "HasShapeInference", *EFFECTS.values()
+            "HasShapeInference", "Reduction", *EFFECTS.values()
         })),
         ")",
         "",

@@ -22,6 +22,7 @@ from xmo.dialects.ov.traits import (
     ElementwiseUnary,
     HasShapeInference,
     ReadsVariable,
+    Reduction,
     WritesVariable,
 )
 
@@ -3432,7 +3433,7 @@ class ReduceL1Op(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3449,7 +3450,7 @@ class ReduceL2Op(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3466,7 +3467,7 @@ class ReduceLogicalAndOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3483,7 +3484,7 @@ class ReduceLogicalOrOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3500,7 +3501,7 @@ class ReduceMaxOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3517,7 +3518,7 @@ class ReduceMeanOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3534,7 +3535,7 @@ class ReduceMinOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3551,7 +3552,7 @@ class ReduceProdOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -3568,7 +3569,7 @@ class ReduceSumOp(OVOp):
         AttrSpec("keep_dims", "bool", False),
     )
 
-    traits = traits_def(Pure(), HasShapeInference())
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op

@@ -16,6 +16,7 @@ the generated ops; ``core_ops.py`` and extension ops declare their own):
   input into the first, so a rewrite swapping inputs keeps such ops as they are).
 * :class:`Elementwise` and its two kinds :class:`ElementwiseUnary` /
   :class:`ElementwiseBroadcast`.
+* :class:`Reduction` -- ReduceSum, ReduceMean, ...
 * :class:`HasShapeInference` -- the op's result types are inferred by a
   function registered with ``@shape_infer`` in
   ``xmo.dialects.ov.shape_inference.<OV_FAMILY>``.
@@ -186,6 +187,12 @@ class ElementwiseBroadcast(Elementwise):
 
 
 @dataclass(frozen=True)
+class Reduction(OpTrait):
+    """Reduces input 0 over the axes given by input 1 (``ReduceSum`` ...);
+    ``keep_dims`` keeps the reduced axes as 1s."""
+
+
+@dataclass(frozen=True)
 class HasShapeInference(OpTrait):
     """The op's result types follow from its inputs and attributes, by a
     function registered with ``@shape_infer`` in
@@ -209,6 +216,7 @@ __all__ = [
     "ModelOutput",
     "RandomGenerator",
     "ReadsVariable",
+    "Reduction",
     "StateVariable",
     "WritesVariable",
 ]
