@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, tensor
+from xmo.dialects.ov.traits import removable_if_unused
 
 if TYPE_CHECKING:
     from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker
@@ -600,7 +600,7 @@ class Graph:
             op = work.pop()
             if op.parent is not self.block or not isinstance(op, OVOp):
                 continue
-            if not op.results or not would_be_trivially_dead(op):
+            if not op.results or not removable_if_unused(op):
                 continue
             if any(r.uses for r in op.results):
                 continue

@@ -18,7 +18,7 @@ through Reshape / Transpose / Convert / Squeeze / Unsqueeze): a weight is
 stored as a Constant anyway (frameworks' ``ConstantFill``-made weights, as in
 the ONNX "light" models, become real weights, as OpenVINO's folding makes
 them), and the fusions need it constant.
-Only ops without side effects fold (``xdsl.traits.is_side_effect_free``:
+Only ops without side effects fold (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
 not state, random ops, Parameters or Results).
 
 Shape sub-graphs: ``ShapeOf`` of a static shape folds, so shape arithmetic
@@ -41,12 +41,12 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import ConstantLike, is_side_effect_free
 
 from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.ov_infer_shapes import refine_op_types
 
@@ -86,7 +86,7 @@ def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
 
 def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
     """The values of ``op``'s results when it can be folded, else None."""
-    if not is_side_effect_free(op) or op.has_trait(ConstantLike) or op.regions:
+    if not is_pure(op) or op.regions:
         return None
     out_types = [_etype(r.type) for r in op.results]
     if not op.results or any(t is None or t in et.PACKED_BITS for t in out_types):

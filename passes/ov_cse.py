@@ -16,7 +16,7 @@ Constants read as a convolution's or MatMul's bias / scale merge only with
 equal ones on the same output (the CPU plugin fuses a bias only when its
 Constant is not shared).
 
-Only ops without side effects merge (``xdsl.traits.is_side_effect_free``:
+Only ops without side effects merge (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
 not state, random ops, Parameters or Results), and no op with regions.
 
 Why not xDSL's ``cse`` pass: it compares every property, so two ops that
@@ -39,10 +39,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.traits import is_side_effect_free
-
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
 
 #: properties that name an op rather than define what it computes
@@ -104,7 +103,7 @@ def _nbytes(op: ConstantOp) -> int:
 
 
 def _op_key(op: OVOp) -> tuple | None:
-    if not is_side_effect_free(op) or op.regions or not op.results:
+    if not is_pure(op) or op.regions or not op.results:
         return None
     # attributes are immutable and hashable (floats compare by their bits)
     props = tuple(sorted((k, v) for k, v in op.properties.items() if k not in _NAMING))

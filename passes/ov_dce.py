@@ -1,9 +1,10 @@
 """``ov-dce``: dead-code elimination on ov modules.
 
 An op goes when nothing uses its results and it has no effect beyond them:
-xDSL's ``would_be_trivially_dead``, which the ops' traits answer
-(:mod:`xmo.dialects.ov.traits`): pure ops go, while Parameters and Results
-(the model's interface), ReadValue / Assign (state) and random ops stay.
+xDSL's ``would_be_trivially_dead`` (``removable_if_unused`` memoizes it per op
+class), which the ops' traits answer (:mod:`xmo.dialects.ov.traits`): pure
+ops go, while Parameters and Results (the model's interface), ReadValue /
+Assign (state) and random ops stay.
 
 The module's block is in SSA order, so one sweep from the end removes whole
 dead chains (an op's users come after it and go first). xDSL's generic
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
+from xmo.dialects.ov.traits import removable_if_unused
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class OVDeadCodeEliminationPass(ModulePass):
             if (
                 o.results
                 and not any(r.uses for r in o.results)
-                and would_be_trivially_dead(o)
+                and removable_if_unused(o)
             ):
                 o.detach()
                 o.erase()

@@ -28,6 +28,8 @@ from xmo.dialects.ov.traits import (
     RandomGenerator,
     Reduction,
     StateVariable,
+    is_pure,
+    removable_if_unused,
 )
 
 #: every op with side effects, by name
@@ -50,12 +52,16 @@ def test_pure_unless_state_random_or_graph_io(op):
     if op.name in EFFECTFUL:
         assert not op.has_trait(Pure)
         assert not is_side_effect_free(op)
+        assert not is_pure(op.create())
+        assert not removable_if_unused(op.create())
         assert not would_be_trivially_dead(op)
         found = effects[0].get_effects(op)
         assert found and {type(e.resource) for e in found} == {EFFECTFUL[op.name]}
     else:
         assert op.has_trait(Pure)
         assert is_side_effect_free(op)
+        assert is_pure(op.create())
+        assert removable_if_unused(op.create())
         assert would_be_trivially_dead(op)
 
 

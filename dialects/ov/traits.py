@@ -25,16 +25,18 @@ the generated ops; ``core_ops.py`` and extension ops declare their own):
 ``xmo/dialects/ov/shape_inference/<family>.py`` (result type inference) and
 ``xmo/backends/cpu/kernels/<family>.py`` (the CPU kernel).
 
-Passes ask these, not op type names: ``xdsl.traits.is_side_effect_free(op)``
-(may it be evaluated ahead of time, merged, moved?),
-``xdsl.transforms.dead_code_elimination.would_be_trivially_dead(op)`` (may it
-go when its results are unused?), ``op.has_trait(ElementwiseUnary)`` and so on.
+Passes ask these, not op type names: :func:`is_pure` (xDSL's
+``is_side_effect_free``, memoized per op class: may the op be evaluated ahead
+of time, merged, moved?), :func:`removable_if_unused` (xDSL's
+``would_be_trivially_dead``, memoized likewise: may it go when its results
+are unused?), ``op.has_trait(ElementwiseUnary)`` and so on.
 
 This module imports no shape inference and no kernel.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,8 +46,10 @@ from xdsl.traits import (
     HasFolder,
     MemoryEffect,
     MemoryEffectKind,
+    NoMemoryEffect,
     OpTrait,
     Resource,
+    is_side_effect_free,
 )
 
 # ---------------------------------------------------------------------------
@@ -204,6 +208,60 @@ class HasShapeInference(OpTrait):
         return f"xmo.dialects.ov.shape_inference.{op.OV_FAMILY}"  # type: ignore[union-attr]
 
 
+# ---------------------------------------------------------------------------
+# Predicates
+# ---------------------------------------------------------------------------
+
+#: effect traits whose effects are the op class's (they ignore the instance)
+_CLASS_LEVEL_EFFECTS = (
+    NoMemoryEffect, ReadsVariable, WritesVariable, DrawsRandom, ModelInput, ModelOutput,
+)
+
+
+@functools.cache
+def _class_is_pure(cls: type[Operation]) -> bool | None:
+    """The answer for every op of ``cls``, or None when it depends on the op."""
+    effects = cls.get_traits_of_type(MemoryEffect)
+    if not all(isinstance(t, _CLASS_LEVEL_EFFECTS) for t in effects):
+        return None
+    return is_side_effect_free(cls)  # type: ignore[arg-type]  # class-level traits
+
+
+def is_pure(op: Operation) -> bool:
+    """xDSL's ``is_side_effect_free(op)``, answered once per op class when
+    the op's effect traits are its class's (every ov op): passes ask it for
+    every op, and xDSL's walk over the traits costs 20 times a set lookup.
+
+    False for state (ReadValue, Assign), random ops, Parameters and Results,
+    and ops that declare nothing about their effects: such an op is not
+    evaluated ahead of time, merged with an equal one or moved."""
+    answer = _class_is_pure(type(op))
+    return is_side_effect_free(op) if answer is None else answer
+
+
+@functools.cache
+def _class_removable(cls: type[Operation]) -> bool | None:
+    # imported here: xDSL's pass machinery is not needed to define ops (start-up)
+    from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
+    effects = cls.get_traits_of_type(MemoryEffect)
+    if not all(isinstance(t, _CLASS_LEVEL_EFFECTS) for t in effects):
+        return None
+    return would_be_trivially_dead(cls)  # type: ignore[arg-type]  # class-level traits
+
+
+def removable_if_unused(op: Operation) -> bool:
+    """xDSL's ``would_be_trivially_dead(op)`` (the op may go once nothing
+    uses its results), answered once per op class like :func:`is_pure`.
+    False for Parameters, Results, state and random ops."""
+    answer = _class_removable(type(op))
+    if answer is None:
+        from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
+        return would_be_trivially_dead(op)
+    return answer
+
+
 __all__ = [
     "ConstantFolder",
     "DrawsRandom",
@@ -219,4 +277,6 @@ __all__ = [
     "Reduction",
     "StateVariable",
     "WritesVariable",
+    "is_pure",
+    "removable_if_unused",
 ]

@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import is_side_effect_free
-
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.passes.to_ov.builder import (
     DYN,
     Builder,
@@ -58,7 +57,7 @@ class ConstEvaluator:
 
     def _evaluate(self, v: SSAValue) -> np.ndarray | None:
         op = v.owner
-        if not isinstance(op, OVOp) or not is_side_effect_free(op) or op.regions:
+        if not isinstance(op, OVOp) or not is_pure(op) or op.regions:
             return None
         dims = dims_of(v.type)
         if dims is None or any(d < 0 for d in dims) or int(np.prod(dims)) > _MAX_EVAL_ELEMENTS:

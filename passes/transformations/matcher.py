@@ -43,9 +43,8 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
-
 from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.traits import removable_if_unused
 from xmo.graph import Graph
 from xmo.graph.graph import describe
 from xmo.passes.transformations.base import (
@@ -159,7 +158,7 @@ class _MatcherPattern(RewritePattern):
         if (
             op.results
             and not any(r.uses for r in op.results)
-            and would_be_trivially_dead(op)
+            and removable_if_unused(op)
         ):
             return  # dead: it will be erased, not rewritten
         start = time.perf_counter()

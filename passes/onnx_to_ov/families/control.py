@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import is_side_effect_free
-
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
 from xmo.passes.onnx_to_ov.convert import convert_block
 from xmo.passes.to_ov.helpers import norm_axis
@@ -79,7 +78,7 @@ def known_value(
 def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
     from xmo.backends.cpu.executor import evaluate_op, kernel_for
 
-    if not isinstance(op, OVOp) or not is_side_effect_free(op):
+    if not isinstance(op, OVOp) or not is_pure(op):
         return None
     if op.OV_TYPE == "ShapeOf":
         dims = dims_of(op.operands[0].type)
