@@ -13,6 +13,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xmo.context import attach_context, context_of, make_context
+from xmo.frontends import Frontend
 
 
 class ConversionError(Exception):
@@ -51,9 +52,9 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 
         module = read_ir(p, ctx=ctx)
     else:
-        from xmo.frontends import load_framework_model
+        from xmo.frontends import frontend_for
 
-        module = load_framework_model(p, ctx)
+        module = frontend_for(p).load(p, ctx)
     attach_context(module, ctx)
     return module
 
@@ -88,8 +89,10 @@ def convert_model(
 
     ``.xml``/``.mlir`` files are read as they are; framework models (``.onnx``
     paths, bytes, ``onnx.ModelProto``; TensorFlow frozen ``.pb``/``.pbtxt``)
-    go through their frontend and the legalization pipeline (see
-    :func:`legalize`). Options follow ovc / the Model Optimizer (see
+    go through their frontend and the conversion pipeline
+    (:mod:`xmo.passes.conversion`: the default pipeline of
+    :mod:`xmo.passes.pipeline` with the extensions' transformations and the
+    passes these options add). Options follow ovc / the Model Optimizer (see
     :mod:`xmo.options`): ``input`` (names and shapes), ``output`` (cut at
     these tensors), ``batch``, ``static_shape``, ``layout`` (change an
     input's or output's layout, e.g. ``"input(nhwc->nchw)"``),
@@ -109,6 +112,7 @@ def convert_model(
     (:func:`xmo.dialects.ov.rt_info.get_model_rt_info`).
     """
     from xmo.gc_policy import relaxed_gc
+    from xmo.passes.conversion import framework_name, record_conversion
 
     # recorded in the model's runtime info (conversion_parameters): the options
     # not at their defaults, as given, and every frontend option passed
@@ -123,95 +127,42 @@ def convert_model(
         if not (v is None or v is False or (isinstance(v, list | tuple) and not v))
     }
     given.update(frontend_options)
-    framework = _framework_of(input_model)
+    frontend = _frontend_of(input_model)
+    framework = framework_name(input_model, frontend)
     with relaxed_gc():
         module = _convert(
-            input_model, input=input, output=output, batch=batch,
+            input_model, frontend, input=input, output=output, batch=batch,
             static_shape=static_shape, layout=layout,
             disable_nhwc_to_nchw=disable_nhwc_to_nchw, extensions=extensions,
             transformations_config=transformations_config,
             enable_transforms=enable_transforms, disable_transforms=disable_transforms,
             **frontend_options,
         )
-    _record_conversion(module, input_model, framework, given)
+    record_conversion(module, input_model, framework, given)
     return module
 
 
-def _framework_of(model: Any) -> str:
-    """``framework`` of ``conversion_parameters``: onnx, tf, ir or mlir."""
-    if isinstance(model, ModuleOp):
-        for op in model.body.block.ops:
-            if op.name.startswith(("onnx.", "tf.")):
-                return op.name.split(".", 1)[0]
-        return "mlir"
-    if isinstance(model, str | os.PathLike):
-        suffix = Path(model).suffix.lower()
-        if suffix in (".xml", ".mlir"):
-            return "ir" if suffix == ".xml" else "mlir"
-    from xmo.frontends import is_tf_model
+def _is_ir_path(model: Any) -> bool:
+    from xmo.frontends import IR_SUFFIXES
 
-    return "tf" if is_tf_model(model) else "onnx"
+    return isinstance(model, str | os.PathLike) and Path(model).suffix.lower() in IR_SUFFIXES
 
 
-def _param_text(value: Any) -> str:
-    """An option's value as recorded: its text, deterministic (no object ids)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    if isinstance(value, bool | int | float) or value is None:
-        return str(value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_param_text(k)}: {_param_text(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_param_text(v) for v in value) + "]"
-    if isinstance(value, set | frozenset):
-        return "[" + ", ".join(sorted(_param_text(v) for v in value)) + "]"
-    path = getattr(value, "path", None)  # e.g. a loaded TransformationsConfig
-    if isinstance(path, str | os.PathLike):
-        return os.fspath(path)
-    return type(value).__name__
+def _frontend_of(model: Any) -> Frontend | None:
+    """The frontend that loads ``model`` (None: a module, or an IR file read
+    as it is). A missing file is a :class:`ConversionError` first."""
+    from xmo.frontends import frontend_for
 
-
-def _xmo_version() -> str:
-    """xmo's version (the installed package's, else ``xmo.__version__``)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("xmo")
-    except Exception:  # noqa: BLE001 - not installed (a source tree on sys.path)
-        try:
-            from xmo import __version__
-
-            return str(__version__)
-        except ImportError:
-            return "unknown"
-
-
-def _record_conversion(
-    module: ModuleOp, input_model: Any, framework: str, given: dict[str, Any]
-) -> None:
-    """Record the conversion in the model's runtime info, as ovc does:
-    ``conversion_parameters`` (``framework``, ``input_model`` as given,
-    ``is_python_object``, the options ``given``) and ``xmo_version``.
-    Parameters of an earlier conversion are replaced."""
-    from xmo.dialects.ov import rt_info as rt
-
-    params: dict[str, str] = {"framework": framework}
-    is_path = isinstance(input_model, str | os.PathLike)
-    if is_path:
-        params["input_model"] = os.fspath(input_model)
-    params["is_python_object"] = str(not is_path)
-    for key, value in given.items():
-        params[key] = _param_text(value)
-    info = rt.get_model_rt_info(module)
-    info["conversion_parameters"] = params
-    info["xmo_version"] = _xmo_version()
-    rt.set_model_rt_info(module, info)
+    if isinstance(model, ModuleOp) or _is_ir_path(model):
+        return None
+    if isinstance(model, str | os.PathLike) and not Path(model).exists():
+        raise ConversionError(f"{model}: no such file")
+    return frontend_for(model)
 
 
 def _convert(
     input_model: Any,
+    frontend: Frontend | None,
     *,
     input: Any,
     output: Any,
@@ -226,28 +177,22 @@ def _convert(
     **frontend_options: Any,
 ) -> ModuleOp:
     from xmo import options as opt
+    from xmo.extensions import load_extension
+    from xmo.passes.conversion import conversion_manager, run_conversion
 
     shapes = opt.parse_input_spec(input)
-    exts = _load_extensions(extensions)
+    folders = [extensions] if isinstance(extensions, str | os.PathLike) else list(extensions or ())
+    exts = [load_extension(f) for f in folders]  # a bad extension fails before loading
     if isinstance(input_model, ModuleOp):
         ctx = context_of(input_model) or make_context()
         module = input_model
-    elif isinstance(input_model, str | os.PathLike) and Path(input_model).suffix.lower() in (
-        ".mlir",
-        ".xml",
-    ):
+    elif frontend is None:  # .mlir / .xml
         module = read_model(input_model)
         ctx = context_of(module) or make_context()
     else:
-        from xmo.frontends import load_framework_model
-
-        if isinstance(input_model, str | os.PathLike) and not Path(input_model).exists():
-            raise ConversionError(f"{input_model}: no such file")
         ctx = make_context()
         if batch is not None:
-            from xmo.frontends import framework_input_shapes
-
-            shapes = opt.with_batch(shapes, framework_input_shapes(input_model), batch)
+            shapes = opt.with_batch(shapes, frontend.input_shapes(input_model), batch)
             batch = None
         overrides = {k: v for k, v in shapes.items() if v is not None}
         if overrides:
@@ -259,87 +204,24 @@ def _convert(
         from xmo.passes.debug import phase
 
         with phase("load"):
-            module = load_framework_model(input_model, ctx, **frontend_options)
+            module = frontend.load(input_model, ctx, **frontend_options)
     if batch is not None or any(v is not None for v in shapes.values()):
-        if not any(op.name.startswith(("onnx.", "tf.")) for op in module.body.block.ops):
+        from xmo.frontends import frontend_of_module
+
+        if frontend_of_module(module) is None:
             raise ConversionError("input shapes and batch can only be set on framework models")
-    manager = _phase_manager(
-        ctx, exts, transformations_config, enable_transforms, disable_transforms
-    )
-    legalize(module, ctx, nhwc_to_nchw=not disable_nhwc_to_nchw, manager=manager)
-    opt.apply_outputs(module, output)
-    if opt.apply_layouts(module, layout) and not disable_nhwc_to_nchw:
-        from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
-
-        OVTransposeSinkingPass().apply(ctx, module)
-    if output is not None or layout is not None:
-        from xmo.passes.ov_constant_fold import OVConstantFoldPass
-        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
-
-        OVConstantFoldPass().apply(ctx, module)
-        OVDeadCodeEliminationPass().apply(ctx, module)
-        module.verify()
-    from xmo.passes.phases import BACK
-
-    if manager.run(module, ctx, (BACK,)):  # back phase: last, before serialization
-        module.verify()
-    if static_shape:
-        opt.check_static(module)
-    attach_context(module, ctx)
-    return module
-
-
-def _load_extensions(folders: Any) -> list[Any]:
-    if not folders:
-        return []
-    from xmo.extensions import load_extension
-
-    if isinstance(folders, str | os.PathLike):
-        folders = [folders]
-    return [load_extension(f) for f in folders]
-
-
-def _phase_manager(ctx: Context, exts: list[Any], config: Any, enable: Any, disable: Any) -> Any:
-    from xmo.extensions import load_extension, phase_manager
-
     for e in exts:
         load_extension(e.folder, ctx)  # their ops into this context
-    cfg = None
-    if config is not None:
-        from xmo.passes.phases.config import TransformationsConfig
-
-        cfg = config if isinstance(config, TransformationsConfig) else TransformationsConfig.load(config)
-    return phase_manager(exts, enable=enable, disable=disable, config=cfg)
-
-
-def legalize(
-    module: ModuleOp, ctx: Context, *, nhwc_to_nchw: bool = True, manager: Any = None
-) -> None:
-    """Run the conversion pipeline: framework dialect -> ov, then fold and clean.
-
-    * ONNX: ``onnx-canonicalize``, ``convert-onnx-to-ov``;
-    * TensorFlow: ``convert-tf-to-ov`` (NHWC semantics: layout-sensitive ops
-      wrapped in Transposes), then the layout change ``ov-transpose-sinking``
-      unless ``nhwc_to_nchw`` is False;
-    * then ``ov-constant-fold``, ``ov-fusions`` (activation, normalization
-      and shape-op fusions, Subtract/Divide by constants canonicalized),
-      ``ov-fuse-linear`` (affine chains and
-      padding into convolution / MatMul weights), ``ov-cse`` (identical ops
-      and equal constants merged) and ``ov-dce``; the module is verified.
-
-    Each step runs through :func:`xmo.passes.tracing.run_pass`, so
-    ``XMO_PROFILE_PASS_ENABLE`` and ``XMO_ENABLE_VISUALIZE_TRACING`` trace it.
-    """
-    # The steps above are the built-in transformations of the front and middle
-    # phases (passes/phases/builtins.py holds their order, anchors and ids);
-    # ``manager`` adds extension transformations and enables/disables by id.
-    from xmo.passes.phases import FRONT, MIDDLE, PhaseManager
-
-    (manager or PhaseManager()).run(module, ctx, (FRONT, MIDDLE), nhwc_to_nchw=nhwc_to_nchw)
-    from xmo.passes.debug import phase
-
-    with phase("verify"):
-        module.verify()
+    manager = conversion_manager(
+        ctx, extensions=exts, enable=enable_transforms, disable=disable_transforms,
+        config=transformations_config,
+    )  # fmt: skip
+    run_conversion(
+        module, ctx, manager, output=opt.output_names(output), layout=opt.layout_text(layout),
+        nhwc_to_nchw=not disable_nhwc_to_nchw, static_shape=static_shape,
+    )  # fmt: skip
+    attach_context(module, ctx)
+    return module
 
 
 def save_model(

@@ -170,10 +170,10 @@ _IDS: dict[str, tuple[type, Path]] = {}
 
 
 def _collect_transformations(ext: Extension, path: Path, module: object, framework: str | None) -> None:
-    from xmo.passes.phases import BUILTINS
     from xmo.passes.phases.manager import iter_transformations
+    from xmo.passes.pipeline import DEFAULT_PIPELINE
 
-    builtin_ids = {c.id for c in BUILTINS}
+    builtin_ids = {s.id for s in DEFAULT_PIPELINE}
     for cls in iter_transformations(module):
         cls.source = str(path)
         if framework is not None and cls.framework is None:
@@ -201,6 +201,7 @@ def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
             for op in ext.ops:
                 if op not in ctx.loaded_ops:
                     ctx.load_op(op)
+            _note_loaded(ctx, ext)
         return ext
     known = {"ops", "front", "middle", "back", "kernels", "passes"}
     if not any((root / d).is_dir() for d in known):
@@ -247,7 +248,23 @@ def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
                 f"but is in {where}/"
             )
     _EXTENSIONS[key] = ext
+    if ctx is not None:
+        _note_loaded(ctx, ext)
     return ext
+
+
+def _note_loaded(ctx: Context, ext: Extension) -> None:
+    loaded = ctx.__dict__.setdefault("_xmo_extensions", [])
+    if all(e is not ext for e in loaded):
+        loaded.append(ext)
+
+
+def loaded_extensions(ctx: Context) -> list[Extension]:
+    """The extensions loaded into ``ctx`` (:func:`load_extension` with that
+    context), in loading order: their transformations and extractors take
+    part in conversions in that context (``xmo-opt --extensions DIR -p
+    xmo-convert``, ``xmo.convert_model(..., extensions=[DIR])``)."""
+    return list(ctx.__dict__.get("_xmo_extensions", ()))
 
 
 def _scratch_context() -> Context:

@@ -1,12 +1,25 @@
 """Framework frontends: model files -> framework dialect modules.
 
-:func:`load_framework_model` picks the frontend for a model; each frontend
-lives in its own subpackage (``frontends/onnx``, ``frontends/tf``).
+Each framework is one :class:`Frontend` registered once in :data:`FRONTENDS`:
+it recognises its models (from the path or the in-memory object), lists their
+graph inputs with shapes, loads them into its dialect, and names the passes
+that legalize that dialect into ``ov`` (and whether the layout change applies).
+The API asks :func:`frontend_for` once per conversion and passes the answer
+along; a module already loaded tells its frontend by its dialect
+(:func:`frontend_of_module`). The code of each frontend lives in its own
+subpackage (``frontends/onnx``, ``frontends/tf``) and is imported only when a
+model of that kind is loaded.
+
+A new framework (Caffe, MXNet, Kaldi...) is one more :func:`register_frontend`
+call: a detector, a loader, an input-shape reader and its legalization passes.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
@@ -17,30 +30,125 @@ class UnsupportedModelFormat(ValueError):
     """No frontend reads this kind of model."""
 
 
-def _is_onnx_model(model: Any) -> bool:
-    if isinstance(model, str | os.PathLike):
-        return os.fspath(model).lower().endswith(".onnx")
+def _load_attr(ref: str) -> Callable[..., Any]:
+    """``"package.module:function"`` -> the function (imported on first use)."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Frontend:
+    """One framework: how to recognise, inspect, load and legalize its models."""
+
+    #: framework name, as ``conversion_parameters`` records it (``onnx``, ``tf``)
+    name: str
+    #: the dialect its models load into (ops ``<dialect>.<Op>``)
+    dialect: str
+    #: path suffixes of its model files (lower case)
+    suffixes: tuple[str, ...]
+    #: ``model -> bool`` for in-memory models (paths are told by suffix)
+    accepts_object: Callable[[Any], bool]
+    #: ``"module:function"``: ``load(model, ctx, **options) -> ModuleOp``
+    loader: str
+    #: ``"module:function"``: ``input_shapes(model) -> {name: dims or None}``
+    input_shapes_reader: str
+    #: registered pass names legalizing the dialect into ``ov``, in order
+    legalization: tuple[str, ...]
+    #: its ops compute in NHWC: the layout change (``ov-transpose-sinking``)
+    #: runs after legalization unless ``--disable_nhwc_to_nchw``
+    nhwc: bool = False
+
+    def accepts(self, model: Any) -> bool:
+        if isinstance(model, str | os.PathLike):
+            return os.fspath(model).lower().endswith(self.suffixes)
+        return self.accepts_object(model)
+
+    def load(self, model: Any, ctx: Context, **options: Any) -> ModuleOp:
+        return _load_attr(self.loader)(model, ctx, **options)
+
+    def input_shapes(self, model: Any) -> dict[str, list[int] | None]:
+        """Graph input name -> dims (-1 dynamic; None: unknown rank)."""
+        return _load_attr(self.input_shapes_reader)(model)
+
+
+def _is_onnx_object(model: Any) -> bool:
     if isinstance(model, bytes | bytearray | memoryview):
         return True  # serialized ModelProto (the only in-memory bytes format)
     t = type(model)
     return t.__name__ == "ModelProto" and t.__module__.startswith("onnx")
 
 
-#: path suffixes of TensorFlow frozen graphs (binary / text GraphDef)
-TF_SUFFIXES = (".pb", ".pbtxt")
-
-
-def is_tf_model(model: Any) -> bool:
-    """``model`` goes to the TensorFlow frontend (a ``.pb``/``.pbtxt`` path or a
-    GraphDef message)."""
-    if isinstance(model, str | os.PathLike):
-        return os.fspath(model).lower().endswith(TF_SUFFIXES)
+def _is_graph_def(model: Any) -> bool:
     desc = getattr(model, "DESCRIPTOR", None)
     return getattr(desc, "full_name", None) == "tensorflow.GraphDef"
 
 
+#: every frontend, in the order models are offered to them
+FRONTENDS: list[Frontend] = []
+
+
+def register_frontend(frontend: Frontend) -> Frontend:
+    """Add a frontend (its name, dialect and suffixes must be new)."""
+    for f in FRONTENDS:
+        if f.name == frontend.name or f.dialect == frontend.dialect:
+            raise ValueError(f"a frontend for '{frontend.name}' ({frontend.dialect}) is already registered")
+        clash = set(f.suffixes) & set(frontend.suffixes)
+        if clash:
+            raise ValueError(f"'{frontend.name}' and '{f.name}' both read {', '.join(sorted(clash))} files")
+    FRONTENDS.append(frontend)
+    return frontend
+
+
+register_frontend(Frontend(
+    name="onnx", dialect="onnx", suffixes=(".onnx",), accepts_object=_is_onnx_object,
+    loader="xmo.frontends.onnx:load_onnx",
+    input_shapes_reader="xmo.frontends.onnx:graph_input_shapes",
+    legalization=("onnx-canonicalize", "convert-onnx-to-ov"),
+))
+register_frontend(Frontend(
+    name="tf", dialect="tf", suffixes=(".pb", ".pbtxt"), accepts_object=_is_graph_def,
+    loader="xmo.frontends.tf:load_tf",
+    input_shapes_reader="xmo.frontends.tf:graph_input_shapes",
+    legalization=("convert-tf-to-ov",), nhwc=True,
+))
+
+#: path suffixes xmo reads as IR, not through a frontend
+IR_SUFFIXES = (".mlir", ".xml")
+
+
+def supported_suffixes() -> list[str]:
+    return [*IR_SUFFIXES, *(s for f in FRONTENDS for s in f.suffixes)]
+
+
+def find_frontend(model: Any) -> Frontend | None:
+    """The frontend that reads ``model`` (a path or an in-memory model), or None."""
+    return next((f for f in FRONTENDS if f.accepts(model)), None)
+
+
+def frontend_for(model: Any) -> Frontend:
+    """The frontend that reads ``model``; :class:`UnsupportedModelFormat` if none."""
+    f = find_frontend(model)
+    if f is None:
+        name = os.fspath(model) if isinstance(model, str | os.PathLike) else type(model).__name__
+        raise UnsupportedModelFormat(
+            f"{name}: no frontend for this model format yet "
+            f"(supported: {', '.join(supported_suffixes())})"
+        )
+    return f
+
+
+def frontend_of_module(module: ModuleOp) -> Frontend | None:
+    """The frontend whose dialect ``module`` holds (None: an ``ov`` module)."""
+    by_dialect = {f.dialect: f for f in FRONTENDS}
+    for op in module.body.block.ops:
+        f = by_dialect.get(op.name.partition(".")[0])
+        if f is not None:
+            return f
+    return None
+
+
 def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
-    """Load ``model`` (a path or an in-memory model) with the matching frontend.
+    """Load ``model`` (a path or an in-memory model) with the frontend that reads it.
 
     * ONNX: ``.onnx`` paths, serialized bytes, ``onnx.ModelProto``
       (:func:`xmo.frontends.onnx.load_onnx`; options: ``input_shapes``,
@@ -50,29 +158,24 @@ def load_framework_model(model: Any, ctx: Context, **options: Any) -> ModuleOp:
       options: ``input_shapes``, ``outputs``, ``inputs``). Serialized GraphDef bytes must
       go to ``load_tf`` directly (bytes mean ONNX here).
     """
-    if is_tf_model(model):
-        from xmo.frontends.tf import load_tf
-
-        return load_tf(model, ctx, **options)
-    if _is_onnx_model(model):
-        from xmo.frontends.onnx import load_onnx
-
-        return load_onnx(model, ctx, **options)
-    name = os.fspath(model) if isinstance(model, str | os.PathLike) else type(model).__name__
-    raise UnsupportedModelFormat(
-        f"{name}: no frontend for this model format yet "
-        "(supported: .mlir, .xml, .onnx, .pb, .pbtxt)"
-    )
+    return frontend_for(model).load(model, ctx, **options)
 
 
 def framework_input_shapes(model: Any) -> dict[str, list[int] | None]:
     """Graph input name -> dims (-1 dynamic; None unknown rank) of a framework model."""
-    if is_tf_model(model):
-        from xmo.frontends.tf import graph_input_shapes as tf_input_shapes
+    return frontend_for(model).input_shapes(model)
 
-        return tf_input_shapes(model)
-    if _is_onnx_model(model):
-        from xmo.frontends.onnx import graph_input_shapes
 
-        return graph_input_shapes(model)
-    raise UnsupportedModelFormat(f"{model}: no frontend for this model format")
+__all__ = [
+    "FRONTENDS",
+    "IR_SUFFIXES",
+    "Frontend",
+    "UnsupportedModelFormat",
+    "find_frontend",
+    "framework_input_shapes",
+    "frontend_for",
+    "frontend_of_module",
+    "load_framework_model",
+    "register_frontend",
+    "supported_suffixes",
+]

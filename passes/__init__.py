@@ -83,6 +83,30 @@ def _ov_init_node_info() -> type[ModulePass]:
     return InitNodeInfo
 
 
+def _ov_set_outputs() -> type[ModulePass]:
+    from xmo.passes.ov_model_io import OVSetOutputsPass
+
+    return OVSetOutputsPass
+
+
+def _ov_change_layout() -> type[ModulePass]:
+    from xmo.passes.ov_model_io import OVChangeLayoutPass
+
+    return OVChangeLayoutPass
+
+
+def _ov_check_static_shapes() -> type[ModulePass]:
+    from xmo.passes.ov_model_io import OVCheckStaticShapesPass
+
+    return OVCheckStaticShapesPass
+
+
+def _xmo_convert() -> type[ModulePass]:
+    from xmo.passes.conversion import XmoConvertPass
+
+    return XmoConvertPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory returning the pass class."""
     return {
@@ -98,4 +122,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "onnx-canonicalize": _onnx_canonicalize,
         "convert-onnx-to-ov": _convert_onnx_to_ov,
         "convert-tf-to-ov": _convert_tf_to_ov,
+        "ov-set-outputs": _ov_set_outputs,
+        "ov-change-layout": _ov_change_layout,
+        "ov-check-static-shapes": _ov_check_static_shapes,
+        "xmo-convert": _xmo_convert,
     }

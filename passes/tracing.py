@@ -1,7 +1,8 @@
 """Pass tracing: per-pass profiling and graph pictures, for every pipeline.
 
-Every pipeline runs its passes through :func:`run_pass` (``xmo convert``'s
-legalization, ``xmo-opt -p``, :class:`~xmo.passes.transformations.Manager`).
+Every pipeline runs its passes through :func:`run_pass` (the conversion and
+``xmo-opt -p`` through :func:`xmo.passes.pipeline.run_pipeline`,
+:class:`~xmo.passes.transformations.Manager` pass by pass).
 Two environment variables switch tracing on:
 
 ``XMO_PROFILE_PASS_ENABLE=1``
@@ -40,7 +41,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, OpResult
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 
 PROFILE_ENV = "XMO_PROFILE_PASS_ENABLE"
 VISUALIZE_ENV = "XMO_ENABLE_VISUALIZE_TRACING"
@@ -264,33 +265,9 @@ def write_picture(module: ModuleOp, label: str, folder: Path) -> Path:
     return path
 
 
-# ---------------------------------------------------------------------------
-# xmo-opt's pipeline
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TracedPassPipeline(PassPipeline):
-    """xDSL's ``PassPipeline`` running each pass through :func:`run_pass`."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not self.passes:
-            if self.callback is not None:
-                self.callback(None, op, None)
-            return
-        if self.callback is not None:
-            self.callback(None, op, self.passes[0])
-        for i, p in enumerate(self.passes):
-            run_pass(p, ctx, op)
-            nxt = self.passes[i + 1] if i + 1 < len(self.passes) else None
-            if self.callback is not None:
-                self.callback(p, op, nxt)
-
-
 __all__ = [
     "PROFILE_ENV",
     "VISUALIZE_ENV",
-    "TracedPassPipeline",
     "fingerprint",
     "profiling_enabled",
     "report_matcher",

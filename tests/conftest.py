@@ -6,6 +6,10 @@ started its worker threads, a call of OpenVINO 2026.4's TensorFlow frontend
 waiting forever (reproduced with numpy alone: ``a @ a``,
 ``ov.convert_model(pb)``, ``a @ a``). Tests use OpenVINO's TF frontend as the
 reference and then run xmo's CPU backend in the same process.
+
+Every conversion in the tests verifies the module after each pass
+(``XMO_VERIFY_EACH_TRANSFORM=1``, read by :func:`xmo.passes.pipeline.run_pipeline`),
+so a pass that leaves invalid IR fails where it does so.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("XMO_VERIFY_EACH_TRANSFORM", "1")
 
 import pytest  # noqa: E402
 

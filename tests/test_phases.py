@@ -16,6 +16,7 @@ import pytest
 
 import xmo
 from xmo.extensions import ExtensionError, load_extension
+from xmo.passes.conversion import run_conversion
 from xmo.passes.phases import (
     BACK,
     FRONT,
@@ -167,7 +168,8 @@ def test_extension_transformation_runs_before_a_builtin(monkeypatch):
 
     monkeypatch.setattr(tracing, "run_pass", spy)
     m = PhaseManager([BeforeFuse])
-    xmo.api.legalize(*_tf_module(CNN), manager=m)
+    module, ctx = _tf_module(CNN)
+    run_conversion(module, ctx, m)
     assert log.index("before-fuse") < log.index("ov-fuse-linear")
     assert log.index("ov-transpose-sinking") < log.index("before-fuse")
     assert "BatchNormInference" in seen[0] or "Multiply" in seen[0]  # before the fusion
@@ -248,7 +250,7 @@ def test_middle_subgraph_replacement_moves_names():
     m = phase_manager([ext])
     m2 = PhaseManager([*ext.transformations, AddReluToClamp], converters=[ext.converters],
                       use_env=False, verify_each=True)
-    xmo.api.legalize(module, ctx, manager=m2)
+    run_conversion(module, ctx, m2)
     types = [op.name for op in module.body.block.ops]
     assert "ov.Relu" not in types and types.count("ov.Clamp") == 2
     names = [op.properties["friendly_name"].data for op in module.body.block.ops

@@ -34,7 +34,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO
 
 from xdsl.context import Context
@@ -85,11 +85,14 @@ class XmoOptMain(xDSLOptMain):
 
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
-        # Files read by path (they need sibling files), see parse_chunk.
+        # Files read by path (they need sibling files), see parse_chunk: IR and
+        # every framework frontend's model files.
+        from xmo.frontends import FRONTENDS
+
         self.available_frontends["xml"] = _read_by_path
-        self.available_frontends["onnx"] = _read_by_path
-        self.available_frontends["pb"] = _read_by_path
-        self.available_frontends["pbtxt"] = _read_by_path
+        for f in FRONTENDS:
+            for suffix in f.suffixes:
+                self.available_frontends[suffix.lstrip(".")] = _read_by_path
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -127,15 +130,14 @@ class XmoOptMain(xDSLOptMain):
         # XMO_ENABLE_VISUALIZE_TRACING); xDSL's callback (verification,
         # --print-between-passes, --time-passes) stays.
         from xmo.extensions import load_extension, load_extension_passes
-        from xmo.passes.phases.adapter import as_module_pass
 
         self._converters = []
         exts = []
         for folder in self.args.extensions:
             ext = load_extension(folder, self.ctx)  # ops, kernels, front/middle/back
             exts.append(ext)
-            for t in ext.transformations:  # each transformation is a pass by id
-                self.register_pass(t.id, lambda t=t: as_module_pass(t))
+            for t in ext.transformations:  # each transformation is a pass named by its id
+                self.register_pass(t.id, lambda t=t: t)
             for name, cls in load_extension_passes(folder).items():
                 self.register_pass(name, lambda cls=cls: cls)
         if exts:  # extractors and front op replacements of every framework
@@ -143,9 +145,17 @@ class XmoOptMain(xDSLOptMain):
 
             self._converters = phase_manager(exts).converter_tables()
         super().setup_pipeline()
-        from xmo.passes.tracing import TracedPassPipeline
+        from xmo.passes.conversion import XmoConvertPass
+        from xmo.passes.pipeline import TracedPassPipeline
 
-        self.pipeline = TracedPassPipeline(self.pipeline.passes, self.pipeline.callback)
+        # xmo-convert records the conversion of the input file as xmo convert does
+        passes = tuple(
+            replace(p, input_model=self.args.input_file)
+            if isinstance(p, XmoConvertPass) and p.input_model is None and self.args.input_file
+            else p
+            for p in self.pipeline.passes
+        )
+        self.pipeline = TracedPassPipeline(passes, self.pipeline.callback)
 
     # -- input -------------------------------------------------------------------
     def parse_chunk(
@@ -157,18 +167,14 @@ class XmoOptMain(xDSLOptMain):
             if self.args.input_file is None:
                 raise XmoOptError("OpenVINO IR input must be a file path")
             return read_ir(self.args.input_file, ctx=self.ctx)
-        if (self.args.frontend or file_extension) == "onnx":
-            from xmo.frontends.onnx import load_onnx
+        from xmo.frontends import FRONTENDS
 
+        kind = "." + (self.args.frontend or file_extension)
+        frontend = next((f for f in FRONTENDS if kind in f.suffixes), None)
+        if frontend is not None:
             if self.args.input_file is None:
-                raise XmoOptError("ONNX input must be a file path")
-            return load_onnx(self.args.input_file, self.ctx)
-        if (self.args.frontend or file_extension) in ("pb", "pbtxt"):
-            from xmo.frontends.tf import load_tf
-
-            if self.args.input_file is None:
-                raise XmoOptError("TensorFlow graph input must be a file path")
-            return load_tf(self.args.input_file, self.ctx)
+                raise XmoOptError(f"{frontend.name} model input must be a file path")
+            return frontend.load(self.args.input_file, self.ctx)
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:

@@ -1,4 +1,12 @@
-"""``PhaseManager``: orders every transformation and runs a conversion's phases.
+"""``PhaseManager``: orders every transformation and turns phases into a pipeline.
+
+The built-in transformations are the steps of
+:data:`xmo.passes.pipeline.DEFAULT_PIPELINE` (the default conversion, as
+data); extensions add :class:`~.transformation.Transformation` classes (each
+an xDSL ``ModulePass`` named by its id). :meth:`PhaseManager.pipeline` gives
+the ordered, enabled ones of some phases as a list of
+:class:`~xmo.passes.pipeline.PipelineStep`, which
+:func:`xmo.passes.pipeline.run_pipeline` runs like any other pipeline.
 
 The dependency graph has an edge ``a -> b`` for each ``b.run_after()``
 naming ``a`` and each ``a.run_before()`` naming ``b``; every transformation
@@ -26,12 +34,22 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from xmo.passes.phases.builtins import BUILTINS, BuiltinPass
-from xmo.passes.phases.transformation import (
+from xmo.passes.pipeline import (
+    DEFAULT_PIPELINE,
     FRONT,
+    LEGALIZATION,
     PHASES,
+    WHEN_NHWC,
+    Pipeline,
+    PipelineStep,
+    Step,
+    pass_step,
+    verify_each_default,
+)
+from xmo.passes.phases.transformation import (
     OpReplacement,
     Transformation,
+    TransformationFailed,
     TransformationOrderError,
 )
 
@@ -39,7 +57,6 @@ log = logging.getLogger("xmo.transformations")
 
 ENABLED_ENV = "XMO_ENABLED_TRANSFORMS"
 DISABLED_ENV = "XMO_DISABLED_TRANSFORMS"
-VERIFY_ENV = "XMO_VERIFY_EACH_TRANSFORM"
 
 
 def _ids(spec: str | Iterable[str] | None) -> list[str]:
@@ -51,21 +68,7 @@ def _ids(spec: str | Iterable[str] | None) -> list[str]:
     return [x.strip() for x in items if x.strip()]
 
 
-class TransformationFailed(Exception):
-    """A transformation that raised (the message names it and its file)."""
-
-
-def framework_of(module: ModuleOp) -> str | None:
-    """``"tf"``, ``"onnx"`` for framework-dialect modules, None for ov ones."""
-    for op in module.body.block.ops:
-        if op.name.startswith("tf."):
-            return "tf"
-        if op.name.startswith("onnx."):
-            return "onnx"
-    return None
-
-
-def _describe(cls: type[Transformation]) -> str:
+def _describe(cls: type[Transformation] | Step) -> str:
     return f"'{cls.id}'" + (f" ({cls.source})" if cls.source else "")
 
 
@@ -73,16 +76,24 @@ def _replacement(cls: type[Transformation]) -> str:
     return f"op replacement {_describe(cls)}"
 
 
+#: what the manager orders: a built-in step, or an extension's transformation class
+Node = Step | type[Transformation]
+
+
+def _fixed(node: Node) -> bool:
+    """Anchors and required steps always run: they cannot be switched."""
+    return isinstance(node, Step) and (node.anchor or node.required)
+
+
 class PhaseManager:
-    """Every built-in transformation plus ``transformations`` (classes), in order.
+    """Every built-in step plus ``transformations`` (classes), in order.
 
     ``config``: a :class:`~.config.TransformationsConfig` (entries by id give
     transformations their ``custom_attributes`` and matched sub-graphs);
     ``converters``: extractor tables of loaded extensions
     (:class:`~xmo.passes.to_ov.scoped.ConverterTable` of any framework; a
     plain dict is a TF one, op type -> converter); ``verify_each``: verify
-    the module after every transformation (default:
-    ``XMO_VERIFY_EACH_TRANSFORM``).
+    the module after every pass (default: ``XMO_VERIFY_EACH_TRANSFORM``).
 
     Two tables, or a table and an enabled front op replacement, converting
     the same framework op are a :class:`TransformationOrderError` naming both
@@ -100,8 +111,8 @@ class PhaseManager:
         verify_each: bool | None = None,
         use_env: bool = True,
     ) -> None:
-        classes: list[type[Transformation]] = list(BUILTINS)
-        seen: dict[str, type[Transformation]] = {c.id: c for c in classes}
+        nodes: list[Node] = list(DEFAULT_PIPELINE)
+        seen: dict[str, Node] = {n.id: n for n in nodes}
         for cls in transformations:
             if not isinstance(cls, type) or not issubclass(cls, Transformation):
                 raise TypeError(f"not a Transformation class: {cls!r}")
@@ -117,20 +128,19 @@ class PhaseManager:
             if other is cls:
                 continue
             if other is not None:
+                first = other.id if isinstance(other, Step) else other.__name__
                 raise TransformationOrderError(
                     f"two transformations have the id '{cls.id}': "
-                    f"{other.__name__}{' (' + other.source + ')' if other.source else ''} and "
+                    f"{first}{' (' + other.source + ')' if other.source else ''} and "
                     f"{cls.__name__}{' (' + cls.source + ')' if cls.source else ''}"
                 )
             seen[cls.id] = cls
-            classes.append(cls)
-        self.classes = classes
+            nodes.append(cls)
+        self.nodes = nodes
         self.by_id = seen
         self.config = config
         self.converters = list(converters)
-        if verify_each is None:
-            verify_each = os.environ.get(VERIFY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-        self.verify_each = verify_each
+        self.verify_each = verify_each_default() if verify_each is None else verify_each
         self.enabled_ids = set(_ids(enable))
         self.disabled_ids = set(_ids(disable))
         for what, ids in (("enable", self.enabled_ids), ("disable", self.disabled_ids)):
@@ -147,74 +157,78 @@ class PhaseManager:
             raise TransformationOrderError(
                 f"transformations both enabled and disabled: {', '.join(sorted(both))}"
             )
-        self.instances: dict[str, Transformation] = {}
-        for cls in classes:
-            inst = cls()
+        #: id -> the step, or the transformation instance (one per id)
+        self.instances: dict[str, Step | Transformation] = {}
+        for node in nodes:
+            if isinstance(node, Step):
+                self.instances[node.id] = node
+                continue
+            inst = node()
             if config is not None:
-                entry = config.entry(cls.id)
+                entry = config.entry(node.id)
                 if entry is not None:
                     inst.config = entry
                     inst.custom_attributes = dict(entry.get("custom_attributes") or {})
-            self.instances[cls.id] = inst
-        self._order: list[Transformation] | None = None
+            self.instances[node.id] = inst
+        self._order: list[Step | Transformation] | None = None
         self.converter_tables()  # clashes between extractors: an error now
 
     # -- enable / disable ------------------------------------------------------------
     def _check_ids(self, what: str, ids: set[str], *, strict: bool) -> None:
         for i in sorted(ids):
-            cls = self.by_id.get(i)
-            if cls is None:
+            node = self.by_id.get(i)
+            if node is None:
                 msg = f"{what}: unknown transformation id '{i}' (known: {', '.join(sorted(self.by_id))})"
                 if strict:
                     raise TransformationOrderError(msg)
                 log.warning("%s", msg)
-            elif cls.anchor or cls.id == "legalize":
+            elif _fixed(node):
                 raise TransformationOrderError(f"{what}: '{i}' is an anchor and always runs")
 
-    def is_enabled(self, t: Transformation | type[Transformation]) -> bool:
-        cls = t if isinstance(t, type) else type(t)
-        if cls.anchor or cls.id == "legalize":
+    def is_enabled(self, t: Node | Transformation) -> bool:
+        node = self.by_id.get(t.id, t)  # a step, a class or an instance
+        if _fixed(node):  # type: ignore[arg-type]
             return True
-        if cls.id in self.disabled_ids:
+        if node.id in self.disabled_ids:
             return False
-        return cls.enabled or cls.id in self.enabled_ids
+        return node.enabled or node.id in self.enabled_ids
 
     # -- ordering -------------------------------------------------------------------
-    def _ref(self, cls: type[Transformation], ref: Any, how: str) -> str:
+    def _ref(self, node: Node, ref: Any, how: str) -> str:
         rid = ref if isinstance(ref, str) else getattr(ref, "id", None)
         if not rid or rid not in self.by_id:
             shown = ref if isinstance(ref, str) else getattr(ref, "__name__", repr(ref))
             raise TransformationOrderError(
-                f"transformation {_describe(cls)} runs {how} '{shown}', which is not a "
+                f"transformation {_describe(node)} runs {how} '{shown}', which is not a "
                 "registered transformation"
             )
         if not isinstance(ref, str) and self.by_id[rid] is not ref:
             raise TransformationOrderError(
-                f"transformation {_describe(cls)} runs {how} {ref.__name__}, but the "
+                f"transformation {_describe(node)} runs {how} {ref.__name__}, but the "
                 f"registered '{rid}' is another class"
             )
         return rid
 
     def edges(self) -> dict[str, set[str]]:
         """id -> ids that must run after it."""
-        succ: dict[str, set[str]] = {c.id: set() for c in self.classes}
-        for cls in self.classes:
-            inst = self.instances[cls.id]
+        succ: dict[str, set[str]] = {n.id: set() for n in self.nodes}
+        for node in self.nodes:
+            inst = self.instances[node.id]
             for ref in inst.run_after():
-                succ[self._ref(cls, ref, "after")].add(cls.id)
+                succ[self._ref(node, ref, "after")].add(node.id)
             for ref in inst.run_before():
-                succ[cls.id].add(self._ref(cls, ref, "before"))
-            if not cls.anchor and cls.id != "legalize":
-                succ[f"{cls.phase}-start"].add(cls.id)
-                succ[cls.id].add(f"{cls.phase}-finish")
+                succ[node.id].add(self._ref(node, ref, "before"))
+            if not _fixed(node):
+                succ[f"{node.phase}-start"].add(node.id)
+                succ[node.id].add(f"{node.phase}-finish")
         return succ
 
-    def order(self) -> list[Transformation]:
-        """Every transformation (enabled or not) in the order they run."""
+    def order(self) -> list[Step | Transformation]:
+        """Every step and transformation (enabled or not) in the order they run."""
         if self._order is not None:
             return self._order
         succ = self.edges()
-        index = {c.id: i for i, c in enumerate(self.classes)}
+        index = {n.id: i for i, n in enumerate(self.nodes)}
         indeg = dict.fromkeys(succ, 0)
         for s in succ.values():
             for d in s:
@@ -238,9 +252,59 @@ class PhaseManager:
         return self._order
 
     def ids(self) -> list[str]:
-        return [type(t).id for t in self.order()]
+        return [t.id for t in self.order()]
 
-    # -- running ---------------------------------------------------------------------
+    # -- the pipeline ------------------------------------------------------------------
+    def pipeline(
+        self, phases: Sequence[str], *, frontend: Any = None, nhwc_to_nchw: bool = True
+    ) -> list[PipelineStep]:
+        """The passes of ``phases``, in order: each enabled built-in step's
+        passes (the legalization of ``frontend``; the layout change only for
+        an NHWC frontend with ``nhwc_to_nchw``) and each enabled extension
+        transformation (front ones only for their framework; front op
+        replacements are not passes: the legalization applies them)."""
+        out: list[PipelineStep] = []
+        for t in self.order():
+            if t.phase not in phases or not self.is_enabled(t):
+                continue
+            if isinstance(t, Step):
+                if t.when == WHEN_NHWC and not (frontend is not None and frontend.nhwc and nhwc_to_nchw):
+                    continue
+                for spec in t.passes:
+                    if spec == LEGALIZATION:
+                        out += [pass_step(p) for p in (frontend.legalization if frontend else ())]
+                    else:
+                        out.append(pass_step(spec))
+                continue
+            cls = type(t)
+            if cls.phase == FRONT and (
+                frontend is None or cls.framework not in (None, frontend.name) or isinstance(t, OpReplacement)
+            ):
+                continue
+            out.append(PipelineStep(t, cls.id, cls.source))
+        return out
+
+    def prepare(self, module: ModuleOp) -> None:
+        """Before a conversion runs: the transformations config's entries are
+        matched on the framework module (scope / points sub-graphs)."""
+        from xmo.frontends import frontend_of_module
+
+        if self.config is not None and frontend_of_module(module) is not None:
+            self.config.match(module, self)
+
+    def run(self, module: ModuleOp, ctx: Context, phases: Sequence[str], *, nhwc_to_nchw: bool = True) -> bool:
+        """Run the passes of ``phases`` on ``module`` (with the converter tables
+        of its framework active); True when there were any."""
+        from xmo.frontends import frontend_of_module
+
+        frontend = frontend_of_module(module)
+        if FRONT in phases:
+            self.prepare(module)
+        steps = self.pipeline(phases, frontend=frontend, nhwc_to_nchw=nhwc_to_nchw)
+        Pipeline(steps, self.tables_for(frontend), self.verify_each).run(ctx, module)
+        return bool(steps)
+
+    # -- converter tables ----------------------------------------------------------------
     def front_converters(self, framework: str | None) -> Any:
         """The converter table (:class:`~xmo.passes.to_ov.scoped.ConverterTable`
         of ``framework``'s registry) of the enabled front op replacements:
@@ -250,10 +314,10 @@ class PhaseManager:
 
         table: ConverterTable[Any, Any] = ConverterTable(framework or "tf", "front op replacements")
         todo = [
-            self.instances[cls.id]
-            for cls in self.classes
-            if issubclass(cls, OpReplacement) and cls.phase == FRONT and cls.op
-            and cls.framework in (None, framework) and self.is_enabled(cls)
+            self.instances[node.id]
+            for node in self.nodes
+            if isinstance(node, type) and issubclass(node, OpReplacement) and node.phase == FRONT
+            and node.op and node.framework in (None, framework) and self.is_enabled(node)
         ]
         if framework is None or not todo:
             return table
@@ -285,63 +349,9 @@ class PhaseManager:
             raise TransformationOrderError(str(e)) from None
         return tables
 
-    def run(self, module: ModuleOp, ctx: Context, phases: Sequence[str], **options: Any) -> bool:
-        """Run the transformations of ``phases`` (in order) on ``module``;
-        True when any transformation besides anchors ran."""
-        from xmo.passes.to_ov.scoped import using_tables
-
-        framework = options.setdefault("framework", framework_of(module))
-        if self.config is not None and framework is not None and FRONT in phases:
-            self.config.match(module, self)
-        todo = [t for t in self.order() if type(t).phase in phases]
-        tables = self.converter_tables(framework) if framework is not None else self.converters
-        ran = False
-        with using_tables(*tables):  # extractors and front op replacements
-            for t in todo:
-                ran |= self._run_one(t, module, ctx, framework, options)
-        return ran
-
-    def _run_one(self, t: Transformation, module: ModuleOp, ctx: Context, framework, options) -> bool:
-        from xmo.passes.tracing import run_pass
-
-        cls = type(t)
-        if cls.anchor or not self.is_enabled(t):
-            return False
-        if cls.phase == FRONT and cls.id != "legalize":
-            if framework is None or cls.framework not in (None, framework):
-                return False
-            if isinstance(t, OpReplacement):
-                return False  # applied by the legalization
-        if isinstance(t, BuiltinPass):
-            t.options = options
-            t.apply_to(ctx, module)
-        else:
-            if not all(cond(module) for cond in cls.graph_condition):
-                log.info("transformation %s skipped: graph_condition", cls.id)
-                return False
-            try:
-                run_pass(lambda m, c: _apply_user(t, c, m), ctx, module, name=cls.id)
-            except TransformationOrderError:
-                raise
-            except Exception as e:
-                raise TransformationFailed(f"transformation {_describe(cls)}: {e}") from e
-        if self.verify_each:
-            try:
-                module.verify()
-            except Exception as e:
-                raise TransformationFailed(
-                    f"after transformation {_describe(cls)}: the module does not verify: {e}"
-                ) from e
-        return True
-
-
-def _apply_user(t: Transformation, ctx: Context, module: ModuleOp) -> None:
-    changed = t.apply_to(ctx, module)
-    cls = type(t)
-    if changed and cls.clean_up and cls.phase != FRONT:
-        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
-
-        OVDeadCodeEliminationPass().apply(ctx, module)
+    def tables_for(self, frontend: Any) -> list[Any]:
+        """The converter tables active while a model of ``frontend`` converts."""
+        return self.converter_tables(frontend.name) if frontend is not None else self.converters
 
 
 def _cycle(succ: dict[str, set[str]], left: set[str]) -> list[str]:
@@ -367,14 +377,11 @@ def _cycle(succ: dict[str, set[str]], left: set[str]) -> list[str]:
 
 def iter_transformations(module: Any) -> Iterator[type[Transformation]]:
     """Transformation classes a Python module defines (not imported ones)."""
-    from xmo.passes.phases.builtins import Anchor
-
     for obj in vars(module).values():
         if (
             isinstance(obj, type)
             and issubclass(obj, Transformation)
             and obj.__module__ == module.__name__
-            and not issubclass(obj, Anchor)
             and obj.id
         ):
             yield obj
@@ -385,6 +392,5 @@ __all__ = [
     "ENABLED_ENV",
     "PhaseManager",
     "TransformationFailed",
-    "framework_of",
     "iter_transformations",
 ]

@@ -10,6 +10,12 @@ and flags: ``infer_shapes`` (re-infer the types of changed ops; middle and
 back), ``clean_up`` (erase ops left without consumers) and
 ``run_in_regions`` (visit nested blocks too).
 
+Every transformation is an xDSL ``ModulePass`` (a
+:class:`~xmo.passes.transformations.TransformationPass`, which reports
+whether it changed the module) whose pass name is its id: the
+:class:`~.manager.PhaseManager` places it in the conversion pipeline among
+the built-in steps, and ``xmo-opt --extensions DIR -p <id>`` runs it alone.
+
 Kinds:
 
 * :class:`Transformation` (generic): ``find_and_replace_pattern(graph)`` on the
@@ -37,27 +43,43 @@ Kinds:
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
 from xmo.passes.phases.view import ModuleView, OpView
+from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES, make_pass
+from xmo.passes.transformations.base import TransformationPass
 
-FRONT, MIDDLE, BACK = "front", "middle", "back"
-PHASES = (FRONT, MIDDLE, BACK)
+log = logging.getLogger("xmo.transformations")
 
 
 class TransformationOrderError(Exception):
     """Dependencies that cannot be ordered (a cycle, an unknown id)."""
 
 
-class Transformation:
-    """A generic transformation of the whole module (see the module docstring)."""
+class TransformationFailed(Exception):
+    """A transformation that raised (the message names it and its file)."""
+
+
+class Transformation(TransformationPass):
+    """A generic transformation of the whole module (see the module docstring).
+
+    Every transformation is an xDSL ``ModulePass`` named by its ``id`` (so
+    ``xmo-opt --extensions DIR -p <id>`` runs it); the
+    :class:`~.manager.PhaseManager` puts it into the conversion pipeline.
+    Run as a pass it checks its ``graph_condition`` (and, in the front
+    phase, that the module is of its framework), finds and replaces, and
+    cleans up (``ov-dce``) when it changed something.
+    """
 
     id: ClassVar[str] = ""
+    name: ClassVar[str] = "transformation"
     enabled: ClassVar[bool] = True
     phase: ClassVar[str] = MIDDLE
     #: front transformations: framework they apply to ("tf", "onnx"; None: any)
@@ -66,11 +88,13 @@ class Transformation:
     infer_shapes: ClassVar[bool] = True
     clean_up: ClassVar[bool] = True
     run_in_regions: ClassVar[bool] = False
-    #: anchors only order others; built-ins wrap xmo's own passes
-    anchor: ClassVar[bool] = False
-    builtin: ClassVar[bool] = False
     #: where the class was defined (set by the extension loader)
     source: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "id" in cls.__dict__ and cls.id:
+            cls.name = cls.id  # the pass name is the id
 
     def __init__(self, custom_attributes: dict[str, Any] | None = None) -> None:
         #: ``custom_attributes`` of this id's ``--transformations_config`` entry
@@ -87,7 +111,38 @@ class Transformation:
     def find_and_replace_pattern(self, graph: Any) -> bool | None:
         raise NotImplementedError(f"{type(self).__name__} defines no find_and_replace_pattern()")
 
-    # -- running (called by the PhaseManager) ----------------------------------
+    # -- running as a pass ---------------------------------------------------------
+    def describe(self) -> str:
+        cls = type(self)
+        return f"'{cls.id}'" + (f" ({cls.source})" if cls.source else "")
+
+    def run(self, ctx: Context, module: ModuleOp) -> bool:
+        """Run once on ``module`` as a pass; True when it changed it. Errors
+        are a :class:`TransformationFailed` naming the transformation."""
+        cls = type(self)
+        if cls.phase == FRONT:
+            from xmo.frontends import frontend_of_module
+
+            if isinstance(self, OpReplacement):
+                raise TransformationFailed(
+                    f"{self.describe()} replaces {cls.op} during the legalization; it is not a pass"
+                )
+            frontend = frontend_of_module(module)
+            if frontend is None or cls.framework not in (None, frontend.name):
+                return False
+        if not all(cond(module) for cond in cls.graph_condition):
+            log.info("transformation %s skipped: graph_condition", cls.id)
+            return False
+        try:
+            changed = self.apply_to(ctx, module)
+        except (TransformationOrderError, TransformationFailed):
+            raise
+        except Exception as e:
+            raise TransformationFailed(f"transformation {self.describe()}: {e}") from e
+        if changed and cls.clean_up and cls.phase != FRONT:
+            make_pass("ov-dce").apply(ctx, module)
+        return changed
+
     def blocks(self, module: ModuleOp) -> list[Block]:
         """The module's block, and every nested block when ``run_in_regions``."""
         top = module.body.block
@@ -102,7 +157,7 @@ class Transformation:
         return out
 
     def apply_to(self, ctx: Any, module: ModuleOp) -> bool:
-        """Run once on ``module`` (and its nested blocks); True when it changed."""
+        """Find and replace on ``module`` (and its nested blocks); True when it changed."""
         changed = False
         for block in self.blocks(module):
             changed |= self._apply_block(ctx, module, block)
@@ -294,6 +349,7 @@ __all__ = [
     "OpReplacement",
     "SubgraphReplacement",
     "Transformation",
+    "TransformationFailed",
     "TransformationOrderError",
     "find_matches",
 ]
