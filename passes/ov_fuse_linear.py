@@ -365,7 +365,7 @@ class OVFuseLinearPass(ModulePass):
             if o.parent is not None and isinstance(o, OVOp):
                 rw.visit(o)
         # folded weights left their old constants unused
-        from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
         if rw.changed:
             OVDeadCodeEliminationPass().apply(ctx, op)

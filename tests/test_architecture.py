@@ -40,9 +40,6 @@ ALLOWED_PRIVATE_IMPORTS = {
     # gives these helpers a public home (remove the entries when it lands).
     ("xmo.passes.ov_fusions.shapes", "xmo.passes.ov_transpose_sinking", "_compose"),
     ("xmo.passes.ov_fusions.shapes", "xmo.passes.ov_transpose_sinking", "_identity"),
-    # the side-effect string set of graph.py: the ov-traits work replaces it
-    # with the ops' traits (remove the entry when it lands).
-    ("xmo.passes.transformations.matcher", "xmo.graph.graph", "_SINK_TYPES"),
 }
 
 

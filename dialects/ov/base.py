@@ -12,6 +12,12 @@ An ``ov`` op mirrors one OpenVINO op version:
   the same name; an absent attribute means its default.
 * ``friendly_name`` and ``tensor_names`` (one list per output) are properties
   of every op, so they reach the IR.
+* ``OV_FAMILY``: the op family, the module name of its shape inference
+  (``xmo.dialects.ov.shape_inference.<family>``) and CPU kernel
+  (``xmo.backends.cpu.kernels.<family>``).
+* ``traits``: what the op is (pure or its effects, commutative, elementwise,
+  has shape inference; see :mod:`xmo.dialects.ov.traits`). :func:`ov_op` makes
+  an op that declares no memory effect ``Pure``.
 
 Result types are checked by shape inference functions registered with
 :func:`shape_infer` (see ``xmo.dialects.ov.shape_inference``); ops without one
@@ -45,6 +51,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.traits import MemoryEffect, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.ov import attributes as ov_attrs
@@ -213,6 +220,7 @@ class OVOp(IRDLOperation):
     OV_INPUTS: ClassVar[tuple[str, ...]] = ()
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = ()
+    OV_FAMILY: ClassVar[str] = ""
 
     inputs = var_operand_def(TensorLike)
     outputs = var_result_def(TensorLike)
@@ -522,7 +530,10 @@ def property_field_name(attr_name: str) -> str:
 def ov_op(cls: type[_OpT]) -> type[_OpT]:
     """Class decorator: declare ``OV_ATTRS`` as properties, then IRDL-define ``cls``.
 
-    Use it instead of ``irdl_op_definition`` on ``OVOp`` subclasses.
+    Use it instead of ``irdl_op_definition`` on ``OVOp`` subclasses. An op
+    that declares no memory effect trait gets xDSL's ``Pure``: like an
+    OpenVINO node that is no sink, it is part of the model only while a
+    Result or a sink uses it (declare an effect for a stateful extension op).
     """
     for spec in cls.OV_ATTRS:
         if spec.kind not in ov_attrs.ATTR_KINDS:
@@ -533,7 +544,10 @@ def ov_op(cls: type[_OpT]) -> type[_OpT]:
             opt_prop_def(ov_attrs.constraint_for(spec.kind), prop_name=spec.name),
         )
     defined = irdl_op_definition(cls)
-    _install_fast_verify(defined.get_irdl_definition())
+    op_def = defined.get_irdl_definition()
+    if not any(isinstance(t, MemoryEffect) for t in op_def.traits):
+        op_def.traits.add_trait(Pure())
+    _install_fast_verify(op_def)
     return defined
 
 
@@ -559,7 +573,8 @@ def _install_fast_verify(op_def: OpDef) -> None:
     ):
         return
     props = dict(op_def.properties)
-    traits = tuple(op_def.traits)
+    # only traits that check something (Pure, Commutative, ... do not)
+    traits = tuple(t for t in op_def.traits if type(t).verify is not OpTrait.verify)
 
     def verify(op: Operation) -> None:
         if op.regions or op.successors or op.attributes:

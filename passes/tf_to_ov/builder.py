@@ -24,6 +24,7 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.passes.to_ov.builder import (
     DEAD,
     DYN,
@@ -35,8 +36,6 @@ from xmo.passes.to_ov.builder import (
     value_etype,
 )
 
-#: ops a constant sub-graph evaluation never runs
-_NEVER_EVALUATE = {"Parameter", "Result", "ReadValue", "Assign", "RandomUniform", "Multinomial"}
 #: largest value (elements) evaluated to feed converters and shape inference
 _MAX_EVAL_ELEMENTS = 1 << 16
 
@@ -63,7 +62,7 @@ class ConstEvaluator:
 
     def _evaluate(self, v: SSAValue) -> np.ndarray | None:
         op = v.owner
-        if not isinstance(op, OVOp) or op.OV_TYPE in _NEVER_EVALUATE or op.regions:
+        if not isinstance(op, OVOp) or not is_pure(op) or op.regions:
             return None
         dims = dims_of(v.type)
         if dims is None or any(d < 0 for d in dims) or int(np.prod(dims)) > _MAX_EVAL_ELEMENTS:

@@ -118,10 +118,8 @@ class ConstantFolding(TransformationPass):
     max_growth: float = 4.0
 
     def run(self, ctx: Context, module: ModuleOp) -> bool:
-        from xmo.passes.ov_constant_fold import (
-            OVConstantFoldPass,
-            OVDeadCodeEliminationPass,
-        )
+        from xmo.passes.ov_constant_fold import OVConstantFoldPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
         from xmo.passes.tracing import fingerprint
 
         before = fingerprint(module)

@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
-from xmo.dialects.ov.base import constant_value_of, dims_of
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
 from xmo.passes.onnx_to_ov.convert import convert_block
 from xmo.passes.to_ov.helpers import norm_axis
@@ -77,17 +78,9 @@ def known_value(
 def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
     from xmo.backends.cpu import evaluate_op, kernel_for
 
-    ov_type = getattr(op, "OV_TYPE", None)
-    if ov_type in (
-        None,
-        "Parameter",
-        "ReadValue",
-        "RandomUniform",
-        "Multinomial",
-        "Result",
-    ):
+    if not isinstance(op, OVOp) or not is_pure(op):
         return None
-    if ov_type == "ShapeOf":
+    if op.OV_TYPE == "ShapeOf":
         dims = dims_of(op.operands[0].type)
         if dims is None or any(d < 0 for d in dims):
             return None
@@ -118,7 +111,7 @@ def refined_dims(
 
 
 def _refined_type(v: SSAValue, memo: dict, kmemo: dict, depth: int):
-    from xmo.dialects.ov.base import InferContext, OVOp, inference_for
+    from xmo.dialects.ov.base import InferContext, inference_for
 
     owner = v.owner
     if not isinstance(owner, OVOp) or owner.regions or depth > 200:
