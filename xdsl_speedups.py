@@ -58,7 +58,7 @@ def xdsl_is_verified() -> bool:
 
 
 @dataclass(frozen=True)
-class _Patch:
+class Patch:
     name: str
     mismatch: Callable[[], str | None]
     """Why the patch cannot be applied to this xDSL, or None when it can."""
@@ -112,8 +112,8 @@ def _install_string_literal() -> None:
 
 
 PATCHES = (
-    _Patch("dense-type-constraint", _dense_type_constraint_mismatch, _install_dense_type_constraint),
-    _Patch("string-literal-redos", _string_literal_mismatch, _install_string_literal),
+    Patch("dense-type-constraint", _dense_type_constraint_mismatch, _install_dense_type_constraint),
+    Patch("string-literal-redos", _string_literal_mismatch, _install_string_literal),
 )
 
 _status: dict[str, str] = {}

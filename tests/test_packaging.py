@@ -18,10 +18,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# What a clone has that a build never reads.
-_NOT_SOURCE = shutil.ignore_patterns(
-    ".git", ".venv*", "build", "*.egg-info", "out", "__pycache__", "Output", ".pytest_cache"
-)
+def _not_source(folder: str, names: list[str]) -> set[str]:
+    """What a clone has that a build never reads (shutil.copytree's ignore)."""
+    top = Path(folder) == ROOT
+    return {
+        n for n in names
+        if n in ("__pycache__", ".pytest_cache", "Output") or n.startswith(".venv")
+        or (top and (n in (".git", "build", "out") or n.endswith(".egg-info")))
+    }  # fmt: skip
 
 
 def _setup_facts(root: Path = ROOT) -> dict:
@@ -80,7 +84,7 @@ def test_dev_only_patterns_match_files():
 def wheel(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
-    shutil.copytree(ROOT, src, ignore=_NOT_SOURCE)
+    shutil.copytree(ROOT, src, ignore=_not_source)
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
          "--no-index", "-q", "-w", str(tmp / "dist"), str(src)],
