@@ -12,6 +12,7 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xmo import xdsl_speedups
 from xmo.context import attach_context, context_of, make_context
 from xmo.frontends import Frontend
 
@@ -32,6 +33,7 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
     ctx = ctx or make_context()
     suffix = p.suffix.lower()
     if suffix == ".mlir":
+        xdsl_speedups.apply()
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 

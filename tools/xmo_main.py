@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from xmo import xdsl_speedups
 from xmo.gc_policy import configure_process
 
 log = logging.getLogger("xmo")
@@ -383,6 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level), format="[ %(levelname)s ] %(message)s"
     )
+    xdsl_speedups.apply()  # xmo parses textual IR (docs/xdsl-patches.md)
     debug = args.log_level == "DEBUG" or bool(os.environ.get("XMO_DEBUG"))
     try:
         if args.command == "convert":

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xmo import xdsl_speedups
 from xmo.context import make_context, weight_store
 
 
@@ -246,6 +247,7 @@ def cli() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    xdsl_speedups.apply()  # xmo-opt parses textual IR (docs/xdsl-patches.md)
     driver = None
     try:
         driver = XmoOptMain(args=argv)

@@ -45,7 +45,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     OpDef,
+    OptPropertyDef,
+    RangeOf,
+    VarOperandDef,
+    VarResultDef,
     VerificationContext,
+    base,
     irdl_op_definition,
     opt_prop_def,
     var_operand_def,
@@ -58,6 +63,7 @@ from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
 from xmo.dialects.ov.attributes import AttrSpec
+from xmo.xdsl_speedups import xdsl_is_verified
 
 TensorLike = TensorType | UnrankedTensorType
 
@@ -554,6 +560,26 @@ def ov_op(cls: type[_OpT]) -> type[_OpT]:
 _TENSOR_TYPES = (TensorType, UnrankedTensorType)
 
 
+_TENSOR_OPERANDS = [("inputs", VarOperandDef(RangeOf(base(TensorLike))))]
+_TENSOR_RESULTS = [("outputs", VarResultDef(RangeOf(base(TensorLike))))]
+_XDSL_VERIFIED = xdsl_is_verified()
+
+
+def _fits_fast_verify(op_def: OpDef) -> bool:
+    """Whether ``op_def`` has exactly the shape the fast verifier handles, on
+    an xDSL whose ``OpDef.verify`` it was checked against: ``OVOp``'s operand
+    and result lists unchanged, only optional properties, nothing else."""
+    return (
+        _XDSL_VERIFIED
+        and type(op_def) is OpDef
+        and "verify" not in getattr(op_def, "__dict__", {"verify": None})
+        and not (op_def.regions or op_def.successors or op_def.attributes or op_def.options)
+        and op_def.operands == _TENSOR_OPERANDS
+        and op_def.results == _TENSOR_RESULTS
+        and all(type(d) is OptPropertyDef for d in op_def.properties.values())
+    )
+
+
 def _install_fast_verify(op_def: OpDef) -> None:
     """Give ``op_def`` a verifier specialised to the shape every ov op has.
 
@@ -563,15 +589,14 @@ def _install_fast_verify(op_def: OpDef) -> None:
     the same checks take a few isinstance calls. Whatever the fast path does
     not recognise (regions, successors, discardable attributes, an unknown
     property, a non-tensor type) goes to the generic verifier, which raises
-    its usual error. Installed only on definitions of exactly that shape.
+    its usual error. Installed only on definitions of exactly that shape (see
+    :func:`_fits_fast_verify`; others, and every op on an xDSL release not in
+    :data:`xmo.xdsl_speedups.VERIFIED_XDSL`, keep xDSL's verifier). It
+    replaces the method of this one ``OpDef`` instance, never xDSL's class.
     """
-    generic = op_def.verify
-    if (
-        op_def.regions or op_def.successors or op_def.attributes
-        or [n for n, _ in op_def.operands] != ["inputs"]
-        or [n for n, _ in op_def.results] != ["outputs"]
-    ):
+    if not _fits_fast_verify(op_def):
         return
+    generic = op_def.verify
     props = dict(op_def.properties)
     # only traits that check something (Pure, Commutative, ... do not)
     traits = tuple(t for t in op_def.traits if type(t).verify is not OpTrait.verify)
@@ -597,4 +622,7 @@ def _install_fast_verify(op_def: OpDef) -> None:
             t.verify(op)
         return None
 
-    op_def.verify = verify  # type: ignore[method-assign]
+    try:
+        op_def.verify = verify  # type: ignore[method-assign]
+    except AttributeError:  # an OpDef that takes no instance attributes: xDSL's verifier
+        return
