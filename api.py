@@ -6,6 +6,7 @@ weights of a module live as long as the module.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,12 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 
+        from xmo.mlir_file import open_mlir
+
         try:
-            module = Parser(ctx, p.read_text(encoding="utf-8"), str(p)).parse_module()
+            with open_mlir(p, ConversionError) as f:
+                text = io.TextIOWrapper(f, encoding="utf-8").read()
+            module = Parser(ctx, text, str(p)).parse_module()
         except UnicodeDecodeError:
             raise ConversionError(f"{p}: not a text MLIR file (not UTF-8)") from None
         except ParseError as e:
@@ -64,7 +69,9 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 def parse_error_line(e: Exception) -> str:
     """One line for an xDSL ``ParseError``: ``file:line:col: message`` (xDSL's
     own text adds the source line and a caret on lines of their own)."""
-    return f"{e.span.get_location()}: {' '.join(e.msg.split())}"  # type: ignore[attr-defined]
+    from xmo.messages import printable
+
+    return printable(f"{e.span.get_location()}: {' '.join(e.msg.split())}")  # type: ignore[attr-defined]
 
 
 def _first_line(e: Exception) -> str:

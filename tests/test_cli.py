@@ -87,13 +87,17 @@ def test_save_model_into_a_missing_folder_is_a_clear_error(tmp_path):
 # Smaller defects of issue 15 (each: exit code, one line, nothing left)
 # ---------------------------------------------------------------------------
 
+_OUT_NAMES = ["a/b", "a_b", "a%2Fb", ".", "..", "", "A", "a", "x:0"]
+#: one output per name of _OUT_NAMES: x + i (distinct ops, none merge)
 TWO_OUTPUTS = """builtin.module {
-  %0 = "ov.Parameter"() <{friendly_name = "x", tensor_names = [["x"]]}> : () -> tensor<2xf32>
+  %x = "ov.Parameter"() <{friendly_name = "x", tensor_names = [["x"]]}> : () -> tensor<2xf32>
 """ + "".join(
-    f'  %{i + 1} = "ov.Relu"(%0) <{{friendly_name = "r{i}", tensor_names = [["{n}"]]}}> '
-    ": (tensor<2xf32>) -> tensor<2xf32>\n"
-    for i, n in enumerate(["a/b", "a_b", "a%2Fb", ".", "..", "", "A", "a", "x:0"])
-) + "".join(f'  "ov.Result"(%{i + 1}) : (tensor<2xf32>) -> ()\n' for i in range(9)) + "}\n"
+    f'  %c{i} = "ov.Constant"() <{{value = dense<{i}.0> : tensor<2xf32>}}> : () -> tensor<2xf32>\n'
+    f'  %y{i} = "ov.Add"(%x, %c{i}) <{{friendly_name = "r{i}", tensor_names = [["{n}"]]}}> '
+    ": (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+    f'  "ov.Result"(%y{i}) : (tensor<2xf32>) -> ()\n'
+    for i, n in enumerate(_OUT_NAMES)
+) + "}\n"
 
 
 def test_run_output_dir_keeps_outputs_with_colliding_names_apart(tmp_path, capsys):
@@ -105,7 +109,7 @@ def test_run_output_dir_keeps_outputs_with_colliding_names_apart(tmp_path, capsy
     from xmo.tools.xmo_main import output_file_name
 
     model = tmp_path / "m.mlir"
-    model.write_text(TWO_OUTPUTS.replace('[[""]]', "[]"))
+    model.write_text(TWO_OUTPUTS.replace(', tensor_names = [[""]]', ''))
     assert main(["run", str(model), "--output-dir", str(tmp_path / "res")]) == 0
     printed = capsys.readouterr().out
     files = sorted(p.name for p in (tmp_path / "res").iterdir())

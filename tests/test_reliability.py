@@ -140,8 +140,8 @@ if point == "load":
 elif point == "write":
     from xmo.backends.ir import serializer
     real_store = serializer._Writer._store
-    def _store(self, raw, digest=None):
-        os.truncate(path, size); return real_store(self, raw, digest)
+    def _store(self, raw, *args):
+        os.truncate(path, size); return real_store(self, raw, *args)
     serializer._Writer._store = _store
 from xmo.tools.xmo_main import cli
 sys.argv = ["xmo", *sys.argv[4:]]
@@ -262,10 +262,13 @@ def test_escaped_names_stay_distinct_and_read_back(tmp_path):
     from xmo.backends.ir import read_ir
 
     names = ["i\x01", "i\\x01", "i\\\\x01", "a\\", "b\\\x02", "\\u0041", "c\\"]
-    nodes = [helper.make_node("Relu" if k % 2 else "Neg", ["x"], [n], name=f"node {n}")
+    # y_k = x * (k + 1): distinct ops, so none merge (one name per tensor)
+    nodes = [helper.make_node("Mul", ["x", f"c{k}"], [n], name=f"node {n}")
              for k, n in enumerate(names)]
+    consts = [helper.make_tensor(f"c{k}", TensorProto.FLOAT, [], [k + 1.0]) for k in range(len(names))]
     g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in names])
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in names],
+                          consts)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     xmo.save_model(xmo.convert_model(m), tmp_path / "m.xml", verify_ir=True)
     back = read_ir(tmp_path / "m.xml")

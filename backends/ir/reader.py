@@ -3,7 +3,11 @@
 Every layer maps to the op class of its ``type``/``version`` (``Const`` is
 ``ov.Constant``). The ``.bin`` is memory-mapped read-only and constant payloads
 are registered in the context's weight store as views of the map (no copies);
-constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``.
+constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``. Both
+files must be regular files (:mod:`xmo.input_files`). Attribute values are
+decoded from the writer's escaping of what XML cannot hold
+(:func:`~xmo.backends.ir._common.unescape_illegal`): names read back as they
+were written.
 
 Unlike OpenVINO's own reader, this one checks what it reads: edges (missing,
 duplicate, dangling, cycles), constant ranges against the ``.bin`` size, port
@@ -39,6 +43,7 @@ from xmo.backends.ir._common import (
     SUBGRAPH_TYPES,
     IRReadError,
     parse_shape_text,
+    unescape_illegal,
     unescape_names,
 )
 from xmo.context import attach_context, make_context, weight_store
@@ -48,6 +53,7 @@ from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
+from xmo.input_files import InputFileError, map_input, open_input
 
 __all__ = ["IRReadError", "read_ir"]
 
@@ -110,6 +116,16 @@ def read_ir(
     return module
 
 
+def _unescape_attributes(root: ET.Element) -> None:
+    """Undo the writer's escaping of what XML cannot hold in every attribute
+    value (:func:`~xmo.backends.ir._common.unescape_illegal`): names and
+    values read back as they were written."""
+    for el in root.iter():
+        for key, value in el.attrib.items():
+            if "\\" in value:
+                el.attrib[key] = unescape_illegal(value)
+
+
 def _children(el: ET.Element | None) -> list[ET.Element]:
     return list(el) if el is not None else []
 
@@ -134,19 +150,21 @@ class _Reader:
     # -- parsing ------------------------------------------------------------
     def read(self) -> ModuleOp:
         try:
-            size = self.xml_path.stat().st_size
-            if size > MAX_XML_BYTES:
-                raise IRReadError(
-                    f"{self.xml_path}: {size} bytes, more than the {MAX_XML_BYTES >> 20} MiB "
-                    "an IR .xml may have (its weights belong in the .bin)"
-                )
-            root = ET.parse(self.xml_path).getroot()
+            with open_input(self.xml_path, IRReadError) as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_XML_BYTES:
+                    raise IRReadError(
+                        f"{self.xml_path}: {size} bytes, more than the {MAX_XML_BYTES >> 20} "
+                        "MiB an IR .xml may have (its weights belong in the .bin)"
+                    )
+                root = ET.parse(f).getroot()
         except ET.ParseError as e:
             raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None
         except OSError as e:
             raise IRReadError(f"{self.xml_path}: cannot read: {e.strerror}") from None
         if root.tag != "net":
             raise IRReadError(f"{self.xml_path}: root element is <{root.tag}>, not <net>")
+        _unescape_attributes(root)
         version = root.get("version")
         if version not in _SUPPORTED_VERSIONS:
             raise IRReadError(
@@ -504,16 +522,14 @@ class _Reader:
         if not self._bin_loaded:
             self._bin_loaded = True
             try:
-                size = self.bin_path.stat().st_size
+                with open_input(self.bin_path) as f:
+                    self._bin = map_input(f)
+            except InputFileError as e:
+                raise IRReadError(f"{layer.label}: weights file {e}") from None
             except OSError as e:
                 raise IRReadError(
-                    f"{layer.label}: cannot open weights file {self.bin_path}: "
-                    f"{e.strerror}"
+                    f"{layer.label}: cannot map weights file {self.bin_path}: {e.strerror}"
                 ) from None
-            if size == 0:
-                self._bin = np.zeros(0, dtype=np.uint8)
-            else:
-                self._bin = np.memmap(self.bin_path, dtype=np.uint8, mode="r")
         assert self._bin is not None
         return self._bin
 

@@ -84,8 +84,6 @@ def load_onnx(
     owned = True
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise OnnxFrontendError(f"{path}: no such file")
         if base_dir is None:
             base_dir = os.path.dirname(os.path.abspath(path))
         try:

@@ -64,8 +64,6 @@ def read_graph_def(model: Any) -> Any:
     (TensorFlow's own class: re-parsed from its serialization)."""
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise TFFrontendError(f"{path}: no such file")
         try:
             with mapped_message(path, "a GraphDef", TFFrontendError) as data:
                 if path.lower().endswith(TEXT_SUFFIXES):
