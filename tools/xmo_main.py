@@ -165,7 +165,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=FILE.npy",
         help="input values (repeatable); missing inputs get arange(n)/n data",
     )
-    p.add_argument("--output-dir", help="write each output as NAME.npy here")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="write each output as DIR/NAME.npy (NAME percent-encoded: "
+                   "every character but letters, digits and _.-~)")
     p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
     p.add_argument(
         "--device",
