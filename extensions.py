@@ -41,12 +41,9 @@ from xdsl.context import Context
 from xdsl.passes import ModulePass
 
 from xmo.dialects.ov import register_op
+from xmo.errors import ExtensionError
 from xmo.dialects.ov.base import OVOp
 from xmo.passes.to_ov.scoped import ConverterTable
-
-
-class ExtensionError(Exception):
-    """An extension that cannot be loaded (the message names the file)."""
 
 
 _IMPORTED: dict[Path, object] = {}

@@ -219,3 +219,24 @@ def test_cpu_backend_never_calls_the_frontends():
         and (i.module == "xmo" or i.module.startswith(("xmo.api", "xmo.frontends")))
     ]
     assert not bad, "\n".join(bad)
+
+
+def test_every_error_is_an_xmo_error():
+    """Exceptions xmo defines derive from :class:`xmo.errors.XmoError` (one
+    ``except`` catches every error xmo raises on purpose); private ones
+    (``_Skip``) are control flow inside a module and never escape it."""
+    import importlib
+
+    from xmo.errors import XmoError
+
+    loose = []
+    for name in sorted(MODULES):
+        module = importlib.import_module(name)
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type) and issubclass(obj, BaseException)
+                and obj.__module__ == name and not obj.__name__.startswith("_")
+                and not issubclass(obj, XmoError)
+            ):
+                loose.append(f"{name}.{obj.__name__}")
+    assert not loose, loose

@@ -85,6 +85,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.onnx.types import StringTensorAttr, describe, type_key
 from xmo.dialects.ov.weights import make_constant_attr
+from xmo.errors import XmoError
 
 f32 = Float32Type()
 
@@ -118,7 +119,7 @@ class AttrSpec(NamedTuple):
     default: Any = None
 
 
-class AttributeValueError(ValueError):
+class AttributeValueError(XmoError, ValueError):
     """A value that does not fit an ONNX attribute type."""
 
 

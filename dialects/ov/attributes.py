@@ -37,11 +37,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import AttrConstraint, BaseAttr, irdl_to_attr_constraint
+from xmo.errors import XmoError
 
 ATTR_KINDS = ("i64", "f64", "bool", "str", "etype", "shape", "i64[]", "f64[]", "str[]")
 
 
-class AttributeValueError(ValueError):
+class AttributeValueError(XmoError, ValueError):
     """An attribute value that does not fit its declared kind."""
 
 

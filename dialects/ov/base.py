@@ -64,6 +64,7 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
 from xmo.dialects.ov.attributes import AttrSpec
 from xmo.xdsl_speedups import xdsl_is_verified
+from xmo.errors import XmoError
 
 TensorLike = TensorType | UnrankedTensorType
 
@@ -73,7 +74,7 @@ TensorLike = TensorType | UnrankedTensorType
 DYN = -1
 
 
-class ShapeInferenceError(VerifyException):
+class ShapeInferenceError(VerifyException, XmoError):
     """Inputs or attributes an op cannot accept."""
 
 

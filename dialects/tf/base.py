@@ -100,6 +100,7 @@ from xmo.dialects.tf.types import (
     string_value,
     xmo_type_name,
 )
+from xmo.errors import XmoError
 
 f32 = Float32Type()
 
@@ -146,7 +147,7 @@ class AttrSpec(NamedTuple):
     default: Any = None
 
 
-class AttributeValueError(ValueError):
+class AttributeValueError(XmoError, ValueError):
     """A value that does not fit a TF attribute kind."""
 
 

@@ -23,7 +23,6 @@ from xmo.passes.phases.transformation import (
     OpReplacement,
     SubgraphReplacement,
     Transformation,
-    TransformationFailed,
     TransformationOrderError,
     find_matches,
 )
@@ -45,7 +44,6 @@ __all__ = [
     "PhaseManager",
     "SubgraphReplacement",
     "Transformation",
-    "TransformationFailed",
     "TransformationOrderError",
     "find_matches",
     "op_attr",

@@ -52,6 +52,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
+from xmo.errors import TransformationError
 from xmo.passes.phases.view import ModuleView, OpView
 from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES, make_pass
 from xmo.passes.transformations.base import TransformationPass
@@ -59,12 +60,8 @@ from xmo.passes.transformations.base import TransformationPass
 log = logging.getLogger("xmo.transformations")
 
 
-class TransformationOrderError(Exception):
+class TransformationOrderError(TransformationError):
     """Dependencies that cannot be ordered (a cycle, an unknown id)."""
-
-
-class TransformationFailed(Exception):
-    """A transformation that raised (the message names it and its file)."""
 
 
 class Transformation(TransformationPass):
@@ -118,13 +115,13 @@ class Transformation(TransformationPass):
 
     def run(self, ctx: Context, module: ModuleOp) -> bool:
         """Run once on ``module`` as a pass; True when it changed it. Errors
-        are a :class:`TransformationFailed` naming the transformation."""
+        are a :class:`TransformationError` naming the transformation."""
         cls = type(self)
         if cls.phase == FRONT:
             from xmo.frontends import frontend_of_module
 
             if isinstance(self, OpReplacement):
-                raise TransformationFailed(
+                raise TransformationError(
                     f"{self.describe()} replaces {cls.op} during the legalization; it is not a pass"
                 )
             frontend = frontend_of_module(module)
@@ -135,10 +132,10 @@ class Transformation(TransformationPass):
             return False
         try:
             changed = self.apply_to(ctx, module)
-        except (TransformationOrderError, TransformationFailed):
+        except TransformationError:
             raise
         except Exception as e:
-            raise TransformationFailed(f"transformation {self.describe()}: {e}") from e
+            raise TransformationError(f"transformation {self.describe()}: {e}") from e
         if changed and cls.clean_up and cls.phase != FRONT:
             make_pass("ov-dce").apply(ctx, module)
         return changed
@@ -349,7 +346,6 @@ __all__ = [
     "OpReplacement",
     "SubgraphReplacement",
     "Transformation",
-    "TransformationFailed",
     "TransformationOrderError",
     "find_matches",
 ]

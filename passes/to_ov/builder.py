@@ -27,9 +27,10 @@ from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import DYN, OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.weights import WeightStore
+from xmo.errors import ConversionError
 
 
-class ConversionFailure(Exception):
+class ConversionFailure(ConversionError):
     """A node this converter cannot legalize; the message says why."""
 
 

@@ -11,11 +11,8 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xmo.errors import TransformationError
 from xmo.graph import Graph
-
-
-class TransformationError(Exception):
-    """A transformation that failed (the message names it)."""
 
 
 #: Names disabled by the running Manager (passes and matchers).
