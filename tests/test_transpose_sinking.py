@@ -20,7 +20,7 @@ from xmo import compile_model
 from xmo.dialects.ov import ResultOp
 from xmo.dialects.ov.base import dims_of
 from xmo.passes import get_all_passes
-from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
 
 def count(module: ModuleOp, name: str = "ov.Transpose") -> int:
