@@ -595,6 +595,7 @@ class Sinker:
                 changed = True
                 todo.extend(self._last_push)
         return changed
+
     def _bw_plan(self, f: Operation | None, q: Perm) -> BackwardPlan | None:
         """How ``T(f(...), q)`` moves above ``f`` (None when ``f`` does not allow it)."""
         if not isinstance(f, OVOp) or f in self.pinned or len(f.results) != 1:
