@@ -95,6 +95,7 @@ One module per op family, over a small engine (as OpenVINO splits its
 
 | module | rules |
 | --- | --- |
+| this package | the pass :class:`OVTransposeSinkingPass`; imports the rule modules |
 | :mod:`.engine` | the worklist, transactions, rule registry, clean-up (identity, merge, fold, CSE), backward sinking driver, :func:`toposort` |
 | :mod:`.permutations` | permutation algebra (``compose``, ``inverse``, ...) and ``transpose_order`` |
 | :mod:`.elementwise` | unary ops and activations, broadcasting ops (forward and backward) |
@@ -106,8 +107,9 @@ One module per op family, over a small engine (as OpenVINO splits its
 | :mod:`.slices` | Slice, StridedSlice, Gather |
 | :mod:`.shapeof` | ShapeOf |
 
-Why a worklist algorithm and not ``RewritePattern`` s under xDSL's
-``PatternRewriteWalker``: the rewrites are not independent local patterns.
+Why a worklist algorithm and not rules written as ``RewritePattern`` classes
+under xDSL's ``PatternRewriteWalker``: the rewrites are not independent
+local patterns.
 
 * *Transactions.* A rule builds the moved op (its result types come from
   shape inference of the new operands), new constants and Transposes, and
