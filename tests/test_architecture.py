@@ -35,12 +35,7 @@ NOT_PACKAGE = {"tests", "tools", "benchmarks", "examples", "filecheck", "docs", 
                "build", "dev.py", "setup.py"}
 
 #: Private imports allowed for now, each with who removes it.
-ALLOWED_PRIVATE_IMPORTS = {
-    # passes/ov_transpose_sinking.py is being split into a package; the split
-    # gives these helpers a public home (remove the entries when it lands).
-    ("xmo.passes.ov_fusions.shapes", "xmo.passes.ov_transpose_sinking", "_compose"),
-    ("xmo.passes.ov_fusions.shapes", "xmo.passes.ov_transpose_sinking", "_identity"),
-}
+ALLOWED_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
-from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
+from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import (
@@ -29,6 +29,8 @@ from xmo.dialects.ov.base import (
     inference_for,
     tensor,
 )
+from xmo.dialects.ov.traits import removable_if_unused
+from xmo.errors import XmoError
 from xmo.passes.transpose_sinking.permutations import (
     Perm,
     compose,
@@ -49,16 +51,13 @@ _SHARED_FOLD_MAX_BYTES = 1 << 20
 #: how many ops backward sinking looks ahead to find a cancellation
 _LOOKAHEAD = 4
 
-#: ``OV_TYPE`` of the ops with side effects: never erased when a rewrite
-#: leaves them unused. (To be replaced by the ``ov`` side-effect trait query.)
-SIDE_EFFECT_OV_TYPES = frozenset({"ReadValue", "Assign"})
 
-
-class Skip(Exception):
+class Skip(XmoError):
     """A rule does not apply: the engine rolls back what it built and goes on.
 
-    Raise it from a rule (with the reason, logged at debug level); any other
-    exception from a rule is a bug and propagates.
+    Raise it from a rule (with the reason, logged at debug level); the engine
+    catches it, it never escapes the pass. Any other exception from a rule is
+    a bug and propagates.
     """
 
 
@@ -178,13 +177,14 @@ def _alive(op: Operation | None) -> bool:
 
 
 def _erasable_when_unused(op: Operation) -> bool:
-    """An op the engine may erase once nothing uses its results."""
+    """An op the engine may erase once nothing uses its results: an ``ov``
+    op without effects (not a Parameter, Result, state or random op) and
+    without regions."""
     return (
         isinstance(op, OVOp)
-        and not isinstance(op, ParameterOp | ResultOp)
-        and op.OV_TYPE not in SIDE_EFFECT_OV_TYPES
-        and not op.regions
         and bool(op.results)
+        and not op.regions
+        and removable_if_unused(op)
     )
 
 
