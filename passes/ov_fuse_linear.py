@@ -81,6 +81,7 @@ from xmo.dialects.ov.ops import (
 )
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.ov_dce import OVDeadCodeEliminationPass
+from xmo.passes.pattern_dispatch import OpTypeDispatch
 
 #: convolutions whose weights take a per-output-channel scale
 _CONVOLUTIONS = (ConvolutionOp, GroupConvolutionOp, ConvolutionBackpropDataOp)
@@ -108,25 +109,32 @@ def _float_const_operand(op: OVOp) -> tuple[SSAValue, np.ndarray, str] | None:
     """(other operand, constant, element type) of a numpy-broadcast binary op
     with a constant input, when the op and the other operand have the same
     float element type."""
+    etype = _etype(op.results[0])
+    if etype not in _FLOATS or op.attr("auto_broadcast") != "numpy":
+        return None
     found = _const_operand(op)
+    if found is None or _etype(found[0]) != etype:
+        return None
+    return found[0], found[1], etype
+
+
+def _scaled_input(
+    op: MultiplyOp, producers: type[OVOp] | tuple[type[OVOp], ...]
+) -> tuple[SSAValue, np.ndarray, str, OVOp] | None:
+    """What every Multiply rewrite starts from: ``Multiply(x, c)`` with a float
+    constant ``c`` and ``x`` made by one of ``producers`` and used by this
+    Multiply alone; (x, c, element type, x's producer)."""
+    a, b = op.operands
+    if not isinstance(a.owner, producers) and not isinstance(b.owner, producers):
+        return None  # the quick test: no operand comes from such a producer
+    found = _float_const_operand(op)
     if found is None:
         return None
-    x, c = found
-    etype = _etype(op.results[0])
-    if etype not in _FLOATS or _etype(x) != etype:
+    x, c, etype = found
+    producer = x.owner
+    if not isinstance(producer, producers) or not x.has_one_use():
         return None
-    if op.attr("auto_broadcast") != "numpy":
-        return None
-    return x, c, etype
-
-
-def _scaled_input(op: MultiplyOp) -> tuple[SSAValue, np.ndarray, str] | None:
-    """What every Multiply rewrite starts from: ``Multiply(x, c)`` with a float
-    constant ``c`` and ``x`` used by this Multiply alone."""
-    found = _float_const_operand(op)
-    if found is None or not found[0].has_one_use():
-        return None
-    return found
+    return x, c, etype, producer
 
 
 def _channel_scale(c: np.ndarray, rank: int, channels: int, axis: int) -> np.ndarray | None:
@@ -193,7 +201,8 @@ class LinearRewrite(RewritePattern):
                  dead: Sequence[OVOp] = ()) -> None:
         """The last of ``new_ops`` replaces ``old`` (inserted before it with the
         others); it takes ``old``'s names and runtime info; then the ``dead``
-        producers go when nothing else uses them."""
+        producers go when nothing else uses them. (Not ``rewriter.replace``,
+        which would give ``old``'s SSA name hint to every new op.)"""
         *before, new = new_ops
         if old not in self.run.created:
             new.set_friendly_name(old.get_friendly_name())
@@ -202,9 +211,9 @@ class LinearRewrite(RewritePattern):
             new.set_tensor_names(0, names)
         for k, v in old.get_rt_info().items():
             new.set_rt_info(k, v)
-        if before:
-            rewriter.insert(before, InsertPoint.before(old))
-        rewriter.replace(old, new)
+        rewriter.insert(new_ops, InsertPoint.before(old))
+        rewriter.replace_all_uses_with(old.results[0], new.results[0])
+        rewriter.erase(old)
         for d in dead:
             if all(not r.uses for r in d.results):
                 rewriter.erase(d)
@@ -228,12 +237,11 @@ class MultiplyChain(LinearRewrite):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MultiplyOp, rewriter: PatternRewriter) -> None:
-        found = _scaled_input(op)
+        found = _scaled_input(op, MultiplyOp)
         if found is None:
             return
-        x, c2, etype = found
-        inner = x.owner
-        if not isinstance(inner, MultiplyOp) or inner.attr("auto_broadcast") != "numpy":
+        _, c2, etype, inner = found
+        if inner.attr("auto_broadcast") != "numpy":
             return
         f = _const_operand(inner)
         if f is None:
@@ -254,12 +262,11 @@ class MultiplyBeforeAdd(LinearRewrite):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MultiplyOp, rewriter: PatternRewriter) -> None:
-        found = _scaled_input(op)
+        found = _scaled_input(op, AddOp)
         if found is None:
             return
-        x, c2, etype = found
-        add = x.owner
-        if not isinstance(add, AddOp) or add.attr("auto_broadcast") != "numpy":
+        _, c2, etype, add = found
+        if add.attr("auto_broadcast") != "numpy":
             return
         f = _const_operand(add)
         if f is None:
@@ -286,13 +293,10 @@ class MultiplyIntoConvolution(LinearRewrite):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MultiplyOp, rewriter: PatternRewriter) -> None:
-        found = _scaled_input(op)
+        found = _scaled_input(op, _CONVOLUTIONS)
         if found is None:
             return
-        x, c, etype = found
-        conv = x.owner
-        if not isinstance(conv, _CONVOLUTIONS):
-            return
+        _, c, etype, conv = found
         w = constant_value_of(conv.operands[1])
         out_dims = dims_of(conv.results[0].type)
         if w is None or out_dims is None or _etype(conv.operands[1]) != etype:
@@ -327,13 +331,10 @@ class MultiplyIntoMatMul(LinearRewrite):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MultiplyOp, rewriter: PatternRewriter) -> None:
-        found = _scaled_input(op)
+        found = _scaled_input(op, MatMulOp)
         if found is None:
             return
-        x, c, etype = found
-        mm = x.owner
-        if not isinstance(mm, MatMulOp):
-            return
+        _, c, etype, mm = found
         w = constant_value_of(mm.operands[1])
         out_dims = dims_of(mm.results[0].type)
         if w is None or out_dims is None or w.ndim != 2 or _etype(mm.operands[1]) != etype:
@@ -360,6 +361,9 @@ class AddChain(LinearRewrite):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter) -> None:
+        a, b = op.operands
+        if not isinstance(a.owner, AddOp) and not isinstance(b.owner, AddOp):
+            return  # the quick test: no operand comes from an Add
         found = _float_const_operand(op)
         if found is None:
             return
@@ -457,21 +461,26 @@ class PadIntoConvolution(LinearRewrite):
         self.stand_in(rewriter, op, [new], dead=[pad])
 
 
-def fuse_linear_patterns(store: WeightStore) -> GreedyRewritePatternApplier:
-    """Every rewrite of ``ov-fuse-linear`` (new constants go to ``store``), the
-    first that acts on an op winning. The Multiply rewrites exclude each other
-    (the producer decides); xDSL's dead-code erasure is off (the pass erases
-    what it replaces, ``ov-dce`` the rest)."""
+def fuse_linear_patterns(store: WeightStore) -> RewritePattern:
+    """Every rewrite of ``ov-fuse-linear`` by the op class it is rooted at (new
+    constants go to ``store``). The Multiply rewrites exclude each other (the
+    producer decides); xDSL's dead-code erasure is off (the pass erases what
+    it replaces, ``ov-dce`` the rest)."""
     run = FuseLinearRun(store)
     run.multiply = GreedyRewritePatternApplier(
         [MultiplyChain(run), MultiplyBeforeAdd(run), MultiplyIntoConvolution(run),
          MultiplyIntoMatMul(run)],
         dce_enabled=False,
     )
-    return GreedyRewritePatternApplier(
-        [run.multiply, AddChain(run), BatchNormToScaleShift(run), PadIntoConvolution(run)],
-        dce_enabled=False,
-    )
+    batch_norm, pad = BatchNormToScaleShift(run), PadIntoConvolution(run)
+    return OpTypeDispatch({
+        MultiplyOp: run.multiply,
+        AddOp: AddChain(run),
+        BatchNormInferenceOp: batch_norm,
+        BatchNormInferenceOpset1Op: batch_norm,
+        ConvolutionOp: pad,
+        GroupConvolutionOp: pad,
+    })
 
 
 @dataclass(frozen=True)
