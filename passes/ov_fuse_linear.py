@@ -42,6 +42,14 @@ and walk the whole module again until nothing changes: a fixpoint this pass
 does not need (SSA order already brings every producer's rewrite first) and
 that could fold chains the single walk leaves. New constants are made
 through the context's weight store (large weights stay numpy buffers).
+
+The rewrites are plain xDSL patterns, not the transformation API's
+``MatcherPass``es (:mod:`xmo.passes.transformations`, which run on the same
+walker): they test constant values, element types and use counts, which
+that API's pattern language would only wrap, and on the light CNNs this pass
+makes hundreds of rewrites per model, where the ``Graph``/``Node`` layer and
+its finalization (topological re-sort, pending type inference) would cost
+time for nothing.
 """
 
 from __future__ import annotations
@@ -203,7 +211,7 @@ class LinearRewrite(RewritePattern):
         others); it takes ``old``'s names and runtime info; then the ``dead``
         producers go when nothing else uses them. (Not ``rewriter.replace``,
         which would give ``old``'s SSA name hint to every new op.)"""
-        *before, new = new_ops
+        new = new_ops[-1]
         if old not in self.run.created:
             new.set_friendly_name(old.get_friendly_name())
         names = old.get_tensor_names(0)
