@@ -7,7 +7,7 @@ Load it with ``xmo-opt --extensions examples/custom_op`` or
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import InferContext, OVOp, ov_op, shape_infer, tensor
 
 

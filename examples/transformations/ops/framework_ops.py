@@ -12,7 +12,7 @@ Load with ``xmo-opt --extensions examples/transformations`` (or
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import InferContext, OVOp, ov_op, shape_infer, tensor
 
 
