@@ -1,7 +1,7 @@
 """Example of a new ``ov`` operation: ScaledTanh (y = alpha * tanh(beta * x)).
 
 Load it with ``xmo-opt --extensions examples/custom_op`` or
-``xmo.extensions.load_extensions(ctx, "examples/custom_op")``. The README's
+``xmo.extensions.load_extension_ops(ctx, "examples/custom_op")``. The README's
 "Defining a new dialect operation" walks through this file.
 """
 

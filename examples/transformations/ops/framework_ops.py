@@ -7,7 +7,7 @@
   ``squeeze-axes-to-input`` turns it into the opset Squeeze with an axes input.
 
 Load with ``xmo-opt --extensions examples/transformations`` (or
-``xmo.extensions.load_extensions``).
+``xmo.extensions.load_extension_ops``).
 """
 
 from typing import ClassVar
