@@ -10,8 +10,8 @@
   never reach the ov module: :class:`SeqValue` (an ONNX sequence) and
   :data:`DEAD` (a TF1 control-flow branch that is not taken);
 * :class:`NotConvertible` is what a converter raises for a node it cannot
-  legalize (``raise node.unsupported(why)``); the driver (:mod:`.driver`) collects them into one report
-  (:mod:`.report`).
+  legalize (``raise node.unsupported(why)``); the driver (:mod:`.driver`)
+  collects them into one report (:mod:`.report`).
 """
 
 from __future__ import annotations
