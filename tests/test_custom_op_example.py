@@ -11,7 +11,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xmo.backends.ir import read_ir, serialize
 from xmo.context import make_context
 from xmo.dialects.ov import ParameterOp, ResultOp, op_class
-from xmo.extensions import ExtensionError, load_extension_ops
+from xmo.errors import ExtensionError
+from xmo.extensions import load_extension_ops
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_op"
 

@@ -11,10 +11,7 @@
 * :mod:`.families` -- the converters, one module per op family
 """
 
-from xmo.passes.onnx_to_ov.convert import (
-    ConvertONNXToOVPass,
-    UnsupportedOpsError,
-    convert_onnx_to_ov,
-)
+from xmo.passes.onnx_to_ov.convert import ConvertONNXToOVPass, convert_onnx_to_ov
+from xmo.passes.to_ov.report import UnsupportedOpsError
 
 __all__ = ["ConvertONNXToOVPass", "UnsupportedOpsError", "convert_onnx_to_ov"]

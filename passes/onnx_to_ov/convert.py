@@ -17,8 +17,9 @@ the node's name as its friendly name (the other ops a converter emits are
 named ``<node>/<Type>_<i>``).
 
 Nodes that cannot be converted are collected; the pass then raises
-:class:`UnsupportedOpsError` with one report listing every unconvertible op
-type with its count and node names, and leaves the module untouched.
+:class:`~xmo.passes.to_ov.report.UnsupportedOpsError` with one report listing
+every unconvertible op type with its count and node names, and leaves the
+module untouched.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from xmo.passes.to_ov.driver import (
     legalize,
 )
 from xmo.passes.to_ov.registry import ConverterFn
-from xmo.passes.to_ov.report import UnsupportedOpsError
 
 
 class ONNXHooks(LegalizationHooks):
@@ -225,14 +225,14 @@ class ConvertONNXToOVPass(ModulePass):
 
 
 def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
-    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
+    """Legalize ``module`` in place (raises
+    :class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
     legalize(module, ctx, ONNXHooks())
 
 
 __all__: Sequence[str] = [
     "ConvertONNXToOVPass",
     "ONNXHooks",
-    "UnsupportedOpsError",
     "convert_block",
     "convert_onnx_to_ov",
 ]

@@ -54,7 +54,7 @@ from xdsl.ir import Block, Operation
 
 from xmo.errors import TransformationError
 from xmo.passes.phases.view import ModuleView, OpView
-from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES, make_pass
+from xmo.passes.pipeline import FRONT, MIDDLE, make_pass
 from xmo.passes.transformations.base import TransformationPass
 
 log = logging.getLogger("xmo.transformations")
@@ -339,10 +339,6 @@ def find_matches(block: Block, pattern: dict[str, Any]) -> list[dict[str, OpView
 
 
 __all__ = [
-    "BACK",
-    "FRONT",
-    "MIDDLE",
-    "PHASES",
     "OpReplacement",
     "SubgraphReplacement",
     "Transformation",

@@ -13,10 +13,7 @@
 * :mod:`.families` -- the converters, one module per op family
 """
 
-from xmo.passes.tf_to_ov.convert import (
-    ConvertTFToOVPass,
-    UnsupportedOpsError,
-    convert_tf_to_ov,
-)
+from xmo.passes.tf_to_ov.convert import ConvertTFToOVPass, convert_tf_to_ov
+from xmo.passes.to_ov.report import UnsupportedOpsError
 
 __all__ = ["ConvertTFToOVPass", "UnsupportedOpsError", "convert_tf_to_ov"]

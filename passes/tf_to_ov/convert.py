@@ -72,7 +72,6 @@ from xmo.passes.to_ov.driver import (
     legalize,
 )
 from xmo.passes.to_ov.registry import ConverterFn
-from xmo.passes.to_ov.report import UnsupportedOpsError
 
 #: nodes whose output ``k`` is their input ``k``
 PASS_THROUGH = frozenset(
@@ -302,7 +301,8 @@ class ConvertTFToOVPass(ModulePass):
 
 
 def convert_tf_to_ov(module: ModuleOp, ctx: Context) -> None:
-    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
+    """Legalize ``module`` in place (raises
+    :class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
     legalize(module, ctx, TFHooks())
 
 
@@ -312,6 +312,5 @@ __all__: Sequence[str] = [
     "SWITCH",
     "ConvertTFToOVPass",
     "TFHooks",
-    "UnsupportedOpsError",
     "convert_tf_to_ov",
 ]
