@@ -40,8 +40,9 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xmo.passes.phases.transformation import FRONT, Transformation
+from xmo.passes.phases.transformation import Transformation
 from xmo.passes.phases.view import ModuleView, OpView, op_name
+from xmo.passes.pipeline import FRONT
 from xmo.errors import XmoError
 
 MATCH_KINDS = ("scope", "points", "general")

@@ -25,13 +25,13 @@ Kinds:
   the values replacing the op's outputs. In the front phase it legalizes that
   framework op, taking the place of its converter (built-in ones included):
   ``replace_op(node, builder)`` gets what a converter gets and returns ov
-  values, one per output. For TF ``node`` is a
-  :class:`~xmo.passes.tf_to_ov.builder.TFNode` and ``builder`` a
-  :class:`~xmo.passes.tf_to_ov.builder.TFBuilder`; for ONNX (``op`` of
-  ``domain``, default ``""`` = ai.onnx; any version) a
-  :class:`~xmo.passes.onnx_to_ov.builder.Node` (``.domain``, ``.version``
-  besides ``.input(i)``, ``.attr(name, default)``, ``.const(i)``) and a
-  :class:`~xmo.passes.to_ov.builder.Builder`. In the middle and back
+  values, one per output: ``node`` is a
+  :class:`~xmo.passes.to_ov.builder.ConverterNode` (``.input(i)``,
+  ``.attr(name, default)``, ``.const(i)``; for ONNX also ``.domain``,
+  ``.version``); ``builder`` a
+  :class:`~xmo.passes.tf_to_ov.builder.TFBuilder` for TF and a
+  :class:`~xmo.passes.to_ov.builder.Builder` for ONNX (``op`` of
+  ``domain``, default ``""`` = ai.onnx; any version). In the middle and back
   phases it replaces ``ov`` ops of that type (``replace_op(graph, node)``,
   returning output ports or a node). Friendly and tensor names move to the
   replacement.
@@ -54,7 +54,7 @@ from xdsl.ir import Block, Operation
 
 from xmo.errors import TransformationError
 from xmo.passes.phases.view import ModuleView, OpView
-from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES, make_pass
+from xmo.passes.pipeline import FRONT, MIDDLE, make_pass
 from xmo.passes.transformations.base import TransformationPass
 
 log = logging.getLogger("xmo.transformations")
@@ -339,10 +339,6 @@ def find_matches(block: Block, pattern: dict[str, Any]) -> list[dict[str, OpView
 
 
 __all__ = [
-    "BACK",
-    "FRONT",
-    "MIDDLE",
-    "PHASES",
     "OpReplacement",
     "SubgraphReplacement",
     "Transformation",

@@ -11,7 +11,6 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xmo.errors import TransformationError
 from xmo.graph import Graph
 
 
@@ -79,7 +78,6 @@ class ModelPass(TransformationPass):
 
 __all__ = [
     "ModelPass",
-    "TransformationError",
     "TransformationPass",
     "disabled_names",
     "disabling",
