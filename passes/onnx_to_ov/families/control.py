@@ -26,8 +26,8 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
 from xmo.passes.onnx_to_ov.convert import convert_block
+from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -144,7 +144,7 @@ def _known_bool(v: SSAValue | None) -> bool | None:
     return bool(np.asarray(val).reshape(-1)[0])
 
 
-def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
+def _tensor(node: ConverterNode, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
     if not isinstance(v, SSAValue):
         raise node.unsupported(
             f"{what} is {'a sequence' if v is not None else 'absent'}"
@@ -159,7 +159,7 @@ def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
 
 @converter("If", min_version=1)
 @_regions
-def if_(node: Node, b: Builder):
+def if_(node: ConverterNode, b: Builder):
     cond = node.input(0)
     then_r, else_r = node.op.region_of("then_branch"), node.op.region_of("else_branch")  # type: ignore[attr-defined]
     taken = _known_bool(cond)
@@ -195,7 +195,7 @@ def if_(node: Node, b: Builder):
 
 
 def _select(
-    node: Node, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
+    node: ConverterNode, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
 ) -> SSAValue:
     if value_etype(t) != value_etype(e):
         raise node.unsupported(
@@ -223,7 +223,7 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
 
 @converter("Scan", min_version=9)
 @_regions
-def scan(node: Node, b: Builder):
+def scan(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     m = int(node.attr("num_scan_inputs"))
     n_in = node.num_inputs
@@ -288,7 +288,7 @@ def scan(node: Node, b: Builder):
 
 @converter("Scan", min_version=8, max_version=8)
 @_regions
-def scan8(node: Node, b: Builder):
+def scan8(node: ConverterNode, b: Builder):
     """Scan-8: batch axis 0, scan axis 1; ``sequence_lens`` must be absent."""
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     if node.has_input(0):
@@ -350,7 +350,7 @@ def scan8(node: Node, b: Builder):
 
 @converter("Loop", min_version=1)
 @_regions
-def loop(node: Node, b: Builder):
+def loop(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     trip = None
     if node.has_input(0):
