@@ -34,6 +34,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from xmo.errors import ModelError
+
 __all__ = [
     "InputFileError",
     "MappedFile",
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 
-class InputFileError(ValueError):
+class InputFileError(ModelError):
     """A path that cannot be read as an input file (the message is one line)."""
 
 

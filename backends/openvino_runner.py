@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from xmo.errors import BackendError
 from xmo.input_files import check_regular
 from xmo.messages import printable
 
@@ -59,7 +60,7 @@ def run_with_openvino(
             raise OpenVINOError(one_line_openvino_error(e)) from e
 
 
-class OpenVINOError(RuntimeError):
+class OpenVINOError(BackendError, RuntimeError):
     """An error of the OpenVINO runtime, as one line."""
 
 
