@@ -98,15 +98,18 @@ class Case:
     outside: dict[str, bytes] = field(default_factory=dict)
     #: link name in the input folder -> a file of ``outside`` (a hard link)
     hardlinks: dict[str, str] = field(default_factory=dict)
-    #: (file of the input folder, new size, seconds after the start): truncated
-    #: while the command runs
-    truncate: tuple[str, int, float] | None = None
+    #: (file of the input folder, new size, seconds, from when the file is
+    #: mapped (else from the start)): truncated while the command runs
+    truncate: tuple[str, int, float, bool] | None = None
     #: "convert", or "run" (``xmo run MODEL --output-dir OUT``; xmo only)
     command: str = "convert"
     #: the tools the case is for
     tools: tuple[str, ...] = ("xmo", "xmo-opt")
     #: ``xmo run`` cases: the model's output names (each gets a file of its own)
     outputs: list[str] = field(default_factory=list)
+    #: the output folder's files (name -> bytes) when ``xmo`` succeeds: what it
+    #: writes from the intact inputs (a truncated input must not change them)
+    expect: dict[str, bytes] | None = None
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
@@ -621,6 +624,42 @@ def _outputs_mlir(names: list[str]) -> bytes:
     return ("\n".join(lines) + "\n}\n").encode()
 
 
+def _outputs_of(files: dict[str, bytes], model: str, run: bool) -> dict[str, bytes]:
+    """The output folder ``xmo`` writes from the intact ``files`` (convert:
+    ``m.xml`` and ``m.bin``; run: one ``.npy`` per output)."""
+    from xmo.tools.xmo_main import main
+
+    with tempfile.TemporaryDirectory() as d:
+        case = Case("files", "expected", model, files, must_fail=False,
+                    command="run" if run else "convert")
+        path, out = _materialize(case, Path(d))
+        if run:
+            shutil.rmtree(out)
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            rc = main(command(case, path, out, "xmo"))
+        if rc != 0:
+            raise RuntimeError(f"the intact {model} does not convert: {err.getvalue().strip()}")
+        return {p.name: _without_input_folder(p.read_bytes(), path.parent)
+                for p in sorted(out.iterdir())}
+
+
+def _without_input_folder(data: bytes, folder: Path) -> bytes:
+    """``data`` with the input folder's path (an IR records its input model's
+    path) as ``{in}``."""
+    return data.replace(os.fsencode(folder), b"{in}")
+
+
+def _truncation_time(rng: random.Random) -> tuple[float, bool]:
+    """When a case truncates its input: half the cases up to 0.15 s after
+    the command mapped the file (while it folds, digests or copies it), the
+    others up to 1.6 s after the start (before the file is read, while it is
+    read, or after the command ended: it takes ~1 s)."""
+    if rng.random() < 0.5:
+        return rng.uniform(0.0, 0.15), True
+    return rng.uniform(0.05, 1.6), False
+
+
 def files_case(rng: random.Random) -> Case:
     kind = rng.choice((
         "hard_link_external", "one_link_external", "fifo_model", "fifo_bin", "fifo_external",
@@ -658,10 +697,12 @@ def files_case(rng: random.Random) -> Case:
     if kind == "truncate_external":
         fold = rng.random() < 0.5
         model, w = _cached(f"weights{fold}", lambda: _weights_model(2048, fold))  # type: ignore[misc]
+        files = {"m.onnx": model, "w.bin": w}
         size = rng.choice((0, 1000, len(w) // 2))
-        return Case("files", f"{kind}:{'fold' if fold else 'matmul'}", "m.onnx",
-                    {"m.onnx": model, "w.bin": w}, must_fail=False,
-                    truncate=("w.bin", size, rng.uniform(0.5, 4.0)))
+        expect = _cached(f"weights{fold}:out", lambda: _outputs_of(files, "m.onnx", False))
+        return Case("files", f"{kind}:{'fold' if fold else 'matmul'}", "m.onnx", files,
+                    must_fail=False, truncate=("w.bin", size, *_truncation_time(rng)),
+                    expect=expect)  # type: ignore[arg-type]
     if kind == "truncate_bin":
         def ir() -> tuple[bytes, bytes]:
             import xmo
@@ -674,9 +715,12 @@ def files_case(rng: random.Random) -> Case:
                 return (Path(d) / "m.xml").read_bytes(), (Path(d) / "m.bin").read_bytes()
 
         xml_b, bin_b = _cached("weights_ir", ir)  # type: ignore[misc]
-        return Case("files", kind, "m.xml", {"m.xml": xml_b, "m.bin": bin_b}, must_fail=False,
-                    truncate=("m.bin", rng.choice((0, 1000)), rng.uniform(0.5, 4.0)),
-                    command=rng.choice(("convert", "run")))
+        files = {"m.xml": xml_b, "m.bin": bin_b}
+        cmd = rng.choice(("convert", "run"))
+        expect = _cached(f"weights_ir:{cmd}", lambda: _outputs_of(files, "m.xml", cmd == "run"))
+        return Case("files", f"{kind}:{cmd}", "m.xml", files, must_fail=False,
+                    truncate=("m.bin", rng.choice((0, 1000)), *_truncation_time(rng)),
+                    command=cmd, expect=expect)  # type: ignore[arg-type]
     # colliding_outputs
     names = rng.sample(_COLLIDING_NAMES, rng.randrange(2, 7))
     return Case("files", kind, "m.mlir", {"m.mlir": _outputs_mlir(names)}, must_fail=False,
@@ -730,6 +774,14 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo"
     left = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
     if "Traceback" in stderr:
         return "traceback on stderr"
+    if rc == 0 and case.expect is not None and tool == "xmo":
+        if case.must_fail:
+            return "succeeded on an invalid model"
+        if left != sorted(case.expect):
+            return f"succeeded but wrote {left}, not {sorted(case.expect)}"
+        differ = [n for n in left
+                  if _without_input_folder((out / n).read_bytes(), out.parent / "in") != case.expect[n]]
+        return f"succeeded but {differ} differ from what the intact input gives" if differ else None
     if rc == 0 and case.command == "run":
         return _check_run_outputs(case, stderr, out)
     if rc == 0:
@@ -786,7 +838,7 @@ def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "x
     if skipped is not None:
         return skipped
     if case.needs_process:
-        return run_subprocess(case, work, max(timeout, 60.0), tool)
+        return run_subprocess(case, work, timeout, tool)
     if tool == "xmo":
         from xmo.tools.xmo_main import main
     else:
@@ -832,6 +884,21 @@ def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY_CAP, PROCESS_MEMORY_CAP))
 
 
+def _wait_until_mapped(p: subprocess.Popen, path: Path, timeout: float) -> None:
+    """Until the process ``p`` maps ``path`` (polling ``/proc/PID/maps``), ends,
+    or ``timeout`` passes."""
+    maps, name = f"/proc/{p.pid}/maps", str(path)
+    end = time.monotonic() + timeout
+    while p.poll() is None and time.monotonic() < end:
+        try:
+            with open(maps) as f:
+                if any(line.rstrip("\n").endswith(name) for line in f):
+                    return
+        except OSError:
+            return
+        time.sleep(0.001)
+
+
 def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "xmo") -> Outcome:
     """``case`` in a process of its own (``python -m``, under
     :data:`PROCESS_MEMORY_CAP`); a case's truncation happens while it runs."""
@@ -850,11 +917,14 @@ def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "x
                          preexec_fn=_cap_memory)
     try:
         if case.truncate is not None:
-            name, size, after = case.truncate
+            name, size, after, from_mapped = case.truncate
+            target = model.parent / name
+            if from_mapped:
+                _wait_until_mapped(p, target, timeout)
             try:
                 p.wait(timeout=after)
             except subprocess.TimeoutExpired:
-                os.truncate(model.parent / name, size)
+                os.truncate(target, size)
         _, stderr = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
@@ -895,7 +965,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown kinds: {bad}")
     os.environ.setdefault("XMO_NO_PROGRESS", "1")
     counts: dict[str, list[int]] = {k: [0, 0, 0] for k in kinds}  # tried, failed, rc==0
+    #: the ``files`` generators: tried, exit 0, exit 1, failed, slowest seconds
+    by_gen: dict[str, list[float]] = {}
     failures = []
+    slowest: tuple[float, str] = (0.0, "")
     with tempfile.TemporaryDirectory(prefix="xmo-fuzz-") as d:
         t0 = time.perf_counter()
         for i, case in enumerate(generate(args.cases, args.seed, kinds)):
@@ -904,6 +977,14 @@ def main(argv: list[str] | None = None) -> int:
             c = counts[case.kind]
             c[0] += 1
             c[2] += o.rc == 0
+            slowest = max(slowest, (o.seconds, str(case)))
+            if case.kind in FILE_KINDS:
+                g = by_gen.setdefault(case.name.split(":")[0], [0, 0, 0, 0, 0.0])
+                g[0] += 1
+                g[1] += o.rc == 0
+                g[2] += o.rc == 1
+                g[3] += o.problem is not None
+                g[4] = max(g[4], o.seconds)
             if o.problem:
                 c[1] += 1
                 failures.append(o)
@@ -915,6 +996,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.cases} cases through {args.tool} in {dt:.1f} s (seed {args.seed}):")
     for k, (n, f, ok) in counts.items():
         print(f"  {k:6s} {n:5d} tried, {f} failures, {ok} converted (valid after mutation)")
+    for name, (n, ok, one, f, sec) in sorted(by_gen.items()):
+        print(f"    {name:20s} {n:5d} tried: {ok} exit 0, {one} exit 1, {f} failures, "
+              f"slowest {sec:.1f} s")
+    print(f"  slowest case: {slowest[1]} in {slowest[0]:.1f} s")
     return 1 if failures else 0
 
 
