@@ -135,6 +135,27 @@ def test_extension_calling_sys_exit_is_an_error_naming_it(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_extension_calling_sys_exit_while_converting_is_an_error_naming_it(tmp_path):
+    """``sys.exit()`` in an extension's transformation, during the conversion:
+    exit 1 and one line naming the file, nothing written."""
+    ext = tmp_path / "ext"
+    (ext / "middle").mkdir(parents=True)
+    (ext / "middle" / "leave.py").write_text(
+        "import sys\n"
+        "from xmo.passes.phases import MIDDLE, Transformation\n\n\n"
+        "class Leave(Transformation):\n"
+        "    id = 'leave'\n"
+        "    phase = MIDDLE\n\n"
+        "    def find_and_replace_pattern(self, graph):\n"
+        "        sys.exit(0)\n"
+    )
+    r = xmo("convert", str(ROOT / "models" / "demo.onnx"), "-o", str(tmp_path / "out" / "m.xml"),
+            "--extensions", str(ext))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("\n") == 1 and "leave.py" in r.stderr and "SystemExit" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_model_without_outputs_is_refused(tmp_path):
     """A TensorFlow graph of only Consts gave an IR with no layers and exit 0."""
     from xmo.frontends.tf import schema
