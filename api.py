@@ -15,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xmo import xdsl_speedups
 from xmo.context import attach_context, context_of, make_context
-from xmo.errors import ConversionError
+from xmo.errors import ConversionError, first_line
 from xmo.frontends import Frontend
 
 
@@ -50,7 +50,7 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         try:
             module.verify()
         except Exception as e:  # noqa: BLE001 - the input is at fault, not a pass
-            raise ConversionError(f"{p}: the module does not verify: {_first_line(e)}") from None
+            raise ConversionError(f"{p}: the module does not verify: {first_line(e)}") from None
     elif suffix == ".xml":
         from xmo.backends.ir import read_ir
 
@@ -70,10 +70,6 @@ def parse_error_line(e: Exception) -> str:
 
     return printable(f"{e.span.get_location()}: {' '.join(e.msg.split())}")  # type: ignore[attr-defined]
 
-
-def _first_line(e: Exception) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def convert_model(

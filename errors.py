@@ -57,4 +57,16 @@ __all__ = [
     "ModelError",
     "TransformationError",
     "XmoError",
+    "first_line",
 ]
+
+
+def first_line(e: BaseException) -> str:
+    """The first non-empty line of an exception's message (a ``KeyError``'s
+    key without the quotes ``str`` adds), or its class name: what xmo shows
+    when it wraps an error from xDSL or a library in one line of its own."""
+    text = str(e.args[0]) if isinstance(e, KeyError) and len(e.args) == 1 else str(e)
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return type(e).__name__

@@ -54,6 +54,7 @@ from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
+from xmo.errors import first_line
 from xmo.input_files import InputFileError, map_input, open_input
 
 __all__ = ["IRReadError", "read_ir"]
@@ -601,18 +602,12 @@ class _Reader:
             try:
                 op.verify_()
             except (VerifyException, ValueError, KeyError, TypeError) as e:
-                raise IRReadError(f"{layer.label}: {_first_line(e)}") from None
+                raise IRReadError(f"{layer.label}: {first_line(e)}") from None
         try:
             module.verify()
         except VerifyException as e:
-            raise IRReadError(f"model does not verify: {_first_line(e)}") from None
+            raise IRReadError(f"model does not verify: {first_line(e)}") from None
 
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    if isinstance(e, KeyError) and len(e.args) == 1:
-        text = str(e.args[0])
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _shape_str(shape: list[int]) -> str:
