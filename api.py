@@ -15,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xmo import xdsl_speedups
 from xmo.context import attach_context, context_of, make_context
-from xmo.errors import ConversionError, first_line
+from xmo.errors import ConversionError, first_line, printable
 from xmo.frontends import Frontend
 
 
@@ -66,8 +66,6 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 def parse_error_line(e: Exception) -> str:
     """One line for an xDSL ``ParseError``: ``file:line:col: message`` (xDSL's
     own text adds the source line and a caret on lines of their own)."""
-    from xmo.messages import printable
-
     return printable(f"{e.span.get_location()}: {' '.join(e.msg.split())}")  # type: ignore[attr-defined]
 
 

@@ -37,7 +37,7 @@ import sys
 from typing import Any
 
 from xmo.input_files import shrunk_inputs
-from xmo.messages import printable
+from xmo.errors import printable
 
 __all__ = ["forget", "install", "installed", "remove_on_fault"]
 

@@ -58,6 +58,7 @@ __all__ = [
     "TransformationError",
     "XmoError",
     "first_line",
+    "printable",
 ]
 
 
@@ -70,3 +71,13 @@ def first_line(e: BaseException) -> str:
         if line.strip():
             return line.strip()
     return type(e).__name__
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character as its Python escape
+    (``\\n``, ``\\x00``, ``\\x1b``): names, paths and parser messages
+    from a model or a file system, shown on one line that prints nothing but
+    text."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

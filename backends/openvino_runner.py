@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from xmo.errors import BackendError
+from xmo.errors import BackendError, printable
 from xmo.input_files import check_regular
-from xmo.messages import printable
 
 F32_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 

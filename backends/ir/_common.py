@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from xmo.errors import BackendError, ModelError
+from xmo.errors import BackendError, ModelError, printable
 
 #: OpenVINO element type name -> port ``precision`` string, as OpenVINO's own
 #: serializer writes it (note ``u1`` -> ``BIN``).
@@ -62,7 +62,7 @@ class IRReadError(ModelError):
 
     def __init__(self, msg: object = "") -> None:
         # names from the file may hold newlines / control characters: escape them
-        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+        super().__init__(printable(str(msg)))
 
 
 #: characters XML 1.0 cannot hold, even as references (names from a model may have them)
