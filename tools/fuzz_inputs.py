@@ -988,7 +988,8 @@ def main(argv: list[str] | None = None) -> int:
             if o.problem:
                 c[1] += 1
                 failures.append(o)
-                print(f"FAIL #{i} {case}: {o.problem}", flush=True)
+                tail = " | ".join(o.stderr.strip().splitlines()[-3:])[-400:]
+                print(f"FAIL #{i} {case}: {o.problem} [stderr: {tail}]", flush=True)
             elif args.verbose:
                 print(f"ok   #{i} {case} rc={o.rc} {o.seconds:.2f}s "
                       f"{o.stderr.strip().splitlines()[-1][:150] if o.stderr.strip() else ''}")
