@@ -34,6 +34,7 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, port_at
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
 from xmo.frontends.protobuf_file import mapped_message
 
 if TYPE_CHECKING:
@@ -48,10 +49,6 @@ _ATTR_TYPE_NAMES = {
     7: "INTS", 8: "STRINGS", 9: "TENSORS", 10: "GRAPHS", 11: "SPARSE_TENSOR",
     12: "SPARSE_TENSORS", 13: "TYPE_PROTO", 14: "TYPE_PROTOS",
 }  # fmt: skip
-
-#: initializers / Constant values this large are left out of the copy given to
-#: ONNX shape inference (only their type and dims are kept)
-_INFER_STRIP_BYTES = 1 << 20
 
 
 # ---------------------------------------------------------------------------
@@ -345,59 +342,8 @@ class _Loader:
         return module
 
     def _infer(self) -> onnx.GraphProto | None:
-        """ONNX shape inference on a light copy of the model (None on failure)."""
-        import onnx
-
-        m = self.model
-        copy = onnx.ModelProto()
-        copy.ir_version = m.ir_version
-        copy.opset_import.extend(m.opset_import)
-        copy.functions.extend(m.functions)
-        g, src = copy.graph, m.graph
-        g.name = src.name
-        g.input.extend(src.input)
-        g.output.extend(src.output)
-        g.value_info.extend(src.value_info)
-        for t in src.initializer:
-            g.initializer.append(_light_tensor(t))
-        for node in src.node:
-            if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and any(
-                a.HasField("t") and a.t.ByteSize() > _INFER_STRIP_BYTES
-                for a in node.attribute
-            ):
-                n2 = g.node.add()
-                n2.CopyFrom(onnx.NodeProto(
-                    input=node.input, output=node.output, name=node.name,
-                    op_type=node.op_type, domain=node.domain,
-                ))  # fmt: skip
-                for a in node.attribute:
-                    a2 = n2.attribute.add()
-                    if a.HasField("t"):
-                        a2.name, a2.type = a.name, a.type
-                        a2.t.CopyFrom(_light_tensor(a.t))
-                    else:
-                        a2.CopyFrom(a)
-            else:
-                g.node.append(node)
-        if self.input_shapes:
-            for vi in g.input:
-                if vi.name in self.input_shapes:
-                    _override_shape(vi.type, self.input_shapes[vi.name])
-            for vi in (*g.output, *g.value_info):
-                if vi.type.HasField("tensor_type"):
-                    vi.type.tensor_type.ClearField("shape")
-        try:
-            out = onnx.shape_inference.infer_shapes(
-                copy, check_type=False, strict_mode=False, data_prop=True
-            )
-        except Exception:  # noqa: BLE001 -- inference is best effort
-            try:
-                out = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
-            except Exception:  # noqa: BLE001
-                return None
-        if len(out.graph.node) != len(src.node):
-            return None
-        return out.graph
+        """ONNX shape inference (:mod:`.inference`; None on failure)."""
+        return infer_graph(self.model, self.input_shapes)
 
     # -- graphs ------------------------------------------------------------------
     def _build_graph(
@@ -519,7 +465,7 @@ class _Loader:
 
     def _release(self, t: onnx.TensorProto) -> None:
         """Drop a large raw payload from a proto we own (the store holds it now)."""
-        if self.owned and t.HasField("raw_data") and t.ByteSize() > _INFER_STRIP_BYTES:
+        if self.owned and t.HasField("raw_data") and t.ByteSize() > INFER_STRIP_BYTES:
             t.ClearField("raw_data")
 
     def _input_op(self, vi: onnx.ValueInfoProto) -> InputOp:
@@ -909,19 +855,6 @@ def _fallback_type(cls: type[ONNXOp] | None, i: int, operands: list[SSAValue]) -
     return allowed[0]
 
 
-def _light_tensor(t: onnx.TensorProto) -> onnx.TensorProto:
-    """``t`` itself when small; else a copy without payload (type and dims only)."""
-    import onnx
-
-    if t.ByteSize() <= _INFER_STRIP_BYTES:
-        return t
-    light = onnx.TensorProto(name=t.name, data_type=t.data_type, dims=t.dims)
-    light.data_location = onnx.TensorProto.EXTERNAL
-    e = light.external_data.add()
-    e.key, e.value = "location", "__xmo_stripped__"
-    return light
-
-
 def _override_dims(name: str, shape: Sequence[int | str | None]) -> tuple[list[int], list[str]]:
     dims: list[int] = []
     params: list[str] = []
@@ -945,21 +878,6 @@ def _override_dims(name: str, shape: Sequence[int | str | None]) -> tuple[list[i
                 f"input_shapes['{name}']: bad dim {d!r} (use an int >= 0, a symbol or None)"
             )
     return dims, params
-
-
-def _override_shape(tp: onnx.TypeProto, shape: Sequence[int | str | None]) -> None:
-    if not tp.HasField("tensor_type"):
-        return
-    tt = tp.tensor_type
-    tt.ClearField("shape")
-    shp = tt.shape
-    shp.SetInParent()
-    for d in shape:
-        dim = shp.dim.add()
-        if isinstance(d, int) and not isinstance(d, bool) and d >= 0:
-            dim.dim_value = d
-        elif isinstance(d, str):
-            dim.dim_param = d
 
 
 __all__ = ["OnnxFrontendError", "load_onnx", "name_hint"]
