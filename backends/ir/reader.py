@@ -41,6 +41,7 @@ from xmo.backends.ir._common import (
     parse_shape_text,
     unescape_names,
 )
+from xmo.budget import DimensionLimitError, check_dims
 from xmo.context import attach_context, make_context, weight_store
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
@@ -255,6 +256,10 @@ class _Reader:
                 if v < -1:
                     raise IRReadError(f"{what}: port {pid} has a negative <dim> {v}")
                 dims.append(v if v >= 0 else -1)
+            try:
+                check_dims(dims)
+            except DimensionLimitError as e:
+                raise IRReadError(f"{what}: port {pid}: {e}") from None
             names = p.get("names")
             ports.append(
                 _Port(pid, p.get("precision"), dims, unescape_names(names) if names else [])
