@@ -39,6 +39,7 @@ checked on its own against :func:`default_limit`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -130,7 +131,9 @@ def _address_space_left() -> int | None:
     return max(soft - used, 0)
 
 
+@functools.cache
 def physical_memory() -> int | None:
+    """Bytes of physical memory (None when the system does not say)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):

@@ -33,12 +33,14 @@ rank-0/1 values read or produced by ops with a data propagator):
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xmo import budget
+from xmo.frontends.onnx.graphs import subgraphs, used_names
 
 if TYPE_CHECKING:
     import onnx
@@ -107,8 +109,10 @@ def light_copy(
     g.input.extend(src.input)
     g.output.extend(src.output)
     g.value_info.extend(src.value_info)
+    used = used_names(src, {}) | {vi.name for vi in src.input}
     for t in src.initializer:
-        g.initializer.append(light_tensor(t))
+        if t.name in used:
+            g.initializer.append(light_tensor(t))
     for node in src.node:
         if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and any(
             a.HasField("t") and a.t.ByteSize() > INFER_STRIP_BYTES for a in node.attribute
@@ -279,10 +283,8 @@ def _graphs(
         fixed |= {vi.name for vi in graph.input}
     yield graph, types, fixed
     for node in graph.node:
-        for a in node.attribute:
-            subs = [a.g] if a.HasField("g") else []
-            for g in (*subs, *a.graphs):
-                yield from _graphs(g, types, fixed)
+        for g in subgraphs(node):
+            yield from _graphs(g, types, fixed)
 
 
 def _tensor_type_proto(t: onnx.TensorProto) -> onnx.TypeProto:
@@ -300,20 +302,23 @@ def _tensor_type_proto(t: onnx.TensorProto) -> onnx.TypeProto:
 # Data propagation in a process of its own
 # ---------------------------------------------------------------------------
 
-#: run by ``python -I -S -c``: argv = [-c, the onnx extension's path, the
+#: run by ``python -I -S -c``: argv = [-c, the onnx package's folder, the
 #: address space the process may add]; the serialized model on stdin, the
-#: inferred one on stdout
+#: inferred one on stdout. Only onnx's C++ extension is imported (an empty
+#: ``onnx`` package around it: the package's own imports take longer than
+#: inference)
 _CHILD = """
-import importlib.util, os, resource, sys
-spec = importlib.util.spec_from_file_location("onnx.onnx_cpp2py_export", sys.argv[1])
-ext = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ext)
+import os, resource, sys, types
+package = types.ModuleType("onnx")
+package.__path__ = [sys.argv[1]]
+sys.modules["onnx"] = package
+from onnx.onnx_cpp2py_export import shape_inference
 data = sys.stdin.buffer.read()
 with open("/proc/self/statm") as f:
     used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 cap = used + int(sys.argv[2])
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-sys.stdout.buffer.write(ext.shape_inference.infer_shapes(data, False, False, True))
+sys.stdout.buffer.write(shape_inference.infer_shapes(data, False, False, True))
 """
 
 
@@ -323,12 +328,12 @@ def infer_in_child(data: bytes) -> onnx.ModelProto | None:
     model (at most what the memory budget has left); None when it fails."""
     import onnx
     from google.protobuf.message import DecodeError
-    from onnx import onnx_cpp2py_export
 
     if not sys.executable:
         return None
     allowance = min((256 << 20) + 8 * len(data), budget.current().remaining)
-    cmd = [sys.executable, "-I", "-S", "-c", _CHILD, onnx_cpp2py_export.__file__, str(allowance)]
+    folder = os.path.dirname(onnx.__file__)
+    cmd = [sys.executable, "-I", "-S", "-c", _CHILD, folder, str(allowance)]
     try:
         r = subprocess.run(cmd, input=data, capture_output=True, timeout=CHILD_TIMEOUT, check=False)
     except (OSError, subprocess.SubprocessError) as e:

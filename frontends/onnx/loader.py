@@ -34,6 +34,7 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, port_at
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.frontends.onnx.graphs import FreeNamesCache, free_names, subgraphs, used_names
 from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
 from xmo.frontends.protobuf_file import mapped_message
 
@@ -255,44 +256,6 @@ def _attr_type(a: onnx.AttributeProto) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Free names of (sub)graphs, for ordering
-# ---------------------------------------------------------------------------
-
-
-def _subgraphs(node: onnx.NodeProto) -> Iterable[onnx.GraphProto]:
-    for a in node.attribute:
-        if a.HasField("g"):
-            yield a.g
-        yield from a.graphs
-
-
-def _free_names(
-    graph: onnx.GraphProto, cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]]
-) -> frozenset[str]:
-    """Tensor names a graph uses but does not define (outer-scope references).
-
-    The cache keeps each graph object alive so its id is never reused.
-    """
-    key = id(graph)
-    hit = cache.get(key)
-    if hit is not None and hit[0] is graph:
-        return hit[1]
-    defined = {vi.name for vi in graph.input}
-    defined.update(t.name for t in graph.initializer)
-    defined.update(s.values.name for s in graph.sparse_initializer)
-    used: set[str] = set()
-    for node in graph.node:
-        defined.update(node.output)
-        used.update(node.input)
-        for g in _subgraphs(node):
-            used |= _free_names(g, cache)
-    used.update(vi.name for vi in graph.output)
-    out = frozenset(used - defined - {""})
-    cache[key] = (graph, out)
-    return out
-
-
-# ---------------------------------------------------------------------------
 # The loader
 # ---------------------------------------------------------------------------
 
@@ -316,7 +279,7 @@ class _Loader:
         self.input_shapes = dict(input_shapes or {})
         self.owned = owned
         self.do_inference = shape_inference
-        self.free_cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]] = {}
+        self.free_cache: FreeNamesCache = {}
         self.opsets: dict[str, int] = {}
         for imp in model.opset_import:
             dom = "" if imp.domain in ("", "ai.onnx") else imp.domain
@@ -370,7 +333,9 @@ class _Loader:
             if value.name_hint is None:
                 value.name_hint = name_hint(name)
 
-        init_names = {t.name for t in graph.initializer}
+        # one pass over the initializers' names (a model may have millions)
+        dense_names = [t.name for t in graph.initializer]
+        init_names = set(dense_names)
         init_names.update(s.values.name for s in graph.sparse_initializer)
         ir4 = self.model.ir_version >= 4 or not self.model.ir_version
 
@@ -395,14 +360,14 @@ class _Loader:
                     continue
                 define(vi.name, "a subgraph input", arg)
 
-        # initializers
-        seen_init: set[str] = set()
-        for t in graph.initializer:
-            if not t.name:
-                raise OnnxFrontendError(f"{where}: an initializer has no name")
-            if t.name in seen_init:
-                raise OnnxFrontendError(f"{where}: initializer '{t.name}' is listed twice")
-            seen_init.add(t.name)
+        # initializers (those nothing reads and that are not graph inputs are
+        # left out: they would be dropped at the end anyway)
+        seen_init = set(dense_names)
+        if "" in seen_init or len(seen_init) != len(dense_names):
+            _check_initializer_names(dense_names, where)
+        keep = used_names(graph, self.free_cache) | seen_inputs
+        for i in [i for i, n in enumerate(dense_names) if n in keep]:
+            t = graph.initializer[i]
             value = tz.tensor_attr(t, self.store, self.external)
             op = InitializerOp.create(
                 result_types=[tz.tensor_type_of(t)],
@@ -418,6 +383,8 @@ class _Loader:
             if name in seen_init:
                 raise OnnxFrontendError(f"{where}: initializer '{name}' is listed twice")
             seen_init.add(name)
+            if name not in keep:
+                continue
             op = InitializerOp.create(
                 result_types=[tz.sparse_type(s)],
                 properties={
@@ -432,7 +399,7 @@ class _Loader:
 
         # nodes, in topological order
         novalue: list[SSAValue] = []
-        for idx in self._order(graph, scope, where):
+        for idx in self._order(graph, scope, where, seen_inputs | init_names):
             node = graph.node[idx]
             inferred_node = inferred.node[idx] if inferred is not None else None
             op = self._node_op(node, idx, inferred_node, block, scope, types, novalue)
@@ -494,8 +461,11 @@ class _Loader:
         return InputOp.create(result_types=[t], properties=props)
 
     # -- ordering ------------------------------------------------------------------
-    def _order(self, graph: onnx.GraphProto, scope: _Scope, where: str) -> list[int]:
-        """Node indices in topological order (stable: the file order when valid)."""
+    def _order(
+        self, graph: onnx.GraphProto, scope: _Scope, where: str, local_defs: set[str]
+    ) -> list[int]:
+        """Node indices in topological order (stable: the file order when valid);
+        ``local_defs``: the names of the graph's inputs and initializers."""
         nodes = graph.node
         producer: dict[str, int] = {}
         for i, node in enumerate(nodes):
@@ -509,9 +479,6 @@ class _Loader:
                         f"{_node_label(node, i)}"
                     )
                 producer[o] = i
-        local_defs = {vi.name for vi in graph.input}
-        local_defs.update(t.name for t in graph.initializer)
-        local_defs.update(s.values.name for s in graph.sparse_initializer)
         for o, i in producer.items():
             if o in local_defs:
                 raise OnnxFrontendError(
@@ -522,8 +489,8 @@ class _Loader:
         users: list[list[int]] = [[] for _ in nodes]
         for i, node in enumerate(nodes):
             needed = set(node.input)
-            for g in _subgraphs(node):
-                needed |= _free_names(g, self.free_cache)
+            for g in subgraphs(node):
+                needed |= free_names(g, self.free_cache)
             d: set[int] = set()
             for name in needed:
                 if not name or name in local_defs:
@@ -815,6 +782,17 @@ class _Loader:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+
+def _check_initializer_names(names: Sequence[str], where: str) -> None:
+    """Raise for the first initializer without a name or listed twice."""
+    seen: set[str] = set()
+    for name in names:
+        if not name:
+            raise OnnxFrontendError(f"{where}: an initializer has no name")
+        if name in seen:
+            raise OnnxFrontendError(f"{where}: initializer '{name}' is listed twice")
+        seen.add(name)
 
 
 def _string(b: bytes) -> tuple[str, bool]:
