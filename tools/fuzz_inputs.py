@@ -5,7 +5,10 @@ external data) derived from a valid model by one mutation: truncations, byte
 flips, dangling names, cycles, duplicate names, missing weights, wrong
 attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
-``mlir``.
+``mlir``; and ``bombs``, structure-aware small models that ask for huge
+resources (:mod:`xmo.tools.resource_bombs`: doubling chains, shape and
+constant bombs, nested and doubling loops, many initializers, enormous IR
+dims), each run in a process of its own under a 2 GiB address-space cap.
 
 A case passes when ``xmo convert`` either
 
@@ -14,13 +17,15 @@ A case passes when ``xmo convert`` either
 * succeeds (only for random mutations that may leave a valid model):
   exit code 0 with the ``.xml`` and ``.bin`` written;
 
-and finishes within the time limit. Cases built to be invalid must fail.
+and finishes within the time limit. Cases built to be invalid must fail;
+``bombs`` must not run out of memory (the memory budget refuses first).
 ``--tool xmo-opt`` runs the same cases through ``xmo-opt MODEL [-p
 legalization] -t ov-ir -o m.xml`` (its error line starts ``xmo-opt: error:``).
 
     python -m xmo.tools.fuzz_inputs --cases 2000 --seed 1
     python -m xmo.tools.fuzz_inputs --cases 50 --subprocess   # real processes
     python -m xmo.tools.fuzz_inputs --cases 500 --tool xmo-opt
+    python -m xmo.tools.fuzz_inputs --kinds bombs --cases 3000 --memory-cap 2G
 
 ``tests/test_robustness.py`` runs a few hundred cases of the same generator.
 """
@@ -47,6 +52,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
 KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
+#: structure-aware resource bombs (run in capped processes of their own)
+BOMB_KINDS = ("bombs",)
+ALL_KINDS = KINDS + BOMB_KINDS
+#: address-space cap of a case's own process
+PROCESS_MEMORY_CAP = 2 << 30
 TOOLS = ("xmo", "xmo-opt")
 #: xmo-opt passes that legalize a framework dialect before ``-t ov-ir``
 _OPT_PIPELINES = {
@@ -60,7 +70,7 @@ def command(case: Case, model: Path, out: Path, tool: str) -> list[str]:
     """Arguments of ``tool`` (without the program) converting ``case``."""
     if tool == "xmo":
         return ["convert", str(model), "-o", str(out / "m.xml"), *case.args]
-    pipeline = _OPT_PIPELINES.get(case.kind)
+    pipeline = _OPT_PIPELINES.get(case.kind) or _OPT_PIPELINES.get(Path(case.model).suffix[1:])
     return [str(model), *(["-p", pipeline] if pipeline else []), "-t", "ov-ir",
             "-o", str(out / "m.xml")]
 
@@ -77,6 +87,12 @@ class Case:
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
+
+    @property
+    def needs_process(self) -> bool:
+        """Whether the case runs in a process of its own (a resource bomb:
+        under :data:`PROCESS_MEMORY_CAP`)."""
+        return self.kind in BOMB_KINDS
 
 
 @dataclass
@@ -520,8 +536,22 @@ def mlir_case(rng: random.Random) -> Case:
                 must_fail=must_fail)
 
 
+# ---------------------------------------------------------------------------
+# Resource bombs (structure-aware)
+# ---------------------------------------------------------------------------
+
+
+def bombs_case(rng: random.Random) -> Case:
+    """A small model asking for huge resources (:func:`resource_bombs.random_bomb`)."""
+    from xmo.tools import resource_bombs
+
+    b = resource_bombs.random_bomb(rng)
+    return Case("bombs", b.name, b.model, b.files, must_fail=b.must_fail)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
+    "bombs": bombs_case,
 }
 
 
@@ -582,12 +612,34 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo"
         return f"error message is not one line: {stderr.strip()[-300:]!r}"
     if len(errs[0]) > 2000:
         return "error line longer than 2000 characters"
+    if case.kind in BOMB_KINDS and any(s in stderr for s in _OUT_OF_MEMORY):
+        return f"ran out of memory instead of refusing: {errs[0][-200:]!r}"
     if left:
         return f"files left in the output folder: {left}"
     return None
 
 
+#: what running out of memory prints (a bomb must be refused before)
+_OUT_OF_MEMORY = ("MemoryError", "Unable to allocate", "bad_alloc", "Cannot allocate memory")
+
+
+#: set by :func:`cap_this_process`: cases that need a capped process run here
+_THIS_PROCESS_CAPPED = False
+
+
+def cap_this_process(nbytes: int = PROCESS_MEMORY_CAP) -> None:
+    """Cap this process's address space; resource bombs then run in it
+    (``--memory-cap``: much faster than a process each)."""
+    import resource
+
+    global _THIS_PROCESS_CAPPED
+    resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    _THIS_PROCESS_CAPPED = True
+
+
 def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "xmo") -> Outcome:
+    if case.needs_process and not _THIS_PROCESS_CAPPED:
+        return run_subprocess(case, work, timeout, tool)
     if tool == "xmo":
         from xmo.tools.xmo_main import main
     else:
@@ -625,7 +677,15 @@ def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "x
     return Outcome(case, rc, dt, problem, stderr)
 
 
+def _cap_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY_CAP, PROCESS_MEMORY_CAP))
+
+
 def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "xmo") -> Outcome:
+    """``case`` in a process of its own (``python -m``, under
+    :data:`PROCESS_MEMORY_CAP`)."""
     model, out = _materialize(case, work)
     module = "xmo.tools.xmo_main" if tool == "xmo" else "xmo.tools.xmo_opt"
     cmd = [sys.executable, "-m", module, *command(case, model, out, tool)]
@@ -633,7 +693,8 @@ def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "x
     env.pop("XMO_DEBUG", None)
     t0 = time.perf_counter()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                           check=False, preexec_fn=_cap_memory)
     except subprocess.TimeoutExpired:
         return Outcome(case, None, time.perf_counter() - t0, f"no answer within {timeout:g} s")
     dt = time.perf_counter() - t0
@@ -654,9 +715,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fuzz_inputs", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: " + ",".join(KINDS))
+    ap.add_argument("--kinds", default=",".join(ALL_KINDS),
+                    help="comma-separated: " + ",".join(ALL_KINDS))
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     ap.add_argument("--subprocess", action="store_true", help="run each case in a new process")
+    ap.add_argument("--memory-cap", metavar="SIZE",
+                    help="cap this process's address space (e.g. 2G) and run the bombs in it "
+                    "instead of a capped process each")
     ap.add_argument("--tool", choices=TOOLS, default="xmo", help="the command under test")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -665,6 +730,10 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"unknown kinds: {bad}")
     os.environ.setdefault("XMO_NO_PROGRESS", "1")
+    if args.memory_cap:
+        from xmo.budget import parse_size
+
+        cap_this_process(parse_size(args.memory_cap))
     counts: dict[str, list[int]] = {k: [0, 0, 0] for k in kinds}  # tried, failed, rc==0
     failures = []
     with tempfile.TemporaryDirectory(prefix="xmo-fuzz-") as d:

@@ -108,17 +108,23 @@ def _unrolling(node: Node, iterations: int | None) -> Iterator[Callable[[int], N
         _UNROLLING.reset(token)
 
 
-def _iteration(node: Node, b: Builder, convert: Callable[[], list]) -> list:
+def _iteration(node: Node, b: Builder, convert: Callable[[], list], remaining: int = 0) -> list:
     """Run ``convert`` (one iteration into ``b``), counting and charging the
-    ops it creates (those of nested unrolled loops are counted by them)."""
+    ops it creates (those of nested unrolled loops are counted by them);
+    ``remaining``: the iterations still to come (refused early when as many
+    iterations like this one would pass the limit)."""
     state = _UNROLLING.get()
     assert state is not None, "an iteration outside _unrolling"
     before_ops, before_count = len(b.ops), state.ops
     outs = convert()
     created = len(b.ops) - before_ops - (state.ops - before_count)
     state.ops += created
-    if state.ops > MAX_UNROLLED_OPS:
-        raise node.unsupported(f"unrolling creates more than {MAX_UNROLLED_OPS} ops")
+    expected = state.ops + created * max(remaining, 0)
+    if expected > MAX_UNROLLED_OPS:
+        raise node.unsupported(
+            f"unrolling creates {'about ' if remaining > 0 else ''}{expected} ops, more than "
+            f"the limit {MAX_UNROLLED_OPS}"
+        )
     budget.charge(created * UNROLLED_OP_BYTES, f"unrolling ({state.ops} ops so far)")
     return outs
 
@@ -374,7 +380,7 @@ def scan(node: Node, b: Builder):
             ]
             outs = _iteration(node, b, lambda t=t, slices=slices: convert_block(
                 node, b, body, [*states, *slices], f"{node.name}/iter{t}"
-            ))
+            ), length - 1 - t)
             states = [
                 _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
             ]
@@ -436,7 +442,7 @@ def scan8(node: Node, b: Builder):
                 ]
                 outs = _iteration(node, b, lambda n=n, t=t, st=st, slices=slices: (
                     convert_block(node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}")
-                ))
+                ), batch * length - 1 - (n * length + t))
                 st = [
                     _tensor(node, v, f"state output {i}")
                     for i, v in enumerate(outs[:n_state])
@@ -492,7 +498,7 @@ def loop(node: Node, b: Builder):
                 true_c = b.const(np.asarray(True), "boolean")
             outs = _iteration(node, b, lambda it=it, true_c=true_c, state=state: (
                 convert_block(node, b, body, [b.i64(it), true_c, *state], f"{node.name}/iter{it}")
-            ))
+            ), (trip or 0) - 1 - it)
             kc = _known_bool(outs[0]) if isinstance(outs[0], SSAValue) else None
             if kc is None:
                 raise node.unsupported("the body's condition output is not a constant")
