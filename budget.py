@@ -47,6 +47,8 @@ from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from xmo.errors import ConversionError
+
 #: the largest static dimension OpenVINO's IR reader accepts as static
 #: (``2**63 - 1`` reads as dynamic, larger values are refused)
 MAX_DIM = (1 << 63) - 2
@@ -56,7 +58,7 @@ MAX_ELEMENTS = (1 << 63) - 1
 DEFAULT_FRACTION = 0.5
 
 
-class ResourceLimitError(Exception):
+class ResourceLimitError(ConversionError):
     """A conversion step refusing to go beyond a limit. One line; names the
     node when one is known (:meth:`at`)."""
 

@@ -72,7 +72,7 @@ def _ov_fusions() -> type[ModulePass]:
 
 
 def _ov_transpose_sinking() -> type[ModulePass]:
-    from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+    from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
     return OVTransposeSinkingPass
 

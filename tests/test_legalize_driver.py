@@ -17,7 +17,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def
 
 from xmo.context import make_context
-from xmo.passes.to_ov.builder import ConversionFailure, Node
+from xmo.passes.to_ov.builder import NotConvertible, ConverterNode
 from xmo.passes.to_ov.driver import LegalizationHooks, Legalizer, OpInfo, legalize
 from xmo.passes.to_ov.registry import FrameworkConverters
 from xmo.passes.to_ov.report import UnsupportedOpsError
@@ -61,7 +61,7 @@ FAKE = FrameworkConverters("fake-test", "Fake", versioned=False)
 
 
 @FAKE.decorator(["relu"])
-def relu(node: Node, b):
+def relu(node: ConverterNode, b):
     x = node.input(0)
     return b.out("Maximum", [x, b.scalar_like(0.0, x)])
 
@@ -92,9 +92,9 @@ class FakeHooks(LegalizationHooks):
     def prepare(self, op, info, scope):
         fn = FAKE.lookup(info.op_type)
         if fn is None:
-            raise ConversionFailure("unknown operation")
+            raise NotConvertible("unknown operation")
         inputs = [scope.values.get(v) for v in op.operands]
-        return fn, Node(op, inputs, info.name, info.op_type, info.output_names, scope=scope)
+        return fn, ConverterNode(op, inputs, info.name, info.op_type, info.output_names, scope=scope)
 
 
 # -- helpers ------------------------------------------------------------------------------------

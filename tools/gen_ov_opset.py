@@ -957,7 +957,7 @@ def render(ops: list[OpInfo] | None = None) -> str:
         "from xdsl.irdl import traits_def",
         "from xdsl.traits import Commutative, Pure",
         "",
-        "from xmo.dialects.ov.attributes import AttrSpec",
+        "from xmo.dialects.attr_spec import AttrSpec",
         "from xmo.dialects.ov.base import OVOp, ov_op",
         "from xmo.dialects.ov.traits import (",
         *(f"    {t}," for t in sorted({

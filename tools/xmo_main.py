@@ -19,11 +19,12 @@ from pathlib import Path
 
 from xmo import xdsl_speedups
 from xmo.gc_policy import configure_process
+from xmo.errors import XmoError
 
 log = logging.getLogger("xmo")
 
 
-class CLIError(Exception):
+class CLIError(XmoError):
     """A usage error reported as one line."""
 
 

@@ -46,6 +46,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xmo import xdsl_speedups
 from xmo.context import make_context, weight_store
+from xmo.errors import XmoError
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ def _read_by_path(stream: IO[bytes]) -> ModuleOp:  # pragma: no cover - placehol
     raise XmoOptError("OpenVINO IR input must be a file path")
 
 
-class XmoOptError(Exception):
+class XmoOptError(XmoError):
     """A driver usage error."""
 
 

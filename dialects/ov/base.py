@@ -8,7 +8,7 @@ An ``ov`` op mirrors one OpenVINO op version:
   (trailing) input, ``"name*"`` a variadic tail. Inputs are one variadic
   operand list, exactly as OpenVINO numbers its input ports.
 * ``OV_OUTPUTS``: output port names; ``"name*"`` marks a variadic tail.
-* ``OV_ATTRS``: :class:`AttrSpec` per attribute, stored as properties under
+* ``OV_ATTRS``: :class:`~xmo.dialects.attr_spec.AttrSpec` per attribute, stored as properties under
   the same name; an absent attribute means its default.
 * ``friendly_name`` and ``tensor_names`` (one list per output) are properties
   of every op, so they reach the IR.
@@ -60,11 +60,12 @@ from xdsl.traits import MemoryEffect, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.budget import check_dims
+from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
-from xmo.dialects.ov.attributes import AttrSpec
 from xmo.xdsl_speedups import xdsl_is_verified
+from xmo.errors import XmoError
 
 TensorLike = TensorType | UnrankedTensorType
 
@@ -74,7 +75,7 @@ TensorLike = TensorType | UnrankedTensorType
 DYN = -1
 
 
-class ShapeInferenceError(VerifyException):
+class ShapeInferenceError(VerifyException, XmoError):
     """Inputs or attributes an op cannot accept."""
 
 
@@ -453,7 +454,7 @@ class OVOp(IRDLOperation):
                 continue
             try:
                 value = ov_attrs.from_attr(spec.kind, a)
-            except ov_attrs.AttributeValueError as e:
+            except AttributeValueError as e:
                 raise VerifyException(f"{self.name}: attribute '{spec.name}': {e}")
             if spec.kind == "etype" and value not in _ETYPE_ATTR_VALUES:
                 raise VerifyException(

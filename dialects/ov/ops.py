@@ -13,7 +13,7 @@ from typing import ClassVar
 from xdsl.irdl import traits_def
 from xdsl.traits import Commutative, Pure
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import OVOp, ov_op
 from xmo.dialects.ov.traits import (
     DrawsRandom,

@@ -1,16 +1,16 @@
 """The ONNX side of legalization: how ONNX ops give their attributes to
-converters (:data:`ONNX_ATTRIBUTES`). The converter-facing
-:class:`~xmo.passes.to_ov.builder.Node`, the
+converters (:data:`ONNX_ATTRIBUTES`). What a converter works with is shared
+by every frontend and defined in :mod:`xmo.passes.to_ov.builder`: the
+:class:`~xmo.passes.to_ov.builder.ConverterNode` it receives, the
 :class:`~xmo.passes.to_ov.builder.Builder` that emits ov ops and
 :class:`~xmo.passes.to_ov.builder.SeqValue` (ONNX sequences during
-conversion) are shared by every frontend (:mod:`xmo.passes.to_ov`) and
-re-exported here for the converter families.
+conversion).
 
 A converter (see :mod:`.registry`) receives a node and a builder and returns
 the ov values of the node's outputs::
 
     @converter("Relu")
-    def relu(node: Node, b: Builder):
+    def relu(node: ConverterNode, b: Builder):
         return b.out("Relu", [node.input(0)])
 
 ``node.domain`` and ``node.version`` (the since_version of the schema in
@@ -33,16 +33,7 @@ from xdsl.ir import Attribute, Operation
 
 from xmo.dialects.onnx import CustomOp
 from xmo.dialects.onnx.base import from_attr
-from xmo.passes.to_ov.builder import (
-    DYN,
-    AttributeReader,
-    Builder,
-    ConversionFailure,
-    Node,
-    SeqValue,
-    is_none,
-    value_etype,
-)
+from xmo.passes.to_ov.builder import AttributeReader
 
 
 class ONNXAttributes(AttributeReader):
@@ -88,14 +79,4 @@ def _custom_attr_value(a: Attribute) -> Any:
     return a
 
 
-__all__ = [
-    "DYN",
-    "ONNX_ATTRIBUTES",
-    "Builder",
-    "ConversionFailure",
-    "Node",
-    "ONNXAttributes",
-    "SeqValue",
-    "is_none",
-    "value_etype",
-]
+__all__ = ["ONNX_ATTRIBUTES", "ONNXAttributes"]

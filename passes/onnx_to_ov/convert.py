@@ -17,8 +17,9 @@ the node's name as its friendly name (the other ops a converter emits are
 named ``<node>/<Type>_<i>``).
 
 Nodes that cannot be converted are collected; the pass then raises
-:class:`UnsupportedOpsError` with one report listing every unconvertible op
-type with its count and node names, and leaves the module untouched.
+:class:`~xmo.passes.to_ov.report.UnsupportedOpsError` with one report listing
+every unconvertible op type with its count and node names, and leaves the
+module untouched.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
 from xmo.dialects.ov import ConstantOp
 from xmo.dialects.ov.base import OVOp
 from xmo.passes.onnx_canonicalize import aliases_of
-from xmo.passes.onnx_to_ov.builder import ONNX_ATTRIBUTES, Builder, ConversionFailure, Node
+from xmo.passes.onnx_to_ov.builder import ONNX_ATTRIBUTES
 from xmo.passes.onnx_to_ov.registry import lookup
+from xmo.passes.to_ov.builder import Builder, NotConvertible, ConverterNode
 from xmo.passes.to_ov.driver import (
     LegalizationHooks,
     Legalizer,
@@ -52,7 +54,6 @@ from xmo.passes.to_ov.driver import (
     legalize,
 )
 from xmo.passes.to_ov.registry import ConverterFn
-from xmo.passes.to_ov.report import UnsupportedOpsError
 
 
 class ONNXHooks(LegalizationHooks):
@@ -102,16 +103,16 @@ class ONNXHooks(LegalizationHooks):
         key = f"{domain + ':' if domain not in ('', 'ai.onnx') else ''}{op_type}"
         return OpInfo(key, label, op_type, out_names, domain, version)
 
-    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, Node]:
+    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
         # onnx.Custom (no schema xmo knows): only extensions' extractors apply
         custom = isinstance(op, CustomOp)
         fn = lookup(info.domain, info.op_type, info.version, builtins=not custom)  # type: ignore[arg-type]
         if fn is None:
-            raise ConversionFailure(
+            raise NotConvertible(
                 "unknown operation" if custom else f"no converter for opset version {info.version}"
             )
         inputs = [scope.values.get(v) for v in op.operands]
-        node = Node(
+        node = ConverterNode(
             op, inputs, info.name, info.op_type, info.output_names,
             domain=info.domain, version=info.version, attributes=ONNX_ATTRIBUTES, scope=scope,
         )
@@ -141,7 +142,7 @@ def initializer_constant(lz: Legalizer, op: InitializerOp) -> tuple[ConstantOp |
 
 
 def convert_block(
-    node: Node,
+    node: ConverterNode,
     b: Builder,
     region: Region | Block,
     args: Sequence[OVValue],
@@ -154,14 +155,14 @@ def convert_block(
     resolve through the scope of ``node``. Inner ops are named
     ``<prefix>/<inner node>`` (``prefix`` defaults to the node's name).
     Returns the ov values of the ``onnx.Yield`` operands (the sub-graph
-    outputs); raises :class:`ConversionFailure` when an inner node fails.
+    outputs); raises :class:`~xmo.passes.to_ov.builder.NotConvertible` when an inner node fails.
     """
     outer: ValueScope | None = node.scope
     if outer is None:
-        raise ConversionFailure("sub-graph conversion needs the converter's scope")
+        raise NotConvertible("sub-graph conversion needs the converter's scope")
     block = region.block if isinstance(region, Region) else region
     if len(args) != len(block.args):
-        raise ConversionFailure(
+        raise NotConvertible(
             f"sub-graph has {len(block.args)} inputs, {len(args)} values given"
         )
     prefix = node.name if prefix is None else prefix
@@ -171,9 +172,9 @@ def convert_block(
 
     def get(v: SSAValue) -> OVValue:
         if v in outer.poisoned:
-            raise ConversionFailure("sub-graph uses a value that could not be converted")
+            raise NotConvertible("sub-graph uses a value that could not be converted")
         if v not in scope.values and not isinstance(v.type, NoneType):
-            raise ConversionFailure("sub-graph uses a value with no conversion")
+            raise NotConvertible("sub-graph uses a value with no conversion")
         return scope.values.get(v)
 
     for index, op in enumerate(block.ops):
@@ -184,7 +185,7 @@ def convert_block(
         elif isinstance(op, InitializerOp):
             c, why = initializer_constant(lz, op)
             if why or c is None:
-                raise ConversionFailure(f"sub-graph initializer '{op.tensor_name.data}': {why}")
+                raise NotConvertible(f"sub-graph initializer '{op.tensor_name.data}': {why}")
             c.set_friendly_name(f"{prefix}/{op.tensor_name.data}")
             b.ops.append(c)
             local[op.results[0]] = c.results[0]
@@ -196,8 +197,8 @@ def convert_block(
             inner = Builder(b.store, name)
             try:
                 outs = lz.run_converter(op, replace(info, name=name), scope, inner)
-            except ConversionFailure as e:
-                raise ConversionFailure(
+            except NotConvertible as e:
+                raise NotConvertible(
                     f"sub-graph node '{info.name}' ({info.key}): {e}"
                 ) from None
             except ResourceLimitError as e:
@@ -212,8 +213,8 @@ def convert_block(
             if first is not None and isinstance(first.owner, OVOp):
                 first.owner.set_friendly_name(name)
         else:
-            raise ConversionFailure(f"sub-graph op {op.name} is not an ONNX graph op")
-    raise ConversionFailure("sub-graph does not end with onnx.Yield")
+            raise NotConvertible(f"sub-graph op {op.name} is not an ONNX graph op")
+    raise NotConvertible("sub-graph does not end with onnx.Yield")
 
 
 @dataclass(frozen=True)
@@ -227,14 +228,14 @@ class ConvertONNXToOVPass(ModulePass):
 
 
 def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
-    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
+    """Legalize ``module`` in place (raises
+    :class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
     legalize(module, ctx, ONNXHooks())
 
 
 __all__: Sequence[str] = [
     "ConvertONNXToOVPass",
     "ONNXHooks",
-    "UnsupportedOpsError",
     "convert_block",
     "convert_onnx_to_ov",
 ]

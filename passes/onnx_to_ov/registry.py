@@ -21,10 +21,10 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.registry import ConverterEntry, FrameworkConverters
 
-ConverterFn = Callable[[Node, Builder], SSAValue | Sequence[SSAValue | None] | None]
+ConverterFn = Callable[[ConverterNode, Builder], SSAValue | Sequence[SSAValue | None] | None]
 
 #: (domain, op type) -> the converters of its version ranges (extension tables)
 Key = tuple[str, str]

@@ -3,15 +3,15 @@
 values of small constant sub-graphs, e.g. ``Shape -> StridedSlice -> Pack`` of a
 static tensor, as TensorFlow graphs compute shapes at run time), the
 :class:`ConstEvaluator` behind it, and how ``tf`` ops give their attributes to
-converters (:data:`TF_ATTRIBUTES`). A converter's node is the shared
-:class:`~xmo.passes.to_ov.builder.Node` (``TFNode`` is its name in the TF
-families); :data:`DEAD` is shared too.
+converters (:data:`TF_ATTRIBUTES`). A converter's node is the
+:class:`~xmo.passes.to_ov.builder.ConverterNode` every frontend shares
+(:data:`~xmo.passes.to_ov.builder.DEAD` is defined there too).
 
 A converter (see :mod:`.registry`) receives both and returns the ov values of
 the node's outputs::
 
     @tf_converter("Relu")
-    def relu(node: TFNode, b: TFBuilder):
+    def relu(node: ConverterNode, b: TFBuilder):
         return b.out("Relu", [node.input(0)])
 """
 
@@ -26,16 +26,7 @@ from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.to_ov.builder import (
-    DEAD,
-    DYN,
-    AttributeReader,
-    Builder,
-    ConversionFailure,
-    Node,
-    is_none,
-    value_etype,
-)
+from xmo.passes.to_ov.builder import AttributeReader, Builder, value_etype
 
 #: largest value (elements) evaluated to feed converters and shape inference
 _MAX_EVAL_ELEMENTS = 1 << 16
@@ -168,19 +159,4 @@ class TFAttributes(AttributeReader):
 #: the attribute reader of ``tf`` ops
 TF_ATTRIBUTES = TFAttributes()
 
-#: the converter-facing node of the TF families (the one shared class)
-TFNode = Node
-
-
-__all__ = [
-    "DEAD",
-    "DYN",
-    "TF_ATTRIBUTES",
-    "ConstEvaluator",
-    "ConversionFailure",
-    "TFAttributes",
-    "TFBuilder",
-    "TFNode",
-    "is_none",
-    "value_etype",
-]
+__all__ = ["TF_ATTRIBUTES", "ConstEvaluator", "TFAttributes", "TFBuilder"]

@@ -60,15 +60,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xmo.dialects.ov import ConstantOp
 from xmo.dialects.ov.weights import WeightStore
-from xmo.passes.tf_to_ov.builder import (
-    DEAD,
-    TF_ATTRIBUTES,
-    ConstEvaluator,
-    ConversionFailure,
-    TFBuilder,
-    TFNode,
-)
+from xmo.passes.tf_to_ov.builder import TF_ATTRIBUTES, ConstEvaluator, TFBuilder
 from xmo.passes.tf_to_ov.registry import lookup
+from xmo.passes.to_ov.builder import DEAD, NotConvertible, ConverterNode
 from xmo.passes.to_ov.driver import (
     LegalizationHooks,
     Legalizer,
@@ -78,7 +72,6 @@ from xmo.passes.to_ov.driver import (
     legalize,
 )
 from xmo.passes.to_ov.registry import ConverterFn
-from xmo.passes.to_ov.report import UnsupportedOpsError
 
 #: nodes whose output ``k`` is their input ``k``
 PASS_THROUGH = frozenset(
@@ -156,7 +149,7 @@ def output_names(name: str, n: int) -> list[list[str]]:
     return [[name, f"{name}:0"] if k == 0 else [f"{name}:{k}"] for k in range(n)]
 
 
-def _pass_through(node: TFNode, b: TFBuilder) -> list[OVValue]:
+def _pass_through(node: ConverterNode, b: TFBuilder) -> list[OVValue]:
     return list(node.inputs[: len(node.op.results)])
 
 
@@ -251,11 +244,11 @@ class TFHooks(LegalizationHooks):
     def builder(self, store: WeightStore, info: OpInfo) -> TFBuilder:
         return TFBuilder(store, info.name, self.evaluator)
 
-    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, TFNode]:
+    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
         inputs = [scope.values.get(v) for v in op.operands]
         if any(v is None for v in inputs):
-            raise ConversionFailure("an input has no value")
-        node = TFNode(op, inputs, info.name, info.op_type, info.output_names,
+            raise NotConvertible("an input has no value")
+        node = ConverterNode(op, inputs, info.name, info.op_type, info.output_names,
                       attributes=TF_ATTRIBUTES, evaluator=self.evaluator, scope=scope)
         if info.op_type in PASS_THROUGH:
             return _pass_through, node
@@ -263,7 +256,7 @@ class TFHooks(LegalizationHooks):
         # converts when there is a converter; its attrs have no defaults
         fn = lookup(info.op_type)
         if fn is None:
-            raise ConversionFailure(_no_converter(op))
+            raise NotConvertible(_no_converter(op))
         return fn, node
 
     def missing_output(self, op: Operation, info: OpInfo, index: int) -> str | None:
@@ -308,7 +301,8 @@ class ConvertTFToOVPass(ModulePass):
 
 
 def convert_tf_to_ov(module: ModuleOp, ctx: Context) -> None:
-    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
+    """Legalize ``module`` in place (raises
+    :class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
     legalize(module, ctx, TFHooks())
 
 
@@ -318,6 +312,5 @@ __all__: Sequence[str] = [
     "SWITCH",
     "ConvertTFToOVPass",
     "TFHooks",
-    "UnsupportedOpsError",
     "convert_tf_to_ov",
 ]

@@ -20,10 +20,11 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from contextlib import AbstractContextManager
 
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
+from xmo.passes.to_ov.builder import ConverterNode
 from xmo.passes.to_ov.registry import FrameworkConverters
 
-TFConverterFn = Callable[[TFNode, TFBuilder], SSAValue | Sequence[SSAValue | None] | None]
+TFConverterFn = Callable[[ConverterNode, TFBuilder], SSAValue | Sequence[SSAValue | None] | None]
 
 #: the TF converters: built-in ones and the scoped tables of extensions
 SCOPE = FrameworkConverters("tf", "TF", versioned=False, families="xmo.passes.tf_to_ov.families")

@@ -8,9 +8,10 @@
   domain, op type and version range, with one collision rule
   (``FrameworkConverters``: one per frontend)
 * :mod:`.builder` -- ``Builder`` (emits ov ops with inferred types, names them
-  after the framework node), ``Node`` (the node a converter sees),
-  ``ConversionFailure``, values that live only during conversion
-  (``SeqValue``, ``DEAD``)
+  after the framework node), ``ConverterNode`` (the node a converter sees),
+  ``NotConvertible`` (what a converter raises, as
+  ``node.unsupported(why)``, for a node it cannot convert), values that live
+  only during conversion (``SeqValue``, ``DEAD``)
 * :mod:`.helpers` -- small sub-graph helpers (axes, scalars, slices, dims)
 * :mod:`.report` -- ``UnsupportedOpsError``: one report of every node that
   cannot be converted

@@ -3,15 +3,15 @@
 * :class:`Builder` emits ``ov`` ops for one framework node, in order, naming
   them after the node, inferring result types (shape inference of the ov
   dialect) and putting constants into the weight store;
-* :class:`Node` is the framework node as a converter sees it (one class for
+* :class:`ConverterNode` is the framework node as a converter sees it (one class for
   every frontend): the ov values of its inputs, their types, constant
   inputs, its attributes (read by the frontend's :class:`AttributeReader`);
 * :class:`ConversionValue` -- values that live only during conversion and
   never reach the ov module: :class:`SeqValue` (an ONNX sequence) and
   :data:`DEAD` (a TF1 control-flow branch that is not taken);
-* :class:`ConversionFailure` is what a converter raises for a node it cannot
-  legalize; the driver (:mod:`.driver`) collects them into one report
-  (:mod:`.report`).
+* :class:`NotConvertible` is what a converter raises for a node it cannot
+  legalize (``raise node.unsupported(why)``); the driver (:mod:`.driver`)
+  collects them into one report (:mod:`.report`).
 """
 
 from __future__ import annotations
@@ -26,12 +26,16 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
-from xmo.dialects.ov.base import DYN, OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.weights import WeightStore
+from xmo.errors import ConversionError
 
 
-class ConversionFailure(Exception):
-    """A node this converter cannot legalize; the message says why."""
+class NotConvertible(ConversionError):
+    """A node a converter cannot legalize; the message says why. Converters
+    raise it as ``raise node.unsupported(why)``; the driver puts the node in
+    the unsupported-ops report
+    (:class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
 
 
 # -- values that live only during conversion ------------------------------------------
@@ -125,7 +129,7 @@ DEAD = _Dead()
 
 
 class AttributeReader:
-    """How one framework's ops give their attributes to :class:`Node`.
+    """How one framework's ops give their attributes to :class:`ConverterNode`.
 
     The default reads properties as they are (the xDSL attribute);
     frontends subclass it (ONNX: schema defaults and ``onnx.Custom``
@@ -154,7 +158,7 @@ class ValueEvaluator(Protocol):
 _PROPERTIES = AttributeReader()
 
 
-class Node:
+class ConverterNode:
     """A framework node as a converter sees it: ov input values, name, type,
     attributes (one class for every frontend).
 
@@ -314,15 +318,17 @@ class Node:
         return fmt.endswith("C")
 
     # -- errors ------------------------------------------------------------------
-    def unsupported(self, why: str) -> ConversionFailure:
-        return ConversionFailure(why)
+    def unsupported(self, why: str) -> NotConvertible:
+        """The error to raise for a node this converter cannot convert
+        (``raise node.unsupported(why)``): it goes to the unsupported-ops report."""
+        return NotConvertible(why)
 
 
 def value_etype(v: SSAValue) -> str:
     t = v.type
     if isinstance(t, TensorType | UnrankedTensorType):
         return et.from_xdsl(t.get_element_type())
-    raise ConversionFailure(f"value of type {t} is not a tensor")
+    raise NotConvertible(f"value of type {t} is not a tensor")
 
 
 class Builder:
@@ -354,7 +360,7 @@ class Builder:
         except ResourceLimitError:
             raise  # not the converter's failure: the model is beyond a limit
         except Exception as e:  # shape inference refusing the inputs
-            raise ConversionFailure(f"{ov_type}: {e}") from None
+            raise NotConvertible(f"{ov_type}: {e}") from None
         op.set_friendly_name(f"{self.node_name}/{ov_type}_{len(self.ops)}")
         self.ops.append(op)
         return op
@@ -445,12 +451,11 @@ def is_none(v: SSAValue) -> bool:
 
 __all__ = [
     "DEAD",
-    "DYN",
     "AttributeReader",
     "Builder",
-    "ConversionFailure",
     "ConversionValue",
-    "Node",
+    "ConverterNode",
+    "NotConvertible",
     "SeqValue",
     "ValueEvaluator",
     "converter_outputs",

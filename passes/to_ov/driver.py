@@ -26,7 +26,7 @@ What differs between frameworks is a :class:`LegalizationHooks` object: how an
 op's key, name, type and outputs are read (:meth:`~LegalizationHooks.describe`),
 which ops are graph inputs, constants and outputs, which ops are walked at
 all (TF: only what a graph output depends on; dead branches), how a
-converter is found and its :class:`~xmo.passes.to_ov.builder.Node` made, the
+converter is found and its :class:`~xmo.passes.to_ov.builder.ConverterNode` made, the
 tensor and friendly names of outputs. A new frontend writes one hooks class
 and a thin pass around :func:`legalize`.
 """
@@ -51,9 +51,9 @@ from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.to_ov.builder import (
     Builder,
-    ConversionFailure,
+    NotConvertible,
     ConversionValue,
-    Node,
+    ConverterNode,
     converter_outputs,
 )
 from xmo.passes.to_ov.registry import ConverterFn
@@ -158,9 +158,9 @@ class LegalizationHooks:
         """The builder a node's converter emits into."""
         return Builder(store, info.name)
 
-    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, Node]:
+    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
         """The converter of ``op`` and the node it gets; raise
-        :class:`~xmo.passes.to_ov.builder.ConversionFailure` when there is no
+        :class:`~xmo.passes.to_ov.builder.NotConvertible` when there is no
         converter (or the node cannot be given one)."""
         raise NotImplementedError
 
@@ -328,7 +328,7 @@ class Legalizer:
         b = hooks.builder(self.store, info)
         try:
             outs = self.run_converter(op, info, self.scope, b)
-        except ConversionFailure as e:
+        except NotConvertible as e:
             self.fail(info.key, info.name, str(e), op)
             return
         except ResourceLimitError as e:
@@ -354,11 +354,11 @@ class Legalizer:
     ) -> list[OVValue]:
         """Convert node ``op`` into ``b`` with the values of ``scope``: one
         entry per result (at least); raises
-        :class:`~xmo.passes.to_ov.builder.ConversionFailure`."""
+        :class:`~xmo.passes.to_ov.builder.NotConvertible`."""
         hooks = self.hooks
         fn, node = hooks.prepare(op, info, scope)
         if op.regions and any(r.blocks for r in op.regions) and not getattr(fn, "handles_regions", False):
-            raise ConversionFailure("sub-graph operations are not supported yet")
+            raise NotConvertible("sub-graph operations are not supported yet")
         outs = converter_outputs(fn(node, b))
         if len(outs) < len(op.results):
             outs += [None] * (len(op.results) - len(outs))
@@ -366,7 +366,7 @@ class Legalizer:
             if v is None:
                 why = hooks.missing_output(op, info, k)
                 if why is not None:
-                    raise ConversionFailure(why)
+                    raise NotConvertible(why)
         return outs
 
     def _name_outputs(

@@ -1,7 +1,7 @@
 """The one registry of framework op -> ov converters.
 
 A converter is a function ``(node, builder) -> outputs``
-(:class:`~xmo.passes.to_ov.builder.Node`,
+(:class:`~xmo.passes.to_ov.builder.ConverterNode`,
 :class:`~xmo.passes.to_ov.builder.Builder`); ``outputs`` is one ov value per
 node output (a single value for single-output nodes; None for an output the
 converter does not produce).

@@ -27,6 +27,7 @@ import contextvars
 import importlib
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Generic, TypeVar
+from xmo.errors import ExtensionError
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -39,7 +40,7 @@ REGISTRIES = {
 _SCOPES: dict[str, ConverterScope[Any, Any]] = {}
 
 
-class ConverterClashError(ValueError):
+class ConverterClashError(ExtensionError, ValueError):
     """Two tables (extensions, front op replacements) convert the same op."""
 
 

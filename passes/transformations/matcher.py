@@ -45,13 +45,10 @@ from xdsl.pattern_rewriter import (
 )
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.traits import removable_if_unused
+from xmo.errors import TransformationError
 from xmo.graph import Graph
-from xmo.graph.graph import describe
-from xmo.passes.transformations.base import (
-    TransformationError,
-    TransformationPass,
-    disabled_names,
-)
+from xmo.graph.base import describe
+from xmo.passes.transformations.base import TransformationPass, disabled_names
 from xmo.passes.transformations.pattern import Match, Pattern, match
 
 

@@ -39,8 +39,8 @@ from xmo import budget
 from xmo.budget import ResourceLimitError
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
 from xmo.passes.onnx_to_ov.convert import convert_block
+from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -84,7 +84,7 @@ _UNROLLING: ContextVar[_Unrolling | None] = ContextVar("xmo_onnx_unrolling", def
 
 
 @contextmanager
-def _unrolling(node: Node, iterations: int | None) -> Iterator[Callable[[int], None]]:
+def _unrolling(node: ConverterNode, iterations: int | None) -> Iterator[Callable[[int], None]]:
     """Unroll ``node`` ``iterations`` times (None: not known in advance)
     inside the unrolling under way; yields a function to call before
     iteration ``i`` (it checks the nested iterations)."""
@@ -108,7 +108,7 @@ def _unrolling(node: Node, iterations: int | None) -> Iterator[Callable[[int], N
         _UNROLLING.reset(token)
 
 
-def _iteration(node: Node, b: Builder, convert: Callable[[], list], remaining: int = 0) -> list:
+def _iteration(node: ConverterNode, b: Builder, convert: Callable[[], list], remaining: int = 0) -> list:
     """Run ``convert`` (one iteration into ``b``), counting and charging the
     ops it creates (those of nested unrolled loops are counted by them);
     ``remaining``: the iterations still to come (refused early when as many
@@ -251,7 +251,7 @@ def _known_bool(v: SSAValue | None) -> bool | None:
     return bool(np.asarray(val).reshape(-1)[0])
 
 
-def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
+def _tensor(node: ConverterNode, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
     if not isinstance(v, SSAValue):
         raise node.unsupported(
             f"{what} is {'a sequence' if v is not None else 'absent'}"
@@ -266,7 +266,7 @@ def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
 
 @converter("If", min_version=1)
 @_regions
-def if_(node: Node, b: Builder):
+def if_(node: ConverterNode, b: Builder):
     cond = node.input(0)
     then_r, else_r = node.op.region_of("then_branch"), node.op.region_of("else_branch")  # type: ignore[attr-defined]
     taken = _known_bool(cond)
@@ -302,7 +302,7 @@ def if_(node: Node, b: Builder):
 
 
 def _select(
-    node: Node, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
+    node: ConverterNode, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
 ) -> SSAValue:
     if value_etype(t) != value_etype(e):
         raise node.unsupported(
@@ -330,7 +330,7 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
 
 @converter("Scan", min_version=9)
 @_regions
-def scan(node: Node, b: Builder):
+def scan(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     m = int(node.attr("num_scan_inputs"))
     n_in = node.num_inputs
@@ -399,7 +399,7 @@ def scan(node: Node, b: Builder):
 
 @converter("Scan", min_version=8, max_version=8)
 @_regions
-def scan8(node: Node, b: Builder):
+def scan8(node: ConverterNode, b: Builder):
     """Scan-8: batch axis 0, scan axis 1; ``sequence_lens`` must be absent."""
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     if node.has_input(0):
@@ -463,7 +463,7 @@ def scan8(node: Node, b: Builder):
 
 @converter("Loop", min_version=1)
 @_regions
-def loop(node: Node, b: Builder):
+def loop(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     trip = None
     if node.has_input(0):
