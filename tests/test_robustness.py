@@ -4,12 +4,17 @@ The cases come from :mod:`xmo.tools.fuzz_inputs` (its long run: ``python -m
 xmo.tools.fuzz_inputs --cases 2000``): mutated ONNX files, GraphDefs (binary
 and text), OpenVINO IR and MLIR. Each runs ``xmo convert`` in-process under a
 timer (and through ``xmo-opt``); a handful also through a real process.
+A sample of the resource bombs (:mod:`xmo.tools.resource_bombs`: doubling
+chains, shape and constant bombs, nested loops...) runs in a process under a
+2 GiB address-space cap (``resource.setrlimit``).
 """
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -18,6 +23,8 @@ from xmo.tools import fuzz_inputs as fz
 os.environ.setdefault("XMO_NO_PROGRESS", "1")
 
 CASES_PER_KIND = 60
+#: resource bombs per tool (each run of them takes about a second)
+BOMB_CASES = {"xmo": 30, "xmo-opt": 12}
 
 
 @pytest.mark.parametrize("kind", fz.KINDS)
@@ -71,3 +78,17 @@ def test_unterminated_mlir_string_is_quick(tmp_path):
     o = fz.run_in_process(fz.Case("mlir", "quote", "m.mlir", {"m.mlir": text}), tmp_path, timeout=10)
     assert o.problem is None, o.problem
     assert o.seconds < 5
+
+
+@pytest.mark.parametrize("tool", fz.TOOLS)
+def test_resource_bombs_under_a_memory_cap(tool):
+    """Small models asking for huge resources: exit 0 with an IR (OpenVINO
+    reads it) or one error line, within 30 s each, in a process whose address
+    space is capped at 2 GiB (the fuzzer's ``--memory-cap``)."""
+    r = subprocess.run(
+        [sys.executable, "-m", "xmo.tools.fuzz_inputs", "--kinds", "bombs", "--cases",
+         str(BOMB_CASES[tool]), "--seed", "1515", "--memory-cap", "2G", "--tool", tool],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "0 failures" in r.stdout

@@ -34,6 +34,8 @@ import numpy as np
 
 #: the largest static dimension OpenVINO accepts (see ``xmo.budget.MAX_DIM``)
 _MAX_DIM = (1 << 63) - 2
+#: the longest Range OpenVINO accepts (``xmo.dialects.ov.shape_inference.generation``)
+_MAX_RANGE = (1 << 32) - 1
 #: nested unrolling limit (``passes/onnx_to_ov/families/control.py``)
 _MAX_NESTED_UNROLL = 4096
 
@@ -154,7 +156,7 @@ def constant_of_shape(elements: int, op: str = "ConstantOfShape", feed: str = "a
     data = _model(nodes, [_vi("x", TensorProto.FLOAT, x_shape)],
                   [_vi("y", TensorProto.FLOAT, None)], inits)
     return _onnx(f"constant_of_shape:{op}:{feed}:{elements}", data,
-                 must_fail=elements > _MAX_DIM)
+                 must_fail=elements > (_MAX_RANGE if op == "Range" else _MAX_DIM))
 
 
 def computed_shape(log2: int, op: str = "ConstantOfShape") -> Bomb:
@@ -179,7 +181,10 @@ def computed_shape(log2: int, op: str = "ConstantOfShape") -> Bomb:
              _t(np.array([1.0], np.float32), "one")]
     data = _model(nodes, [_vi("x", TensorProto.FLOAT, [1])], [_vi("y", TensorProto.FLOAT, None)],
                   inits)
-    return _onnx(f"computed_shape:{op}:2^{log2}", data, must_fail=(1 << log2) > _MAX_DIM)
+    # int64 products wrap: 2**63 is negative (refused), 2**64 and beyond are 0 (an empty tensor)
+    length = (1 << log2) % (1 << 64)
+    length -= (1 << 64) if length >= 1 << 63 else 0
+    return _onnx(f"computed_shape:{op}:2^{log2}", data, must_fail=not 0 <= length <= _MAX_DIM)
 
 
 def many_initializers(n: int) -> Bomb:

@@ -52,8 +52,9 @@ MAX_UNROLL = 256
 MAX_SCAN_UNROLL = 1024
 #: most iterations nested Loops / Scans unroll to (the product of their trip counts)
 MAX_NESTED_UNROLL = 4096
-#: most ops the unrolling of one top-level Loop / Scan creates (nested ones included)
-MAX_UNROLLED_OPS = 1 << 15
+#: most ops the unrolling of one top-level Loop / Scan creates (nested ones included;
+#: converting them takes a few seconds)
+MAX_UNROLLED_OPS = 1 << 13
 #: memory charged per op unrolling creates (an ov op with its types and names)
 UNROLLED_OP_BYTES = 4096
 #: largest tensor (elements) evaluated at conversion time to decide a condition
