@@ -83,6 +83,7 @@ def convert_model(
     transformations_config: Any = None,
     enable_transforms: Any = None,
     disable_transforms: Any = None,
+    memory_limit: int | str | None = None,
     **frontend_options: Any,
 ) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
@@ -105,12 +106,19 @@ def convert_model(
     ``enable_transforms`` / ``disable_transforms`` (transformation ids, a
     list or a comma-separated string).
 
+    ``memory_limit``: the conversion's memory budget (bytes, or ``"4G"``,
+    ``"512M"``...; default half of the physical memory, see
+    :mod:`xmo.budget`): what the frontend decodes, constant folding and
+    unrolling create is charged against it; beyond it the conversion fails
+    with :class:`~xmo.budget.MemoryLimitError` (folds that do not fit stay ops).
+
     The module's model runtime info records the conversion as ovc does:
     ``conversion_parameters`` (``framework``; ``input_model``, the path as
     given, or ``is_python_object = "True"`` for an in-memory model; the
     options not at their defaults) and ``xmo_version``
     (:func:`xmo.dialects.ov.rt_info.get_model_rt_info`).
     """
+    from xmo.budget import memory_budget
     from xmo.gc_policy import relaxed_gc
     from xmo.passes.conversion import framework_name, record_conversion
 
@@ -121,6 +129,7 @@ def convert_model(
         "layout": layout, "disable_nhwc_to_nchw": disable_nhwc_to_nchw,
         "extensions": extensions, "transformations_config": transformations_config,
         "enable_transforms": enable_transforms, "disable_transforms": disable_transforms,
+        "memory_limit": memory_limit,
     }
     given = {
         k: v for k, v in options.items()
@@ -129,7 +138,7 @@ def convert_model(
     given.update(frontend_options)
     frontend = _frontend_of(input_model)
     framework = framework_name(input_model, frontend)
-    with relaxed_gc():
+    with memory_budget(memory_limit), relaxed_gc():
         module = _convert(
             input_model, frontend, input=input, output=output, batch=batch,
             static_shape=static_shape, layout=layout,

@@ -17,7 +17,14 @@ ConvolutionBackpropData, GroupConvolutionBackpropData, MatMul, possibly
 through Reshape / Transpose / Convert / Squeeze / Unsqueeze): a weight is
 stored as a Constant anyway (frameworks' ``ConstantFill``-made weights, as in
 the ONNX "light" models, become real weights, as OpenVINO's folding makes
-them), and the fusions need it constant.
+them), and the fusions need it constant. The guard is also cumulative: the
+inputs' bytes are at most those of the distinct original (not folded)
+Constants a folded input derives from, so a chain of Concats doubling a
+constant stops growing at the guard instead of passing it one step at a time.
+
+Memory: the result's size comes from its inferred type *before* it is
+computed; a result the guard refuses is never computed, and one that does not
+fit the conversion's memory budget (:mod:`xmo.budget`) stays an op.
 Only ops without side effects fold (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
 not state, random ops, Parameters or Results).
 
@@ -32,16 +39,19 @@ dynamic dimensions (``-1``/``?``) is the way to keep a model reshapeable.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 
+from xmo import budget
+from xmo.budget import ResourceLimitError
 from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
@@ -63,6 +73,9 @@ _WEIGHT_PORTS = {
 }  # fmt: skip
 #: ops a weight may pass through (they never grow it)
 _WEIGHT_LAYOUT = {"Reshape", "Transpose", "Convert", "Squeeze", "Unsqueeze"}
+#: ops whose kernels return a view of their (contiguous) input: folding them
+#: allocates nothing
+_VIEW_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze"})
 
 
 def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
@@ -84,8 +97,25 @@ def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
     return True
 
 
-def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
-    """The values of ``op``'s results when it can be folded, else None."""
+def result_bytes(op: Operation) -> int | None:
+    """Bytes of ``op``'s results from their types (None unless all are static)."""
+    total = 0
+    for r in op.results:
+        name, dims = _etype(r.type), dims_of(r.type)
+        if name is None or dims is None or any(d < 0 for d in dims):
+            return None
+        total += et.byte_size(name, math.prod(dims))
+    return total
+
+
+def fold_values(
+    op: OVOp, max_growth: float = 4.0, origin_bytes: int | None = None
+) -> list[np.ndarray] | None:
+    """The values of ``op``'s results when it can be folded, else None.
+
+    ``origin_bytes``: the bytes of the original Constants the inputs derive
+    from, when less than the inputs' own (the cumulative guard).
+    """
     if not is_pure(op) or op.regions:
         return None
     out_types = [_etype(r.type) for r in op.results]
@@ -102,21 +132,45 @@ def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
 
     if kernel_for(op.name) is None:
         return None
+    in_bytes = sum(np.asarray(v).nbytes for v in ins)
+    if origin_bytes is not None:
+        in_bytes = min(in_bytes, origin_bytes)
+    expected = result_bytes(op)
+    if expected is not None and _too_large(op, expected, in_bytes, max_growth):
+        return None  # never computed
+    mem = budget.current()
+    if expected is not None and op.OV_TYPE not in _VIEW_OPS and not mem.fits(expected):
+        log.debug("not folding %s: its result of %d bytes does not fit the memory budget",
+                  op.name, expected)
+        return None
     try:
         values = evaluate_op(op, ins)  # type: ignore[arg-type]
     except KERNEL_INPUT_ERRORS as e:
         log.debug("not folding %s: %s", op.name, e)
         return None
-    in_bytes = sum(np.asarray(v).nbytes for v in ins)
     out_bytes = sum(v.nbytes for v in values)
+    if _too_large(op, out_bytes, in_bytes, max_growth):
+        return None
+    values = [np.ascontiguousarray(v).reshape(np.shape(v)) for v in values]
+    allocated = sum(
+        v.nbytes for v in values if not any(np.may_share_memory(v, x) for x in ins)
+    )
+    if not mem.fits(allocated):
+        return None
+    mem.charge(allocated, "its folded result")
+    return values
+
+
+def _too_large(op: OVOp, out_bytes: int, in_bytes: int, max_growth: float) -> bool:
+    """The size guard (module docstring)."""
     if (
         max_growth > 0
         and out_bytes > max(max_growth * in_bytes, 1 << 20)
         and not feeds_weights_only(op)
     ):
         log.debug("not folding %s: result of %d bytes from %d", op.name, out_bytes, in_bytes)
-        return None
-    return values
+        return True
+    return False
 
 
 class FoldConstantOp(RewritePattern):
@@ -131,18 +185,47 @@ class FoldConstantOp(RewritePattern):
         self.max_growth = max_growth
         #: ops whose input types changed: only those are inferred again
         self.touched: set[Operation] = set()
+        #: a folded Constant's value -> the original Constants it derives from
+        #: (value -> bytes), for the cumulative size guard
+        self.origins: dict[SSAValue, dict[SSAValue, int]] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.parent is not self.block or not isinstance(op, OVOp):
             return
         if isinstance(op, ParameterOp | ConstantOp | ResultOp):
             return
+        try:
+            self._fold(op, rewriter)
+        except ResourceLimitError as e:
+            raise e.at(op.get_friendly_name(), op.OV_TYPE) from None
+
+    def _origins(self, op: OVOp) -> dict[SSAValue, int] | None:
+        """The original Constants ``op``'s inputs derive from (None unless
+        every input is a Constant)."""
+        if not op.operands or not all(isinstance(v.owner, ConstantOp) for v in op.operands):
+            return None
+        merged: dict[SSAValue, int] = {}
+        for v in op.operands:
+            known = self.origins.get(v)
+            if known is not None:
+                merged.update(known)
+            else:
+                name, dims = _etype(v.type), dims_of(v.type)
+                if name is None or dims is None or any(d < 0 for d in dims):
+                    return None
+                merged[v] = et.byte_size(name, math.prod(dims))
+        return merged
+
+    def _fold(self, op: OVOp, rewriter: PatternRewriter) -> None:
         if op in self.touched:
             before = [r.type for r in op.results]
             refine_op_types(op)
             if [r.type for r in op.results] != before:
                 self.touched.update(u.operation for r in op.results for u in r.uses)
-        values = fold_values(op, self.max_growth)
+        origins = self._origins(op)
+        values = fold_values(
+            op, self.max_growth, None if origins is None else sum(origins.values())
+        )
         if values is None:
             return
         types = [r.type for r in op.results]
@@ -152,11 +235,13 @@ class FoldConstantOp(RewritePattern):
             if not res.uses:
                 continue
             c = ConstantOp.from_array(
-                np.ascontiguousarray(val).reshape(np.shape(val)), _etype(res.type),
+                val, _etype(res.type),
                 store=self.store,
                 name=name if i == 0 else f"{name}:{i}" if name else None,
                 tensor_names=op.get_tensor_names(i),
             )
+            if origins is not None:
+                self.origins[c.results[0]] = origins
             rewriter.insert(c, InsertPoint.before(op))
             rewriter.replace_all_uses_with(res, c.results[0])
         rewriter.erase(op, safe_erase=False)

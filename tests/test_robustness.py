@@ -8,12 +8,17 @@ structure-aware ``files`` cases (hard links, FIFOs and devices, inputs
 truncated while xmo runs, colliding output names) run a bounded sample; the
 ones that truncate a file or read a device in processes of their own under
 a 2 GiB address-space cap.
+A sample of the resource bombs (:mod:`xmo.tools.resource_bombs`: doubling
+chains, shape and constant bombs, nested loops...) runs in a process under a
+2 GiB address-space cap (``resource.setrlimit``).
 """
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -22,6 +27,8 @@ from xmo.tools import fuzz_inputs as fz
 os.environ.setdefault("XMO_NO_PROGRESS", "1")
 
 CASES_PER_KIND = 60
+#: resource bombs per tool (each run of them takes about a second)
+BOMB_CASES = {"xmo": 30, "xmo-opt": 12}
 
 
 @pytest.mark.parametrize("kind", fz.KINDS)
@@ -105,3 +112,17 @@ def test_file_cases_end_cleanly_in_xmo_opt(tmp_path):
     bad = [f"{o.case}: {o.problem}" for o in outcomes if o.problem]
     assert not bad, f"{len(bad)}/{len(cases)} file cases failed:\n" + "\n".join(bad)
     assert all(o.stderr.startswith("xmo-opt: error: ") for o in outcomes if o.rc)
+
+
+@pytest.mark.parametrize("tool", fz.TOOLS)
+def test_resource_bombs_under_a_memory_cap(tool):
+    """Small models asking for huge resources: exit 0 with an IR (OpenVINO
+    reads it) or one error line, within 30 s each, in a process whose address
+    space is capped at 2 GiB (the fuzzer's ``--memory-cap``)."""
+    r = subprocess.run(
+        [sys.executable, "-m", "xmo.tools.fuzz_inputs", "--kinds", "bombs", "--cases",
+         str(BOMB_CASES[tool]), "--seed", "1515", "--memory-cap", "2G", "--tool", tool],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "0 failures" in r.stdout

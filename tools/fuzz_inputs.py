@@ -5,13 +5,17 @@ external data) derived from a valid model by one mutation: truncations, byte
 flips, dangling names, cycles, duplicate names, missing weights, wrong
 attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
-``mlir``; and ``files``, structure-aware cases of the files around a model
+``mlir``; ``files``, structure-aware cases of the files around a model
 rather than its bytes: external data hard-linked to a file outside the
 model's folder, FIFOs and devices where a model, an IR ``.bin``, external
 data, an extension file or an ``--input`` ``.npy`` is expected, inputs
 truncated while the command runs (in a process of their own: a SIGBUS must
 end in one line), and ``xmo run --output-dir`` with output names that
-collide when made file names carelessly.
+collide when made file names carelessly; and ``bombs``, small models that
+ask for huge resources (:mod:`xmo.tools.resource_bombs`: doubling chains,
+shape and constant bombs, nested and doubling loops, many initializers,
+enormous IR dims), each run in a process of its own under a 2 GiB
+address-space cap.
 
 A case passes when ``xmo convert`` either
 
@@ -23,13 +27,15 @@ A case passes when ``xmo convert`` either
 and finishes within the time limit. Cases built to be invalid must fail.
 ``xmo run`` cases pass when every output has a file of its own. Cases that
 truncate a file (or read a device) always run in a process of their own,
-under a 2 GiB address-space cap.
+under a 2 GiB address-space cap. ``bombs`` must not run out of memory (the
+memory budget refuses first).
 ``--tool xmo-opt`` runs the same cases through ``xmo-opt MODEL [-p
 legalization] -t ov-ir -o m.xml`` (its error line starts ``xmo-opt: error:``).
 
     python -m xmo.tools.fuzz_inputs --cases 2000 --seed 1
     python -m xmo.tools.fuzz_inputs --cases 50 --subprocess   # real processes
     python -m xmo.tools.fuzz_inputs --cases 500 --tool xmo-opt
+    python -m xmo.tools.fuzz_inputs --kinds bombs --cases 3000 --memory-cap 2G
 
 ``tests/test_robustness.py`` runs a few hundred cases of the same generator.
 """
@@ -58,7 +64,9 @@ TF_DATA = ROOT / "tests" / "data" / "tf"
 KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
 #: structure-aware kinds (the files around a model, not its bytes)
 FILE_KINDS = ("files",)
-ALL_KINDS = KINDS + FILE_KINDS
+#: structure-aware resource bombs (run in capped processes of their own)
+BOMB_KINDS = ("bombs",)
+ALL_KINDS = KINDS + FILE_KINDS + BOMB_KINDS
 #: address-space cap of a case's own process
 PROCESS_MEMORY_CAP = 2 << 30
 TOOLS = ("xmo", "xmo-opt")
@@ -78,7 +86,9 @@ def command(case: Case, model: Path, out: Path, tool: str) -> list[str]:
         return ["run", str(model), "--output-dir", str(out), *args]
     if tool == "xmo":
         return ["convert", str(model), "-o", str(out / "m.xml"), *args]
-    pipeline = _OPT_PIPELINES.get(case.kind)
+    pipeline = _OPT_PIPELINES.get(case.kind) or _OPT_PIPELINES.get(Path(case.model).suffix[1:])
+    if pipeline and case.kind in BOMB_KINDS:  # bombs are for constant folding too
+        pipeline += ",ov-constant-fold"
     return [str(model), *(["-p", pipeline] if pipeline else []), "-t", "ov-ir",
             "-o", str(out / "m.xml")]
 
@@ -117,8 +127,10 @@ class Case:
     @property
     def needs_process(self) -> bool:
         """Whether the case runs in a process of its own (a truncation may
-        end the process by SIGBUS; a device may be read without end)."""
-        return self.truncate is not None or any(t.startswith("/dev/") for t in self.symlinks.values())
+        end the process by SIGBUS; a device may be read without end; a
+        resource bomb runs under :data:`PROCESS_MEMORY_CAP`)."""
+        return (self.kind in BOMB_KINDS or self.truncate is not None
+                or any(t.startswith("/dev/") for t in self.symlinks.values()))
 
 
 @dataclass
@@ -727,9 +739,22 @@ def files_case(rng: random.Random) -> Case:
                 command="run", tools=("xmo",), outputs=names)
 
 
+# Resource bombs (structure-aware)
+# ---------------------------------------------------------------------------
+
+
+def bombs_case(rng: random.Random) -> Case:
+    """A small model asking for huge resources (:func:`resource_bombs.random_bomb`)."""
+    from xmo.tools import resource_bombs
+
+    b = resource_bombs.random_bomb(rng)
+    return Case("bombs", b.name, b.model, b.files, must_fail=b.must_fail)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
     "files": files_case,
+    "bombs": bombs_case,
 }
 
 
@@ -795,6 +820,13 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo"
             read_ir(out / "m.xml")
         except Exception as e:  # noqa: BLE001
             return f"succeeded but the IR does not read back: {str(e)[:200]}"
+        if case.kind in BOMB_KINDS:  # huge dims: OpenVINO must accept them too
+            import openvino as ov
+
+            try:
+                ov.Core().read_model(str(out / "m.xml"))
+            except RuntimeError as e:
+                return f"succeeded but OpenVINO refuses the IR: {str(e).strip()[:200]}"
         return None
     if rc is None:
         return "no exit code"
@@ -809,6 +841,8 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo"
         return f"error message is not one line: {stderr.strip()[-300:]!r}"
     if len(errs[0]) > 2000:
         return "error line longer than 2000 characters"
+    if case.kind in BOMB_KINDS and any(s in stderr for s in _OUT_OF_MEMORY):
+        return f"ran out of memory instead of refusing: {errs[0][-200:]!r}"
     if left:
         return f"files left in the output folder: {left}"
     return None
@@ -833,11 +867,29 @@ def _skipped(case: Case, tool: str) -> Outcome | None:
     return Outcome(case, None, 0.0, None, f"(not a case for {tool})")
 
 
+#: what running out of memory prints (a bomb must be refused before)
+_OUT_OF_MEMORY = ("MemoryError", "Unable to allocate", "bad_alloc", "Cannot allocate memory")
+
+
+#: set by :func:`cap_this_process`: cases that need a capped process run here
+_THIS_PROCESS_CAPPED = False
+
+
+def cap_this_process(nbytes: int = PROCESS_MEMORY_CAP) -> None:
+    """Cap this process's address space; resource bombs then run in it
+    (``--memory-cap``: much faster than a process each)."""
+    import resource
+
+    global _THIS_PROCESS_CAPPED
+    resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    _THIS_PROCESS_CAPPED = True
+
+
 def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "xmo") -> Outcome:
     skipped = _skipped(case, tool)
     if skipped is not None:
         return skipped
-    if case.needs_process:
+    if case.needs_process and not (_THIS_PROCESS_CAPPED and case.kind in BOMB_KINDS):
         return run_subprocess(case, work, timeout, tool)
     if tool == "xmo":
         from xmo.tools.xmo_main import main
@@ -956,6 +1008,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated: " + ",".join(ALL_KINDS))
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     ap.add_argument("--subprocess", action="store_true", help="run each case in a new process")
+    ap.add_argument("--memory-cap", metavar="SIZE",
+                    help="cap this process's address space (e.g. 2G) and run the bombs in it "
+                    "instead of a capped process each")
     ap.add_argument("--tool", choices=TOOLS, default="xmo", help="the command under test")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -964,6 +1019,10 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"unknown kinds: {bad}")
     os.environ.setdefault("XMO_NO_PROGRESS", "1")
+    if args.memory_cap:
+        from xmo.budget import parse_size
+
+        cap_this_process(parse_size(args.memory_cap))
     counts: dict[str, list[int]] = {k: [0, 0, 0] for k in kinds}  # tried, failed, rc==0
     #: the ``files`` generators: tried, exit 0, exit 1, failed, slowest seconds
     by_gen: dict[str, list[float]] = {}
@@ -978,7 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
             c[0] += 1
             c[2] += o.rc == 0
             slowest = max(slowest, (o.seconds, str(case)))
-            if case.kind in FILE_KINDS:
+            if case.kind in FILE_KINDS + BOMB_KINDS:
                 g = by_gen.setdefault(case.name.split(":")[0], [0, 0, 0, 0, 0.0])
                 g[0] += 1
                 g[1] += o.rc == 0

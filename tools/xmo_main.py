@@ -64,6 +64,14 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="TensorFlow models: keep computing in NHWC (no layout change)",
     )
+    p.add_argument(
+        "--memory-limit",
+        "--memory_limit",
+        dest="memory_limit",
+        metavar="SIZE",
+        help="memory the conversion may allocate, e.g. 4G or 512M (default: half of "
+        "the physical memory); beyond it the conversion stops with an error",
+    )
     _add_extension_options(p)
     _add_log_level(p)
 
@@ -231,6 +239,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         transformations_config=_transformations_config(args),
         enable_transforms=args.enable_transforms,
         disable_transforms=args.disable_transforms,
+        memory_limit=args.memory_limit,
     )
     if not any(op.name == "ov.Result" for op in module.body.block.ops):
         raise CLIError(f"{src}: the converted model has no outputs (no Result): nothing to write")

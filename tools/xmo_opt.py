@@ -19,6 +19,8 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 * every pass runs through :func:`xmo.passes.tracing.run_pass`:
   ``XMO_PROFILE_PASS_ENABLE=1`` prints per-pass timings,
   ``XMO_ENABLE_VISUALIZE_TRACING=1`` writes a graph picture after each pass;
+* ``--memory-limit SIZE``: the memory budget of loading and the passes
+  (:mod:`xmo.budget`);
 * ``--elide-weights[=BYTES]``: leave weight payloads larger than BYTES (default
   64) out of the printed resources section, for readable FileCheck output;
 * the module is verified after parsing and after every pass.
@@ -106,6 +108,13 @@ class XmoOptMain(xDSLOptMain):
             default=None,
             metavar="BYTES",
             help="do not print weight payloads larger than BYTES (default 64)",
+        )
+        arg_parser.add_argument(
+            "--memory-limit",
+            metavar="SIZE",
+            default=None,
+            help="memory loading and the passes may allocate, e.g. 4G or 512M "
+            "(default: half of the physical memory)",
         )
         arg_parser.add_argument(
             "--extensions",
@@ -220,10 +229,11 @@ class XmoOptMain(xDSLOptMain):
 
     def run(self) -> None:
         self._tmp_output: str | None = None
+        from xmo.budget import memory_budget
         from xmo.passes.debug import session
 
         try:
-            with session(
+            with memory_budget(self.args.memory_limit), session(
                 print_ir_after_all=self.args.print_ir_after_all,
                 print_ir_after=self.args.print_ir_after,
                 time_passes=self.args.time_passes,

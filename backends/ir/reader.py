@@ -46,6 +46,7 @@ from xmo.backends.ir._common import (
     unescape_illegal,
     unescape_names,
 )
+from xmo.budget import DimensionLimitError, check_dims
 from xmo.context import attach_context, make_context, weight_store
 from xmo.dialects.attr_spec import AttributeValueError
 from xmo.dialects.ov import attributes as ov_attrs
@@ -275,6 +276,10 @@ class _Reader:
                 if v < -1:
                     raise IRReadError(f"{what}: port {pid} has a negative <dim> {v}")
                 dims.append(v if v >= 0 else -1)
+            try:
+                check_dims(dims)
+            except DimensionLimitError as e:
+                raise IRReadError(f"{what}: port {pid}: {e}") from None
             names = p.get("names")
             ports.append(
                 _Port(pid, p.get("precision"), dims, unescape_names(names) if names else [])

@@ -59,6 +59,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryEffect, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.budget import check_dims
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
@@ -168,7 +169,8 @@ def _load_shape_inference() -> None:
 def tensor(etype: str | Attribute, shape: Sequence[int | None] | None) -> Attribute:
     """Build ``tensor<...>`` (``shape=None`` gives ``tensor<*x...>``).
 
-    Negative dims and None are dynamic (``?``).
+    Negative dims and None are dynamic (``?``). A dimension or element count
+    beyond what OpenVINO holds raises :class:`~xmo.budget.DimensionLimitError`.
     """
     el = et.to_xdsl(etype) if isinstance(etype, str) else etype
     if shape is None:
@@ -181,6 +183,7 @@ def tensor(etype: str | Attribute, shape: Sequence[int | None] | None) -> Attrib
 @functools.lru_cache(maxsize=4096)
 def _tensor_type(el: Attribute, dims: tuple[int, ...]) -> TensorType:
     # Types are immutable and building one verifies its parameters: reuse them.
+    check_dims(dims)
     return TensorType(el, dims)
 
 

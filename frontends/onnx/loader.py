@@ -34,6 +34,8 @@ from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, port_at
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.frontends.onnx.graphs import FreeNamesCache, free_names, subgraphs, used_names
+from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
 from xmo.frontends.protobuf_file import mapped_message
 
 if TYPE_CHECKING:
@@ -48,10 +50,6 @@ _ATTR_TYPE_NAMES = {
     7: "INTS", 8: "STRINGS", 9: "TENSORS", 10: "GRAPHS", 11: "SPARSE_TENSOR",
     12: "SPARSE_TENSORS", 13: "TYPE_PROTO", 14: "TYPE_PROTOS",
 }  # fmt: skip
-
-#: initializers / Constant values this large are left out of the copy given to
-#: ONNX shape inference (only their type and dims are kept)
-_INFER_STRIP_BYTES = 1 << 20
 
 
 # ---------------------------------------------------------------------------
@@ -263,44 +261,6 @@ def _attr_type(a: onnx.AttributeProto) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Free names of (sub)graphs, for ordering
-# ---------------------------------------------------------------------------
-
-
-def _subgraphs(node: onnx.NodeProto) -> Iterable[onnx.GraphProto]:
-    for a in node.attribute:
-        if a.HasField("g"):
-            yield a.g
-        yield from a.graphs
-
-
-def _free_names(
-    graph: onnx.GraphProto, cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]]
-) -> frozenset[str]:
-    """Tensor names a graph uses but does not define (outer-scope references).
-
-    The cache keeps each graph object alive so its id is never reused.
-    """
-    key = id(graph)
-    hit = cache.get(key)
-    if hit is not None and hit[0] is graph:
-        return hit[1]
-    defined = {vi.name for vi in graph.input}
-    defined.update(t.name for t in graph.initializer)
-    defined.update(s.values.name for s in graph.sparse_initializer)
-    used: set[str] = set()
-    for node in graph.node:
-        defined.update(node.output)
-        used.update(node.input)
-        for g in _subgraphs(node):
-            used |= _free_names(g, cache)
-    used.update(vi.name for vi in graph.output)
-    out = frozenset(used - defined - {""})
-    cache[key] = (graph, out)
-    return out
-
-
-# ---------------------------------------------------------------------------
 # The loader
 # ---------------------------------------------------------------------------
 
@@ -324,7 +284,7 @@ class _Loader:
         self.input_shapes = dict(input_shapes or {})
         self.owned = owned
         self.do_inference = shape_inference
-        self.free_cache: dict[int, tuple[onnx.GraphProto, frozenset[str]]] = {}
+        self.free_cache: FreeNamesCache = {}
         self.opsets: dict[str, int] = {}
         for imp in model.opset_import:
             dom = "" if imp.domain in ("", "ai.onnx") else imp.domain
@@ -350,59 +310,8 @@ class _Loader:
         return module
 
     def _infer(self) -> onnx.GraphProto | None:
-        """ONNX shape inference on a light copy of the model (None on failure)."""
-        import onnx
-
-        m = self.model
-        copy = onnx.ModelProto()
-        copy.ir_version = m.ir_version
-        copy.opset_import.extend(m.opset_import)
-        copy.functions.extend(m.functions)
-        g, src = copy.graph, m.graph
-        g.name = src.name
-        g.input.extend(src.input)
-        g.output.extend(src.output)
-        g.value_info.extend(src.value_info)
-        for t in src.initializer:
-            g.initializer.append(_light_tensor(t))
-        for node in src.node:
-            if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and any(
-                a.HasField("t") and a.t.ByteSize() > _INFER_STRIP_BYTES
-                for a in node.attribute
-            ):
-                n2 = g.node.add()
-                n2.CopyFrom(onnx.NodeProto(
-                    input=node.input, output=node.output, name=node.name,
-                    op_type=node.op_type, domain=node.domain,
-                ))  # fmt: skip
-                for a in node.attribute:
-                    a2 = n2.attribute.add()
-                    if a.HasField("t"):
-                        a2.name, a2.type = a.name, a.type
-                        a2.t.CopyFrom(_light_tensor(a.t))
-                    else:
-                        a2.CopyFrom(a)
-            else:
-                g.node.append(node)
-        if self.input_shapes:
-            for vi in g.input:
-                if vi.name in self.input_shapes:
-                    _override_shape(vi.type, self.input_shapes[vi.name])
-            for vi in (*g.output, *g.value_info):
-                if vi.type.HasField("tensor_type"):
-                    vi.type.tensor_type.ClearField("shape")
-        try:
-            out = onnx.shape_inference.infer_shapes(
-                copy, check_type=False, strict_mode=False, data_prop=True
-            )
-        except Exception:  # noqa: BLE001 -- inference is best effort
-            try:
-                out = onnx.shape_inference.infer_shapes(copy, strict_mode=False)
-            except Exception:  # noqa: BLE001
-                return None
-        if len(out.graph.node) != len(src.node):
-            return None
-        return out.graph
+        """ONNX shape inference (:mod:`.inference`; None on failure)."""
+        return infer_graph(self.model, self.input_shapes)
 
     # -- graphs ------------------------------------------------------------------
     def _build_graph(
@@ -429,7 +338,9 @@ class _Loader:
             if value.name_hint is None:
                 value.name_hint = name_hint(name)
 
-        init_names = {t.name for t in graph.initializer}
+        # one pass over the initializers' names (a model may have millions)
+        dense_names = [t.name for t in graph.initializer]
+        init_names = set(dense_names)
         init_names.update(s.values.name for s in graph.sparse_initializer)
         ir4 = self.model.ir_version >= 4 or not self.model.ir_version
 
@@ -454,14 +365,14 @@ class _Loader:
                     continue
                 define(vi.name, "a subgraph input", arg)
 
-        # initializers
-        seen_init: set[str] = set()
-        for t in graph.initializer:
-            if not t.name:
-                raise OnnxFrontendError(f"{where}: an initializer has no name")
-            if t.name in seen_init:
-                raise OnnxFrontendError(f"{where}: initializer '{t.name}' is listed twice")
-            seen_init.add(t.name)
+        # initializers (those nothing reads and that are not graph inputs are
+        # left out: they would be dropped at the end anyway)
+        seen_init = set(dense_names)
+        if "" in seen_init or len(seen_init) != len(dense_names):
+            _check_initializer_names(dense_names, where)
+        keep = used_names(graph, self.free_cache) | seen_inputs
+        for i in [i for i, n in enumerate(dense_names) if n in keep]:
+            t = graph.initializer[i]
             value = tz.tensor_attr(t, self.store, self.external)
             op = InitializerOp.create(
                 result_types=[tz.tensor_type_of(t)],
@@ -477,6 +388,8 @@ class _Loader:
             if name in seen_init:
                 raise OnnxFrontendError(f"{where}: initializer '{name}' is listed twice")
             seen_init.add(name)
+            if name not in keep:
+                continue
             op = InitializerOp.create(
                 result_types=[tz.sparse_type(s)],
                 properties={
@@ -491,7 +404,7 @@ class _Loader:
 
         # nodes, in topological order
         novalue: list[SSAValue] = []
-        for idx in self._order(graph, scope, where):
+        for idx in self._order(graph, scope, where, seen_inputs | init_names):
             node = graph.node[idx]
             inferred_node = inferred.node[idx] if inferred is not None else None
             op = self._node_op(node, idx, inferred_node, block, scope, types, novalue)
@@ -524,7 +437,7 @@ class _Loader:
 
     def _release(self, t: onnx.TensorProto) -> None:
         """Drop a large raw payload from a proto we own (the store holds it now)."""
-        if self.owned and t.HasField("raw_data") and t.ByteSize() > _INFER_STRIP_BYTES:
+        if self.owned and t.HasField("raw_data") and t.ByteSize() > INFER_STRIP_BYTES:
             t.ClearField("raw_data")
 
     def _input_op(self, vi: onnx.ValueInfoProto) -> InputOp:
@@ -553,8 +466,11 @@ class _Loader:
         return InputOp.create(result_types=[t], properties=props)
 
     # -- ordering ------------------------------------------------------------------
-    def _order(self, graph: onnx.GraphProto, scope: _Scope, where: str) -> list[int]:
-        """Node indices in topological order (stable: the file order when valid)."""
+    def _order(
+        self, graph: onnx.GraphProto, scope: _Scope, where: str, local_defs: set[str]
+    ) -> list[int]:
+        """Node indices in topological order (stable: the file order when valid);
+        ``local_defs``: the names of the graph's inputs and initializers."""
         nodes = graph.node
         producer: dict[str, int] = {}
         for i, node in enumerate(nodes):
@@ -568,9 +484,6 @@ class _Loader:
                         f"{_node_label(node, i)}"
                     )
                 producer[o] = i
-        local_defs = {vi.name for vi in graph.input}
-        local_defs.update(t.name for t in graph.initializer)
-        local_defs.update(s.values.name for s in graph.sparse_initializer)
         for o, i in producer.items():
             if o in local_defs:
                 raise OnnxFrontendError(
@@ -581,8 +494,8 @@ class _Loader:
         users: list[list[int]] = [[] for _ in nodes]
         for i, node in enumerate(nodes):
             needed = set(node.input)
-            for g in _subgraphs(node):
-                needed |= _free_names(g, self.free_cache)
+            for g in subgraphs(node):
+                needed |= free_names(g, self.free_cache)
             d: set[int] = set()
             for name in needed:
                 if not name or name in local_defs:
@@ -876,6 +789,17 @@ class _Loader:
 # ---------------------------------------------------------------------------
 
 
+def _check_initializer_names(names: Sequence[str], where: str) -> None:
+    """Raise for the first initializer without a name or listed twice."""
+    seen: set[str] = set()
+    for name in names:
+        if not name:
+            raise OnnxFrontendError(f"{where}: an initializer has no name")
+        if name in seen:
+            raise OnnxFrontendError(f"{where}: initializer '{name}' is listed twice")
+        seen.add(name)
+
+
 def _string(b: bytes) -> tuple[str, bool]:
     """bytes -> (str, exact); non-UTF-8 bytes are backslash-escaped."""
     try:
@@ -914,19 +838,6 @@ def _fallback_type(cls: type[ONNXOp] | None, i: int, operands: list[SSAValue]) -
     return allowed[0]
 
 
-def _light_tensor(t: onnx.TensorProto) -> onnx.TensorProto:
-    """``t`` itself when small; else a copy without payload (type and dims only)."""
-    import onnx
-
-    if t.ByteSize() <= _INFER_STRIP_BYTES:
-        return t
-    light = onnx.TensorProto(name=t.name, data_type=t.data_type, dims=t.dims)
-    light.data_location = onnx.TensorProto.EXTERNAL
-    e = light.external_data.add()
-    e.key, e.value = "location", "__xmo_stripped__"
-    return light
-
-
 def _override_dims(name: str, shape: Sequence[int | str | None]) -> tuple[list[int], list[str]]:
     dims: list[int] = []
     params: list[str] = []
@@ -950,21 +861,6 @@ def _override_dims(name: str, shape: Sequence[int | str | None]) -> tuple[list[i
                 f"input_shapes['{name}']: bad dim {d!r} (use an int >= 0, a symbol or None)"
             )
     return dims, params
-
-
-def _override_shape(tp: onnx.TypeProto, shape: Sequence[int | str | None]) -> None:
-    if not tp.HasField("tensor_type"):
-        return
-    tt = tp.tensor_type
-    tt.ClearField("shape")
-    shp = tt.shape
-    shp.SetInParent()
-    for d in shape:
-        dim = shp.dim.add()
-        if isinstance(d, int) and not isinstance(d, bool) and d >= 0:
-            dim.dim_value = d
-        elif isinstance(d, str):
-            dim.dim_param = d
 
 
 __all__ = ["OnnxFrontendError", "load_onnx", "name_hint"]

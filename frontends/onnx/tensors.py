@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute
+from xmo import budget
 from xmo.dialects.onnx.types import (
     ELEMENT_TYPES,
     MapType,
@@ -288,6 +289,7 @@ def tensor_payload(
         raw = np.frombuffer(t.raw_data, dtype=np.uint8)
         where = "raw_data"
     else:
+        budget.charge(_expected_bytes(t.data_type, n), f"tensor '{name}'")
         conv = _typed_field_bytes(t, n)
         if conv is None:  # float6 in int32_data: let onnx repack it
             from onnx import numpy_helper

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xmo.budget import ResourceLimitError
 from xmo.context import weight_store
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore
@@ -426,6 +427,8 @@ class _Loader:
                 a = attr_from_proto(nd.attr[key], kind, self.store, hint)
             except AttrDecodeError as e:
                 raise TFFrontendError(f"{n.label}: attribute '{key}' {e}") from None
+            except ResourceLimitError as e:
+                raise e.at(nd.name, nd.op) from None
             n.attrs[key] = a
             if spec is not None and spec.kind != "tensor":
                 n.py[key] = from_attr(spec.kind, a)

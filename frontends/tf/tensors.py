@@ -19,7 +19,14 @@ stores one value per byte; packed here, first value in the low bits),
 ``#tf.string_tensor`` for strings, ``#tf.opaque_tensor`` (raw bytes) for types
 OpenVINO lacks (complex, quantized, int2, float8 fnuz...).
 
-Errors: :class:`TensorDecodeError` (the loader adds the node name).
+Memory: what decoding allocates -- values expanded from typed fields,
+string tensors (:data:`STRING_ELEMENT_BYTES` per element, as Python objects
+and attributes) -- is charged to the conversion's memory budget
+(:mod:`xmo.budget`, a sum over the model) *before* it is allocated; a view of
+``tensor_content`` is not an allocation.
+
+Errors: :class:`TensorDecodeError` (the loader adds the node name),
+:class:`~xmo.budget.MemoryLimitError`.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseResourceAttr, TensorType
 from xdsl.ir import Attribute
+from xmo import budget
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
@@ -66,6 +74,9 @@ def tensor_dims(tp: Any) -> list[int]:
 
 #: The largest constant a value list may expand to (protobuf's 2 GiB message limit).
 MAX_EXPANDED_BYTES = 1 << 31
+#: memory charged per element of a string tensor (a bytes object, its slot in
+#: a list and its attribute), besides the characters
+STRING_ELEMENT_BYTES = 256
 
 
 def _decode_string_content(content: bytes, n: int) -> list[bytes]:
@@ -134,6 +145,7 @@ def tensor_payload(tp: Any) -> tuple[dtypes.DType, list[int], np.ndarray | list[
         )
 
     if d.xmo == "tf.string":
+        budget.charge(n * STRING_ELEMENT_BYTES + len(content), f"its {n} strings")
         if content:
             return d, dims, _decode_string_content(content, n)
         vals = list(tp.string_val)
@@ -156,6 +168,7 @@ def tensor_payload(tp: Any) -> tuple[dtypes.DType, list[int], np.ndarray | list[
             )
         return d, dims, np.frombuffer(content, dtype=np_dt).reshape(dims)
 
+    budget.charge(n * np_dt.itemsize, f"its {d.name} values ({dims})")
     field = d.field
     if field == "float8_val":
         raw = tp.float8_val

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xmo.budget import ResourceLimitError
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
 from xmo.dialects.ov import ConstantOp
@@ -200,6 +201,8 @@ def convert_block(
                 raise NotConvertible(
                     f"sub-graph node '{info.name}' ({info.key}): {e}"
                 ) from None
+            except ResourceLimitError as e:
+                raise e.at(name, info.op_type) from None
             b.ops.extend(inner.ops)
             created = set(inner.ops)
             for res, v in zip(op.results, outs):

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
+from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.traits import is_pure
@@ -115,6 +116,8 @@ class TFBuilder(Builder):
                         const_getter=lambda i: self.evaluator.value(values[i]),
                         num_outputs=num_outputs,
                     )
+                except ResourceLimitError:
+                    raise
                 except Exception:  # noqa: BLE001  (the plain inference reports it)
                     result_types = None
         return super().op(

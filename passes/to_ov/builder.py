@@ -23,6 +23,7 @@ import numpy as np
 from xdsl.dialects.builtin import NoneType, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
@@ -356,6 +357,8 @@ class Builder:
             op = cls.make(
                 values, attrs or {}, result_types=result_types, num_outputs=num_outputs
             )
+        except ResourceLimitError:
+            raise  # not the converter's failure: the model is beyond a limit
         except Exception as e:  # shape inference refusing the inputs
             raise NotConvertible(f"{ov_type}: {e}") from None
         op.set_friendly_name(f"{self.node_name}/{ov_type}_{len(self.ops)}")

@@ -43,6 +43,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xmo.budget import ResourceLimitError
 from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
@@ -246,12 +247,15 @@ class Legalizer:
         if why:
             self.fail(key, name, why, op)
             return
-        p = ParameterOp.new(
-            et.from_xdsl(t.get_element_type()),  # type: ignore[union-attr]
-            dims_of(t),
-            name=name,
-            tensor_names=tensor_names,
-        )
+        try:
+            p = ParameterOp.new(
+                et.from_xdsl(t.get_element_type()),  # type: ignore[union-attr]
+                dims_of(t),
+                name=name,
+                tensor_names=tensor_names,
+            )
+        except ResourceLimitError as e:
+            raise e.at(name, "Parameter") from None
         if claim_name:
             self.used_names.add(name)
         self.emit(p)
@@ -327,6 +331,8 @@ class Legalizer:
         except NotConvertible as e:
             self.fail(info.key, info.name, str(e), op)
             return
+        except ResourceLimitError as e:
+            raise e.at(info.name, info.op_type) from None
         self.new_ops.extend(b.ops)
         hooks.converted(op, info, outs)
         self._name_outputs(op, info, outs, set(b.ops))

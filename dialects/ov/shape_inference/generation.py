@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import Attribute
 
+from xmo.budget import DimensionLimitError
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import DYN, InferContext, shape_infer
 from xmo.dialects.ov.shape_inference._helpers import (
@@ -144,6 +145,11 @@ def infer_pad(ctx: InferContext) -> Sequence[Attribute]:
 # ---------------------------------------------------------------------------
 
 
+#: the longest Range OpenVINO's shape inference counts (it keeps the length
+#: modulo 2**32: a longer one would read back as another shape)
+MAX_RANGE_LENGTH = (1 << 32) - 1
+
+
 @shape_infer("ov.Range")
 def infer_range(ctx: InferContext) -> Sequence[Attribute]:
     out_t = etype_attr(ctx, "output_type")
@@ -164,6 +170,10 @@ def infer_range(ctx: InferContext) -> Sequence[Attribute]:
         n = max(-((start - stop) // step), 0)  # exact ceil for int64 ranges
     else:
         n = max(math.ceil((stop - start) / step), 0)
+    if n > MAX_RANGE_LENGTH:
+        raise DimensionLimitError(
+            f"a Range of {n} elements is beyond the longest OpenVINO accepts ({MAX_RANGE_LENGTH})"
+        )
     return [result(out_t, [n])]
 
 

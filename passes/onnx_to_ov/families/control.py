@@ -15,15 +15,28 @@ The bodies are converted with the pass's own machinery
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
   Anything else is refused.
+
+Unrolling is bounded as a whole, not only per loop: nested Loops and Scans
+unroll to at most :data:`MAX_NESTED_UNROLL` iterations (the product of their
+trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
+:data:`UNROLLED_OP_BYTES` per op to the conversion's memory budget
+(:mod:`xmo.budget`) as they create them.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+from xmo import budget
+from xmo.budget import ResourceLimitError
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import convert_block
@@ -37,6 +50,13 @@ log = logging.getLogger("xmo.convert")
 MAX_UNROLL = 256
 #: most iterations a Scan is unrolled to (batch x length for Scan-8)
 MAX_SCAN_UNROLL = 1024
+#: most iterations nested Loops / Scans unroll to (the product of their trip counts)
+MAX_NESTED_UNROLL = 4096
+#: most ops the unrolling of one top-level Loop / Scan creates (nested ones included;
+#: converting them takes a few seconds)
+MAX_UNROLLED_OPS = 1 << 13
+#: memory charged per op unrolling creates (an ov op with its types and names)
+UNROLLED_OP_BYTES = 4096
 #: largest tensor (elements) evaluated at conversion time to decide a condition
 _EVAL_LIMIT = 1 << 16
 
@@ -44,6 +64,70 @@ _EVAL_LIMIT = 1 << 16
 def _regions(fn: Callable) -> Callable:
     fn.handles_regions = True  # type: ignore[attr-defined]
     return fn
+
+
+# ---------------------------------------------------------------------------
+# Bounds of unrolling
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Unrolling:
+    """The unrolling under way (nested Loops / Scans share it)."""
+
+    #: iterations of the enclosing unrolled loops (the product of their trip counts)
+    factor: int = 1
+    #: ops created so far
+    ops: int = 0
+
+
+_UNROLLING: ContextVar[_Unrolling | None] = ContextVar("xmo_onnx_unrolling", default=None)
+
+
+@contextmanager
+def _unrolling(node: ConverterNode, iterations: int | None) -> Iterator[Callable[[int], None]]:
+    """Unroll ``node`` ``iterations`` times (None: not known in advance)
+    inside the unrolling under way; yields a function to call before
+    iteration ``i`` (it checks the nested iterations)."""
+    state = _UNROLLING.get() or _Unrolling()
+    outer = state.factor
+
+    def before(i: int) -> None:
+        total = outer * (i + 1 if iterations is None else iterations)
+        if total > MAX_NESTED_UNROLL:
+            raise node.unsupported(
+                f"nested loops unroll to {total} iterations, more than the limit "
+                f"{MAX_NESTED_UNROLL}"
+            )
+        state.factor = total
+
+    token = _UNROLLING.set(state)
+    try:
+        yield before
+    finally:
+        state.factor = outer
+        _UNROLLING.reset(token)
+
+
+def _iteration(node: ConverterNode, b: Builder, convert: Callable[[], list], remaining: int = 0) -> list:
+    """Run ``convert`` (one iteration into ``b``), counting and charging the
+    ops it creates (those of nested unrolled loops are counted by them);
+    ``remaining``: the iterations still to come (refused early when as many
+    iterations like this one would pass the limit)."""
+    state = _UNROLLING.get()
+    assert state is not None, "an iteration outside _unrolling"
+    before_ops, before_count = len(b.ops), state.ops
+    outs = convert()
+    created = len(b.ops) - before_ops - (state.ops - before_count)
+    state.ops += created
+    expected = state.ops + created * max(remaining, 0)
+    if expected > MAX_UNROLLED_OPS:
+        raise node.unsupported(
+            f"unrolling creates {'about ' if remaining > 0 else ''}{expected} ops, more than "
+            f"the limit {MAX_UNROLLED_OPS}"
+        )
+    budget.charge(created * UNROLLED_OP_BYTES, f"unrolling ({state.ops} ops so far)")
+    return outs
 
 
 # ---------------------------------------------------------------------------
@@ -93,12 +177,36 @@ def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
         if xv is None or np.asarray(xv).size > _EVAL_LIMIT:
             return None
         ins.append(xv)
-    if kernel_for(op.name) is None:
+    if kernel_for(op.name) is None or not _small_results(op, ins):
         return None
     try:
         return [np.asarray(r) for r in evaluate_op(op, ins)]
     except Exception:  # noqa: BLE001 - an unevaluable value is just "unknown"
         return None
+
+
+def _small_results(op: OVOp, ins: list[np.ndarray]) -> bool:
+    """Whether each result of ``op`` on the values ``ins`` has at most
+    ``_EVAL_LIMIT`` elements, by shape inference (before computing them;
+    results inference leaves dynamic are data-dependent, bounded by the inputs)."""
+    from xmo.dialects.ov.base import InferContext, inference_for
+
+    fn = inference_for(op.name)
+    if fn is None:
+        return True
+    try:
+        types = fn(InferContext(
+            op.name, [v.type for v in op.operands], op.attr_values(),
+            lambda i: ins[i], len(op.results),
+        ))
+    except (VerifyException, ResourceLimitError, ValueError, TypeError, IndexError,
+            KeyError, ArithmeticError):
+        return False  # not sized: not computed
+    for t in types:
+        dims = dims_of(t)
+        if dims is not None and all(d >= 0 for d in dims) and math.prod(dims) > _EVAL_LIMIT:
+            return False
+    return True
 
 
 def refined_dims(
@@ -264,17 +372,21 @@ def scan(node: ConverterNode, b: Builder):
     if length == 0:
         raise node.unsupported("the scan length is 0")
     per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
-    for t in range(length):
-        slices = [
-            b.gather(x, b.i64(length - 1 - t if in_dirs[j] else t), axes[j])
-            for j, x in enumerate(xs)
-        ]
-        outs = convert_block(node, b, body, [*states, *slices], f"{node.name}/iter{t}")
-        states = [
-            _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
-        ]
-        for i, v in enumerate(outs[n_state:]):
-            per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+    with _unrolling(node, length) as before:
+        for t in range(length):
+            before(t)
+            slices = [
+                b.gather(x, b.i64(length - 1 - t if in_dirs[j] else t), axes[j])
+                for j, x in enumerate(xs)
+            ]
+            outs = _iteration(node, b, lambda t=t, slices=slices: convert_block(
+                node, b, body, [*states, *slices], f"{node.name}/iter{t}"
+            ), length - 1 - t)
+            states = [
+                _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
+            ]
+            for i, v in enumerate(outs[n_state:]):
+                per_iter[i].append(_tensor(node, v, f"scan output {i}"))
     results: list[SSAValue] = list(states)
     for i, items in enumerate(per_iter):
         if out_dirs[i]:
@@ -318,28 +430,30 @@ def scan8(node: ConverterNode, b: Builder):
         )
     final_states: list[list[SSAValue]] = [[] for _ in range(n_state)]
     scans: list[list[SSAValue]] = [[] for _ in range(k)]
-    for n in range(batch):
-        st = [b.gather(s, b.i64(n), 0) for s in states]
-        xb = [b.gather(x, b.i64(n), 0) for x in xs]
-        per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
-        for t in range(length):
-            slices = [
-                b.gather(x, b.i64(length - 1 - t if dirs[j] else t), 0)
-                for j, x in enumerate(xb)
-            ]
-            outs = convert_block(
-                node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}"
-            )
-            st = [
-                _tensor(node, v, f"state output {i}")
-                for i, v in enumerate(outs[:n_state])
-            ]
-            for i, v in enumerate(outs[n_state:]):
-                per_iter[i].append(_tensor(node, v, f"scan output {i}"))
-        for i, s in enumerate(st):
-            final_states[i].append(s)
-        for i, items in enumerate(per_iter):
-            scans[i].append(_stack(b, items, 0))
+    with _unrolling(node, batch * length) as before:
+        before(0)
+        for n in range(batch):
+            st = [b.gather(s, b.i64(n), 0) for s in states]
+            xb = [b.gather(x, b.i64(n), 0) for x in xs]
+            per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
+            for t in range(length):
+                slices = [
+                    b.gather(x, b.i64(length - 1 - t if dirs[j] else t), 0)
+                    for j, x in enumerate(xb)
+                ]
+                outs = _iteration(node, b, lambda n=n, t=t, st=st, slices=slices: (
+                    convert_block(node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}")
+                ), batch * length - 1 - (n * length + t))
+                st = [
+                    _tensor(node, v, f"state output {i}")
+                    for i, v in enumerate(outs[:n_state])
+                ]
+                for i, v in enumerate(outs[n_state:]):
+                    per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+            for i, s in enumerate(st):
+                final_states[i].append(s)
+            for i, items in enumerate(per_iter):
+                scans[i].append(_stack(b, items, 0))
     return [_stack(b, items, 0) for items in [*final_states, *scans]]
 
 
@@ -378,20 +492,22 @@ def loop(node: ConverterNode, b: Builder):
     per_iter: list[list[SSAValue]] = [[] for _ in range(k)]
     true_c = None
     it = 0
-    while cond and it < limit:
-        if true_c is None:
-            true_c = b.const(np.asarray(True), "boolean")
-        outs = convert_block(
-            node, b, body, [b.i64(it), true_c, *state], f"{node.name}/iter{it}"
-        )
-        kc = _known_bool(outs[0]) if isinstance(outs[0], SSAValue) else None
-        if kc is None:
-            raise node.unsupported("the body's condition output is not a constant")
-        cond = kc
-        state = list(outs[1 : 1 + n_state])
-        for i, v in enumerate(outs[1 + n_state :]):
-            per_iter[i].append(_tensor(node, v, f"scan output {i}"))
-        it += 1
+    with _unrolling(node, trip) as before:
+        while cond and it < limit:
+            before(it)
+            if true_c is None:
+                true_c = b.const(np.asarray(True), "boolean")
+            outs = _iteration(node, b, lambda it=it, true_c=true_c, state=state: (
+                convert_block(node, b, body, [b.i64(it), true_c, *state], f"{node.name}/iter{it}")
+            ), (trip or 0) - 1 - it)
+            kc = _known_bool(outs[0]) if isinstance(outs[0], SSAValue) else None
+            if kc is None:
+                raise node.unsupported("the body's condition output is not a constant")
+            cond = kc
+            state = list(outs[1 : 1 + n_state])
+            for i, v in enumerate(outs[1 + n_state :]):
+                per_iter[i].append(_tensor(node, v, f"scan output {i}"))
+            it += 1
     if trip is None and cond:
         raise node.unsupported(f"the loop does not end within {MAX_UNROLL} iterations")
     results: list[SSAValue | SeqValue | None] = list(state)
@@ -404,4 +520,12 @@ def loop(node: ConverterNode, b: Builder):
     return results
 
 
-__all__ = ["MAX_SCAN_UNROLL", "MAX_UNROLL", "known_value", "refined_dims"]
+__all__ = [
+    "MAX_NESTED_UNROLL",
+    "MAX_SCAN_UNROLL",
+    "MAX_UNROLL",
+    "MAX_UNROLLED_OPS",
+    "UNROLLED_OP_BYTES",
+    "known_value",
+    "refined_dims",
+]
