@@ -35,6 +35,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,14 +141,17 @@ def openvino_model(xml: Path, k: int, n: int = N) -> None:
 
 
 def check_pair(xml: Path, n: int = N, openvino: bool = True) -> int | None:
-    """:func:`pair_model`, then xmo's reader and (``openvino``) OpenVINO agree."""
+    """The model ``k`` whose pair is at ``xml`` (None when neither file is
+    there) as xmo's reader reads it (it finishes a write that was
+    interrupted), then the files themselves (:func:`pair_model`) and
+    (``openvino``) OpenVINO agree."""
     from xmo.backends.ir import read_ir
 
-    k = pair_model(xml, n)
-    if k is None:
+    if not xml.exists() and not xml.with_suffix(".bin").exists():
         return None
-    if module_model(read_ir(xml), n) != k:
-        raise Inconsistent(f"xmo's reader gave another model than m{k}")
+    k = module_model(read_ir(xml), n)
+    if pair_model(xml, n) != k:
+        raise Inconsistent(f"xmo's reader gave model m{k}, the files are another")
     if openvino:
         openvino_model(xml, k, n)
     return k
@@ -156,11 +160,14 @@ def check_pair(xml: Path, n: int = N, openvino: bool = True) -> int | None:
 # -- processes -----------------------------------------------------------------------
 
 
-def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str | None = None) -> None:
-    """Write model ``k`` to ``xml`` as a fresh process would (default signal
-    dispositions), with the serializer's test hook set to ``fault``
-    (``XMO_TEST_IR_FAULT``, e.g. ``journal:kill``). With ``src`` (an ``.xml``
-    path) the weights are memory-mapped from there (see :func:`make_module`)."""
+def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str | None = None,
+               tmpfile: bool = True, bin_path: str | None = None) -> None:
+    """Write model ``k`` to ``xml`` (and ``bin_path``) as a fresh process
+    would (default signal dispositions), with the serializer's test hook set
+    to ``fault`` (``XMO_TEST_IR_FAULT``, e.g. ``journal:kill``). With ``src``
+    (an ``.xml`` path) the weights are memory-mapped from there (see
+    :func:`make_module`); ``tmpfile=False`` writes as on a file system without
+    ``O_TMPFILE`` (named temporaries)."""
     import signal
 
     from xmo.backends.ir import serialize
@@ -169,9 +176,11 @@ def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str 
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     module = make_module(k, n, mapped_from=Path(src) if src else None)
+    if not tmpfile and hasattr(os, "O_TMPFILE"):
+        del os.O_TMPFILE
     if fault:
         os.environ["XMO_TEST_IR_FAULT"] = fault
-    serialize(module, xml)
+    serialize(module, xml, bin_path)
 
 
 def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bool, seed: int) -> None:
@@ -179,7 +188,12 @@ def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bo
 
     rng = random.Random(seed * 1000 + k)
     with tempfile.TemporaryDirectory(prefix="xmo-stress-src-") as src:
-        module = make_module(k, mapped_from=Path(src) / "src.xml" if mapped else None)
+        try:
+            module = make_module(k, mapped_from=Path(src) / "src.xml" if mapped else None)
+        except Exception as e:  # noqa: BLE001 - reported to the parent
+            errors.put(f"writer {k}: cannot make its model: {type(e).__name__}: {e}")
+            barrier.abort()
+            return
         for r in range(rounds):
             barrier.wait()
             time.sleep(rng.random() * 0.002)
@@ -268,10 +282,14 @@ def run(rounds: int = 100, writers: int = 4, folder: Path | None = None, openvin
         seen: set[int] = set()
         try:
             for r in range(rounds):
-                barrier.wait(timeout=300)
-                if r == 0 and read_proc is not None:
-                    read_proc.start()
-                barrier.wait(timeout=300)
+                try:
+                    barrier.wait(timeout=300)
+                    if r == 0 and read_proc is not None:
+                        read_proc.start()
+                    barrier.wait(timeout=300)
+                except threading.BrokenBarrierError:
+                    report.problems.append(f"round {r}: a writer failed")
+                    break
                 _check_round(r, xml, openvino, report, seen)
         finally:
             stop.set()

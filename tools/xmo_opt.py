@@ -43,6 +43,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xmo.context import make_context, weight_store
+from xmo.termination import Terminated, install_termination_handlers
 
 
 @dataclass(frozen=True)
@@ -238,10 +239,12 @@ class XmoOptError(Exception):
 
 def cli() -> int:
     """The ``xmo-opt`` command: :func:`main` in a process of its own, with
-    the collector settings of ``xmo`` (see :func:`xmo.tools.xmo_main.cli`)."""
+    the collector settings and the SIGTERM / SIGHUP handling of ``xmo`` (see
+    :func:`xmo.tools.xmo_main.cli`)."""
     from xmo.gc_policy import configure_process
 
     configure_process()
+    install_termination_handlers()
     return main()
 
 
@@ -252,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         driver.run()
     except SystemExit:
         raise
+    except Terminated as e:
+        print(f"xmo-opt: {e}", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print("xmo-opt: interrupted", file=sys.stderr)
         return 130

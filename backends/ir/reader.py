@@ -5,10 +5,14 @@ Every layer maps to the op class of its ``type``/``version`` (``Const`` is
 are registered in the context's weight store as views of the map (no copies);
 constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``.
 
-Unlike OpenVINO's own reader, this one checks what it reads: edges (missing,
-duplicate, dangling, cycles), constant ranges against the ``.bin`` size, port
-precisions and dims against each other and against shape inference. Every
-problem raises :class:`IRReadError` with a one-line message naming the layer.
+Unlike OpenVINO's own reader, this one checks what it reads: the ``.bin``
+against the size and SHA-256 the ``.xml`` records (an IR written by xmo, see
+:mod:`xmo.backends.ir.pair`: a ``.bin`` that does not belong to the ``.xml``
+is refused; a write of the pair under way is waited for, an interrupted one
+undone, and the pair read again), edges (missing, duplicate, dangling,
+cycles), constant ranges against the ``.bin`` size, port precisions and dims
+against each other and against shape inference. Every problem raises
+:class:`IRReadError` with a one-line message naming the layer.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 from xdsl.context import Context
@@ -33,6 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.backends.ir import pair
 from xmo.backends.ir._common import (
     ELEMENT_TYPE_OF_PRECISION,
     OV_TYPE_OF_IR_TYPE,
@@ -57,6 +62,27 @@ _SUPPORTED_VERSIONS = ("10", "11")
 #: in 3.3 MB), so 1 GiB is millions of layers; ElementTree needs many times
 #: the file's size in memory, so a bigger file is refused up front.
 MAX_XML_BYTES = 1 << 30
+#: Reads of a pair that is being replaced (see :func:`read_ir`)
+_PAIR_ATTEMPTS = 3
+#: How much of the ``.xml``'s start holds the record of its ``.bin``
+_HEAD_BYTES = 256
+
+
+class _PairError(IRReadError):
+    """The ``.xml`` and ``.bin`` at the path are not one pair (yet)."""
+
+    def __init__(self, msg: str, xml_path: Path, xml_id: tuple[int, int] | None) -> None:
+        super().__init__(msg)
+        self.xml_path = xml_path
+        self.xml_id = xml_id
+
+    def xml_replaced(self) -> bool:
+        """Whether the path names another ``.xml`` than the one read."""
+        try:
+            st = os.stat(self.xml_path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) != self.xml_id
 
 
 @dataclass
@@ -105,7 +131,14 @@ def read_ir(
     if ctx is None:
         ctx = make_context()
     store = weight_store(ctx)
-    module = _Reader(xml_path, bin_path, store).read()
+    for attempt in range(1, _PAIR_ATTEMPTS + 1):
+        try:
+            module = _Reader(xml_path, bin_path, store).read()
+            break
+        except _PairError as e:
+            # a writer replacing the pair: wait for it (or undo an interrupted one), read again
+            if attempt == _PAIR_ATTEMPTS or not (pair.settle(xml_path) or e.xml_replaced()):
+                raise IRReadError(str(e)) from None
     attach_context(module, ctx)  # the module keeps its weights alive
     return module
 
@@ -130,21 +163,41 @@ class _Reader:
         self.store = store
         self._bin: np.ndarray | None = None
         self._bin_loaded = False
+        #: the .bin checked against the record, mapped from this file
+        self._bin_file: IO[bytes] | None = None
 
     # -- parsing ------------------------------------------------------------
     def read(self) -> ModuleOp:
         try:
-            size = self.xml_path.stat().st_size
-            if size > MAX_XML_BYTES:
-                raise IRReadError(
-                    f"{self.xml_path}: {size} bytes, more than the {MAX_XML_BYTES >> 20} MiB "
-                    "an IR .xml may have (its weights belong in the .bin)"
-                )
-            root = ET.parse(self.xml_path).getroot()
+            return self._read()
+        finally:
+            if self._bin_file is not None:
+                self._bin_file.close()
+
+    def _read(self) -> ModuleOp:
+        xml_id = None
+        try:
+            with open(self.xml_path, "rb") as f:
+                st = os.fstat(f.fileno())
+                xml_id = (st.st_dev, st.st_ino)
+                if st.st_size > MAX_XML_BYTES:
+                    raise IRReadError(
+                        f"{self.xml_path}: {st.st_size} bytes, more than the "
+                        f"{MAX_XML_BYTES >> 20} MiB an IR .xml may have (its weights belong in "
+                        "the .bin)"
+                    )
+                record = pair.read_record(f.read(_HEAD_BYTES))
+                f.seek(0)
+                root = ET.parse(f).getroot()
         except ET.ParseError as e:
             raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None
+        except FileNotFoundError as e:
+            raise _PairError(f"{self.xml_path}: cannot read: {e.strerror}", self.xml_path,
+                             None) from None
         except OSError as e:
             raise IRReadError(f"{self.xml_path}: cannot read: {e.strerror}") from None
+        if record is not None:
+            self._check_bin(record, xml_id)
         if root.tag != "net":
             raise IRReadError(f"{self.xml_path}: root element is <{root.tag}>, not <net>")
         version = root.get("version")
@@ -500,11 +553,43 @@ class _Reader:
         return declared
 
     # -- constants ------------------------------------------------------------
+    def _check_bin(self, record: tuple[int, str], xml_id: tuple[int, int] | None) -> None:
+        """The ``.bin`` has the size and SHA-256 the ``.xml`` records (read
+        through a small buffer: the weights do not become resident); it is
+        then the file the constants map."""
+        size, sha = record
+        xml, bin_ = self.xml_path, self.bin_path
+        try:
+            f = open(os.fspath(bin_), "rb")  # noqa: SIM115 - kept open for the map
+        except FileNotFoundError:
+            if size == 0:  # nothing to read from it
+                return
+            raise _PairError(f"{bin_} is missing: {xml.name} was written with a {size}-byte "
+                             f"{bin_.name}", xml, xml_id) from None
+        except OSError as e:
+            raise IRReadError(f"cannot open weights file {bin_}: {e.strerror}") from None
+        self._bin_file = f
+        try:
+            have = os.fstat(f.fileno()).st_size
+            if have == size:
+                have, digest = pair.file_digest(f.fileno())
+        except OSError as e:
+            raise IRReadError(f"cannot read weights file {bin_}: {e.strerror}") from None
+        if have != size:
+            raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
+                             f"{size}-byte .bin, {bin_.name} has {have} bytes", xml, xml_id)
+        if digest != sha:
+            raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
+                             f".bin of SHA-256 {sha[:16]}..., {bin_.name} has {digest[:16]}...",
+                             xml, xml_id)
+
     def _bin_map(self, layer: _Layer) -> np.ndarray:
         if not self._bin_loaded:
             self._bin_loaded = True
+            source: Any = self._bin_file if self._bin_file is not None else self.bin_path
             try:
-                size = self.bin_path.stat().st_size
+                size = (os.fstat(source.fileno()) if self._bin_file is not None
+                        else self.bin_path.stat()).st_size
             except OSError as e:
                 raise IRReadError(
                     f"{layer.label}: cannot open weights file {self.bin_path}: "
@@ -513,7 +598,7 @@ class _Reader:
             if size == 0:
                 self._bin = np.zeros(0, dtype=np.uint8)
             else:
-                self._bin = np.memmap(self.bin_path, dtype=np.uint8, mode="r")
+                self._bin = np.memmap(source, dtype=np.uint8, mode="r")
         assert self._bin is not None
         return self._bin
 

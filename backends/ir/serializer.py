@@ -6,8 +6,10 @@ the order of the Result layers in the file, likewise for Parameters).
 
 Weights are streamed into the ``.bin`` one constant at a time (each payload is
 written from a memoryview, never concatenated), identical payloads are stored
-once. Both files are written to temporary files in the destination folder and
-moved into place only when everything succeeded.
+once. The two files are written and put in place as one pair by
+:class:`xmo.backends.ir.pair.PairWriter`: concurrent writers of one path take
+turns, the ``.xml`` records the ``.bin``'s size and SHA-256, and a write that
+fails or is interrupted leaves the previous pair.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -39,6 +40,7 @@ from xmo.backends.ir._common import (
     escape_names,
     shape_text,
 )
+from xmo.backends.ir.pair import PairWriter, test_hook
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
@@ -70,8 +72,9 @@ def serialize(
     the written files back with :func:`xmo.backends.ir.read_ir` before they
     replace anything and checks every layer against ``module``: op type and
     each output's dims and element type (the reader itself checks the port
-    dims and precisions against shape inference). On any error nothing is left
-    behind: neither output file nor temporary files.
+    dims and precisions against shape inference). On any error, signal or
+    kill the previous pair at the path stays (see :mod:`xmo.backends.ir.pair`)
+    and no temporary is left behind.
     """
     xml_path = Path(xml_path)
     bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
@@ -84,29 +87,18 @@ def serialize(
         except VerifyException as e:
             raise IRWriteError(f"module does not verify: {_one_line(e)}") from e
 
-    temps: list[Path] = []
-    try:
-        bin_tmp = _temp_next_to(bin_path, temps)
-        with open(bin_tmp, "wb") as bin_file:
-            writer = _Writer(module, bin_file)
+    with PairWriter(xml_path, bin_path) as files:
+        try:
+            writer = _Writer(module, files.bin)
             text = writer.build()
-        xml_tmp = _temp_next_to(xml_path, temps)
-        with open(xml_tmp, "wb") as xml_file:
-            xml_file.write(text.encode("utf-8"))
+        except OSError as e:
+            raise IRWriteError(f"cannot write {bin_path}: {e.strerror}") from e
+        xml_tmp, bin_tmp = files.finish(text)
         if verify_ir:
             # as stored: characters XML cannot hold are written escaped
             names = [_storable(n) for n in writer.names]
             _check_written(writer.ops, names, xml_tmp, bin_tmp)
-        os.replace(bin_tmp, bin_path)
-        temps.remove(bin_tmp)
-        os.replace(xml_tmp, xml_path)
-        temps.remove(xml_tmp)
-    finally:
-        for t in temps:
-            try:
-                os.unlink(t)
-            except FileNotFoundError:
-                pass
+        files.commit()
 
 
 # characters XML 1.0 cannot hold, even as references (names from a model may have them)
@@ -168,26 +160,6 @@ def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: 
                 f"{got.name} {', '.join(map(str, got_types))}, the module has "
                 f"{op.name} {', '.join(map(str, want_types))}"
             )
-
-
-def _temp_next_to(path: Path, temps: list[Path]) -> Path:
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    temps.append(Path(name))
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)
-    finally:
-        os.close(fd)
-    return Path(name)
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
 
 
 def _one_line(e: BaseException) -> str:
@@ -559,6 +531,8 @@ class _Writer:
             self.bin.write(memoryview(raw).cast("B"))
         self.offset += raw.nbytes
         same.append((raw, offset))
+        if offset == 0:
+            test_hook("bin-partial")
         return offset
 
     def _copy_mapped(self, raw: np.ndarray) -> bool:
