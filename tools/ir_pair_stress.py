@@ -160,6 +160,15 @@ def check_pair(xml: Path, n: int = N, openvino: bool = True) -> int | None:
 # -- processes -----------------------------------------------------------------------
 
 
+def forkserver() -> Any:
+    """The multiprocessing context of the writers: a fork server that has
+    imported xmo's IR backend once (a process per write starts in
+    milliseconds, with default signal handlers)."""
+    mp = multiprocessing.get_context("forkserver")
+    mp.set_forkserver_preload([__name__, "xmo.backends.ir", "xmo.dialects.ov"])
+    return mp
+
+
 def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str | None = None,
                tmpfile: bool = True, bin_path: str | None = None) -> None:
     """Write model ``k`` to ``xml`` (and ``bin_path``) as a fresh process
@@ -265,7 +274,7 @@ def _check_round(r: int, xml: Path, openvino: bool, report: Report, seen: set[in
 def run(rounds: int = 100, writers: int = 4, folder: Path | None = None, openvino: bool = True,
         reader: bool = True, seed: int = 0) -> Report:
     """``writers`` processes write to one path ``rounds`` times (see the module docstring)."""
-    mp = multiprocessing.get_context("forkserver")
+    mp = forkserver()
     report = Report(rounds=rounds)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="xmo-stress-", dir=folder) as tmp:

@@ -14,8 +14,10 @@ path (``model.xml``):
   ``.bin.new``), named only when complete. Temporary names are short
   whatever the output's name.
 * **The .xml records its .bin.** Its second line is a processing instruction
-  ``<?xmo-bin size="N" sha256="HEX"?>`` (the ``.bin``'s size and SHA-256,
-  computed by reading it back through a small buffer). xmo's reader checks it
+  ``<?xmo-bin size="N" sha256-4mib-blocks="HEX"?>``: the ``.bin``'s size and
+  the SHA-256 of the SHA-256 digests of its 4 MiB blocks (blocks so that
+  threads hash them in parallel; read back through small buffers, never
+  mapped, see :func:`file_digest`). xmo's reader checks it
   and refuses a ``.bin`` that does not match: "model.bin does not belong to
   model.xml". It is a processing instruction, not runtime info, because
   OpenVINO keeps a model's runtime info when it saves the model again, with a
@@ -57,6 +59,9 @@ import json
 import os
 import re
 import signal
+import stat
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
@@ -75,7 +80,7 @@ __all__ = [
     "recover",
     "settle",
     "strip_record",
-    "test_hook",
+    "fault_point",
 ]
 
 #: The environment variable of the test hook (see the module docstring).
@@ -98,12 +103,16 @@ _SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP, "term": signal.SIGTE
             "hup": signal.SIGHUP, "int": signal.SIGINT}
 
 _XML_DECLARATION = '<?xml version="1.0"?>\n'
-_RECORD = re.compile(rb'<\?xmo-bin size="(\d+)" sha256="([0-9a-f]{64})"\?>\n')
-#: bytes hashed per read (reads into one buffer: the .bin is never mapped whole)
+_RECORD = re.compile(rb'<\?xmo-bin size="(\d+)" sha256-4mib-blocks="([0-9a-f]{64})"\?>\n')
+#: the .bin is hashed in blocks of this size, each by one of a few threads
+_BLOCK = 4 << 20
+#: bytes read at once (into a buffer per thread: the .bin is never mapped)
 _CHUNK = 1 << 20
+_THREADS = min(8, os.cpu_count() or 1)
+_buffers = threading.local()
 
 
-def test_hook(point: str) -> None:
+def fault_point(point: str) -> None:
     """The test hook at ``point`` (a no-op unless ``XMO_TEST_IR_FAULT`` names it)."""
     spec = os.environ.get(FAULT_ENV)
     if not spec:
@@ -113,19 +122,21 @@ def test_hook(point: str) -> None:
         return
     if action == "enospc":
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    if action not in _SIGNALS:
+        raise ValueError(f"{FAULT_ENV}: unknown action '{action}'")
     os.kill(os.getpid(), _SIGNALS[action])
 
 
 # -- the record ----------------------------------------------------------------------
 
 
-def record_line(size: int, sha256: str) -> str:
-    """The ``.xml``'s second line: the size and SHA-256 of its ``.bin``."""
-    return f'<?xmo-bin size="{size}" sha256="{sha256}"?>\n'
+def record_line(size: int, digest: str) -> str:
+    """The ``.xml``'s second line: the size and :func:`file_digest` of its ``.bin``."""
+    return f'<?xmo-bin size="{size}" sha256-4mib-blocks="{digest}"?>\n'
 
 
 def read_record(head: bytes) -> tuple[int, str] | None:
-    """(size, SHA-256) recorded at the start of an ``.xml`` (``head``: its
+    """(size, digest) recorded at the start of an ``.xml`` (``head``: its
     first bytes, a few hundred suffice), None when it has no record (an IR
     written by OpenVINO or by an older xmo)."""
     first = head.find(b"\n")
@@ -141,20 +152,39 @@ def strip_record(xml: bytes) -> bytes:
 
 
 def file_digest(fd: int) -> tuple[int, str]:
-    """(size, SHA-256 hex) of the file open as ``fd``, read with ``pread``
-    into one buffer (the pages go through the page cache, not this process's
-    memory)."""
-    h = hashlib.sha256()
-    buf = bytearray(_CHUNK)
+    """(size, digest) of the file open as ``fd``: the SHA-256 (hex) of the
+    concatenated SHA-256 digests of its 4 MiB blocks (the last one shorter),
+    hashed by a few threads (``pread`` and hashlib release the GIL). The
+    bytes are read into one small buffer per thread: they go through the page
+    cache, not this process's memory."""
+    size = os.fstat(fd).st_size
+    starts = range(0, size, _BLOCK)
+
+    def block(start: int) -> bytes:
+        return _block_digest(fd, start, min(_BLOCK, size - start))
+
+    if len(starts) <= 1:
+        digests = [block(s) for s in starts]
+    else:
+        with ThreadPoolExecutor(max_workers=min(_THREADS, len(starts))) as pool:
+            digests = list(pool.map(block, starts))
+    return size, hashlib.sha256(b"".join(digests)).hexdigest()
+
+
+def _block_digest(fd: int, start: int, count: int) -> bytes:
+    buf = getattr(_buffers, "buf", None)
+    if buf is None:
+        buf = _buffers.buf = bytearray(_CHUNK)
     view = memoryview(buf)
-    offset = 0
-    while True:
-        n = os.preadv(fd, [buf], offset)
+    h = hashlib.sha256()
+    done = 0
+    while done < count:
+        n = os.preadv(fd, [view[: min(_CHUNK, count - done)]], start + done)
         if n <= 0:
-            break
+            raise OSError(errno.EIO, f"the file ended at byte {start + done} while being hashed")
         h.update(view[:n])
-        offset += n
-    return offset, h.hexdigest()
+        done += n
+    return h.digest()
 
 
 # -- names, lock, journal -------------------------------------------------------------
@@ -177,20 +207,32 @@ class _Names:
         self.bin_new = bin_.parent / f".xmo-{key}.bin.new"
         self.bin_old = bin_.parent / f".xmo-{key}.bin.old"
 
-    def with_bin(self, bin_: Path) -> _Names:
-        return _Names(self.xml, bin_)
-
     def journal_text(self) -> str:
         same = self.bin.parent == self.xml.parent
         return json.dumps({"bin": self.bin.name if same else os.path.abspath(self.bin)})
 
-    def from_journal(self, text: str) -> _Names:
-        """The names of the write whose journal is ``text``."""
+    def check_journal(self) -> bool:
+        """Whether there is a journal of a write of this pair: one of this
+        user's (a regular file), naming this ``.bin``. Another is refused
+        (``OSError``): undoing its renames could move files of someone else's."""
+        try:
+            st = os.lstat(self.journal)
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise OSError(errno.EPERM, f"{self.journal} is not a journal of this user's")
+        with open(self.journal) as f:
+            text = f.read(4096)
         try:
             where = json.loads(text)["bin"]
         except (ValueError, KeyError, TypeError):
-            raise OSError(errno.EINVAL, f"{self.journal}: not a journal of xmo") from None
-        return self.with_bin(self.xml.parent / where)
+            raise OSError(errno.EINVAL, f"{self.journal} is not a journal of xmo") from None
+        if not isinstance(where, str) or (
+            os.path.abspath(self.xml.parent / where) != os.path.abspath(self.bin)
+        ):
+            raise OSError(errno.EINVAL, f"{self.journal} is a write of the .bin {where!r}, "
+                                        f"not {self.bin}")
+        return True
 
 
 class _Lock:
@@ -262,17 +304,11 @@ def recover(names: _Names, undo: bool = False) -> None:
     (:func:`_undo_renames`; ``undo``: always), and remove the journal; then
     remove the temporaries. Every step can be repeated, so this may itself be
     interrupted and run again."""
-    try:
-        text = names.journal.read_text()
-    except FileNotFoundError:
-        text = None
-    if text is not None:
-        w = names.from_journal(text)
-        placed = not os.path.lexists(w.xml_new) and not os.path.lexists(w.bin_new)
+    if names.check_journal():
+        placed = not os.path.lexists(names.xml_new) and not os.path.lexists(names.bin_new)
         if undo or not placed:
-            _undo_renames(w)
+            _undo_renames(names)
         _unlink(names.journal)
-        _remove_temporaries(w)
     _remove_temporaries(names)
 
 
@@ -295,12 +331,13 @@ def _remove_temporaries(names: _Names) -> None:
         _unlink(p)
 
 
-def settle(xml: Path) -> bool:
-    """For a reader that met a pair at ``xml`` with a file missing or not
-    matching: wait for a writer of it that holds the lock, and undo the
-    commit of one that was interrupted (needs write access to the folder).
-    True when there was something to wait for or undo (read again)."""
-    names = _Names(xml, xml.with_suffix(".bin"))
+def settle(xml: Path, bin_: Path) -> bool:
+    """For a reader that met the pair at ``xml`` / ``bin_`` with a file
+    missing or not matching: wait for a writer of it that holds the lock, and
+    deal with what an interrupted one left (:func:`recover`: needs write
+    access to the folder). True when there was something to wait for or to
+    recover (read again)."""
+    names = _Names(xml, bin_)
     waited = False
     try:
         fd = os.open(names.lock, os.O_RDONLY | os.O_CLOEXEC)
@@ -318,7 +355,7 @@ def settle(xml: Path) -> bool:
     try:
         lock.acquire()
     except OSError:
-        return waited  # no write access: the next writer undoes it
+        return waited  # no write access: the next writer recovers
     try:
         with deferred():
             recover(names)
@@ -378,7 +415,7 @@ class PairWriter:
                 raise IRWriteError(
                     f"cannot undo an interrupted write of {self.names.xml}: {e.strerror}"
                 ) from e
-            test_hook("locked")
+            fault_point("locked")
             self.bin = open(self._create(self.names.bin_new), "wb")  # noqa: SIM115
             stack.callback(self.bin.close)
             self._stack = stack.pop_all()
@@ -441,18 +478,18 @@ class PairWriter:
         n = self.names
         try:
             self.bin.flush()
-            test_hook("bin-written")
-            size, sha = file_digest(self.bin.fileno())
+            fault_point("bin-written")
+            size, digest = file_digest(self.bin.fileno())
             self.bin.close()
-            text = _XML_DECLARATION + record_line(size, sha) + xml_text[len(_XML_DECLARATION) :]
+            text = _XML_DECLARATION + record_line(size, digest) + xml_text[len(_XML_DECLARATION) :]
             with open(self._create(n.xml_new), "wb") as f:
                 f.write(text.encode("utf-8"))
-            test_hook("xml-written")
+            fault_point("xml-written")
             for fd, name in self._unnamed:
                 _give_name(fd, name)
         except OSError as e:
             raise IRWriteError(f"cannot write {n.xml}: {e.strerror}") from e
-        test_hook("named")
+        fault_point("named")
         return n.xml_new, n.bin_new
 
     def commit(self) -> None:
@@ -466,24 +503,24 @@ class PairWriter:
             os.rename(n.journal_tmp, n.journal)
         except OSError as e:
             raise IRWriteError(f"cannot write {n.journal}: {e.strerror}") from e
-        test_hook("journal")
+        fault_point("journal")
         with deferred() as pending:
             target = n.xml
             try:
                 if os.path.lexists(n.bin):
                     target = n.bin
                     os.rename(n.bin, n.bin_old)
-                    test_hook("bin-aside")
+                    fault_point("bin-aside")
                 if os.path.lexists(n.xml):
                     target = n.xml
                     os.rename(n.xml, n.xml_old)
-                    test_hook("xml-aside")
+                    fault_point("xml-aside")
                 target = n.xml
                 os.rename(n.xml_new, n.xml)
-                test_hook("xml-placed")
+                fault_point("xml-placed")
                 target = n.bin
                 os.rename(n.bin_new, n.bin)
-                test_hook("bin-placed")
+                fault_point("bin-placed")
                 if not pending:
                     _unlink(n.journal)  # the commit point
                     self._committed = True
@@ -496,4 +533,4 @@ class PairWriter:
             # block ended, did not raise (raising, the cleanup undoes them)
             _unlink(n.journal)
             self._committed = True
-        test_hook("committed")
+        fault_point("committed")

@@ -6,7 +6,7 @@ are registered in the context's weight store as views of the map (no copies);
 constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``.
 
 Unlike OpenVINO's own reader, this one checks what it reads: the ``.bin``
-against the size and SHA-256 the ``.xml`` records (an IR written by xmo, see
+against the size and digest the ``.xml`` records (an IR written by xmo, see
 :mod:`xmo.backends.ir.pair`: a ``.bin`` that does not belong to the ``.xml``
 is refused; a write of the pair under way is waited for, an interrupted one
 undone, and the pair read again), edges (missing, duplicate, dangling,
@@ -137,7 +137,7 @@ def read_ir(
             break
         except _PairError as e:
             # a writer replacing the pair: wait for it (or undo an interrupted one), read again
-            if attempt == _PAIR_ATTEMPTS or not (pair.settle(xml_path) or e.xml_replaced()):
+            if attempt == _PAIR_ATTEMPTS or not (pair.settle(xml_path, bin_path) or e.xml_replaced()):
                 raise IRReadError(str(e)) from None
     attach_context(module, ctx)  # the module keeps its weights alive
     return module
@@ -554,10 +554,10 @@ class _Reader:
 
     # -- constants ------------------------------------------------------------
     def _check_bin(self, record: tuple[int, str], xml_id: tuple[int, int] | None) -> None:
-        """The ``.bin`` has the size and SHA-256 the ``.xml`` records (read
-        through a small buffer: the weights do not become resident); it is
+        """The ``.bin`` has the size and digest the ``.xml`` records (read
+        through small buffers: the weights do not become resident); it is
         then the file the constants map."""
-        size, sha = record
+        size, want = record
         xml, bin_ = self.xml_path, self.bin_path
         try:
             f = open(os.fspath(bin_), "rb")  # noqa: SIM115 - kept open for the map
@@ -578,9 +578,9 @@ class _Reader:
         if have != size:
             raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
                              f"{size}-byte .bin, {bin_.name} has {have} bytes", xml, xml_id)
-        if digest != sha:
+        if digest != want:
             raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
-                             f".bin of SHA-256 {sha[:16]}..., {bin_.name} has {digest[:16]}...",
+                             f".bin of digest {want[:16]}..., {bin_.name} has {digest[:16]}...",
                              xml, xml_id)
 
     def _bin_map(self, layer: _Layer) -> np.ndarray:

@@ -40,7 +40,7 @@ from xmo.backends.ir._common import (
     escape_names,
     shape_text,
 )
-from xmo.backends.ir.pair import PairWriter, test_hook
+from xmo.backends.ir.pair import PairWriter, fault_point
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
@@ -532,7 +532,7 @@ class _Writer:
         self.offset += raw.nbytes
         same.append((raw, offset))
         if offset == 0:
-            test_hook("bin-partial")
+            fault_point("bin-partial")
         return offset
 
     def _copy_mapped(self, raw: np.ndarray) -> bool:
