@@ -33,7 +33,13 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-__all__ = ["TERMINATION_SIGNALS", "Terminated", "cleanup_on_termination", "deferred", "install_termination_handlers"]
+__all__ = [
+    "TERMINATION_SIGNALS",
+    "Terminated",
+    "cleanup_on_termination",
+    "deferred",
+    "install_termination_handlers",
+]
 
 #: signals that raise :class:`Terminated` (SIGINT raises KeyboardInterrupt)
 TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)

@@ -192,7 +192,8 @@ def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str 
     serialize(module, xml, bin_path)
 
 
-def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bool, seed: int) -> None:
+def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bool,
+            seed: int) -> None:
     from xmo.backends.ir import serialize
 
     rng = random.Random(seed * 1000 + k)
@@ -247,7 +248,8 @@ class Report:
 
     def __str__(self) -> str:
         lines = [
-            f"{self.consistent} of {self.rounds} rounds left a consistent pair in {self.seconds:.1f} s; "
+            f"{self.consistent} of {self.rounds} rounds left a consistent pair "
+            f"in {self.seconds:.1f} s; "
             f"concurrent reader: {self.reads_accepted} reads accepted, "
             f"{self.reads_inconsistent} of them inconsistent, {self.reads_refused} refused",
         ]
@@ -281,7 +283,8 @@ def run(rounds: int = 100, writers: int = 4, folder: Path | None = None, openvin
         xml = Path(tmp) / "out.xml"
         barrier = mp.Barrier(writers + 1)
         errors = mp.Queue()
-        procs = [mp.Process(target=_writer, args=(k, str(xml), rounds, barrier, errors, k % 2 == 1, seed))
+        procs = [mp.Process(target=_writer,
+                            args=(k, str(xml), rounds, barrier, errors, k % 2 == 1, seed))
                  for k in range(writers)]
         for p in procs:
             p.start()
@@ -307,7 +310,8 @@ def run(rounds: int = 100, writers: int = 4, folder: Path | None = None, openvin
                 read_proc.join()
                 report.reads_accepted, report.reads_refused = accepted, refused
                 report.reads_inconsistent = nbad
-                report.problems += [f"concurrent reader accepted an inconsistent pair: {b}" for b in bad]
+                report.problems += [f"concurrent reader accepted an inconsistent pair: {b}"
+                                    for b in bad]
                 if nbad > len(bad):
                     report.problems.append(f"... {nbad - len(bad)} more inconsistent reads")
             for p in procs:
@@ -321,7 +325,8 @@ def run(rounds: int = 100, writers: int = 4, folder: Path | None = None, openvin
     return report
 
 
-def run_cli(rounds: int = 5, writers: int = 4, folder: Path | None = None, openvino: bool = True) -> Report:
+def run_cli(rounds: int = 5, writers: int = 4, folder: Path | None = None,
+            openvino: bool = True) -> Report:
     """As :func:`run`, each write an ``xmo convert`` process of its own."""
     report = Report(rounds=rounds)
     t0 = time.perf_counter()
@@ -356,7 +361,8 @@ def _leftovers(folder: Path, stem: str, keep: set[str] | None = None) -> list[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--writers", type=int, default=4)
     ap.add_argument("--cli", action="store_true", help="writers are `xmo convert` processes")

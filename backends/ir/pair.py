@@ -369,10 +369,6 @@ def settle(xml: Path, bin_: Path) -> bool:
 # -- the writer --------------------------------------------------------------------------
 
 
-def _is_dir(p: Path) -> bool:
-    return os.path.isdir(p) and not os.path.islink(p)
-
-
 class PairWriter:
     """Writes one pair at ``xml`` / ``bin`` (see the module docstring)::
 
@@ -481,7 +477,10 @@ class PairWriter:
             fault_point("bin-written")
             size, digest = file_digest(self.bin.fileno())
             self.bin.close()
-            text = _XML_DECLARATION + record_line(size, digest) + xml_text[len(_XML_DECLARATION) :]
+        except OSError as e:
+            raise IRWriteError(f"cannot write {n.bin}: {e.strerror}") from e
+        text = _XML_DECLARATION + record_line(size, digest) + xml_text[len(_XML_DECLARATION) :]
+        try:
             with open(self._create(n.xml_new), "wb") as f:
                 f.write(text.encode("utf-8"))
             fault_point("xml-written")
@@ -502,7 +501,9 @@ class PairWriter:
                 f.write(n.journal_text())
             os.rename(n.journal_tmp, n.journal)
         except OSError as e:
-            raise IRWriteError(f"cannot write {n.journal}: {e.strerror}") from e
+            raise IRWriteError(
+                f"cannot replace {n.xml}: {e.strerror} (the previous files are kept)"
+            ) from e
         fault_point("journal")
         with deferred() as pending:
             target = n.xml

@@ -137,7 +137,8 @@ def read_ir(
             break
         except _PairError as e:
             # a writer replacing the pair: wait for it (or undo an interrupted one), read again
-            if attempt == _PAIR_ATTEMPTS or not (pair.settle(xml_path, bin_path) or e.xml_replaced()):
+            again = pair.settle(xml_path, bin_path) or e.xml_replaced()
+            if attempt == _PAIR_ATTEMPTS or not again:
                 raise IRReadError(str(e)) from None
     attach_context(module, ctx)  # the module keeps its weights alive
     return module

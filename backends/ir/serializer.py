@@ -8,7 +8,7 @@ Weights are streamed into the ``.bin`` one constant at a time (each payload is
 written from a memoryview, never concatenated), identical payloads are stored
 once. The two files are written and put in place as one pair by
 :class:`xmo.backends.ir.pair.PairWriter`: concurrent writers of one path take
-turns, the ``.xml`` records the ``.bin``'s size and SHA-256, and a write that
+turns, the ``.xml`` records the ``.bin``'s size and digest, and a write that
 fails or is interrupted leaves the previous pair.
 """
 
