@@ -17,11 +17,11 @@ path (``model.xml``):
   ``<?xmo-bin size="N" sha256-4mib-blocks="HEX"?>``: the ``.bin``'s size and
   the SHA-256 of the SHA-256 digests of its 4 MiB blocks (blocks so that
   threads hash them in parallel; read back through small buffers, never
-  mapped, see :func:`file_digest`). xmo's reader checks it
-  and refuses a ``.bin`` that does not match: "model.bin does not belong to
-  model.xml". It is a processing instruction, not runtime info, because
-  OpenVINO keeps a model's runtime info when it saves the model again, with a
-  ``.bin`` of its own: a digest there would then be wrong.
+  mapped, see :func:`file_digest`). xmo's reader checks it and refuses a
+  ``.bin`` that does not match: "model.bin does not belong to model.xml". It
+  is a processing instruction, not runtime info, because OpenVINO keeps a
+  model's runtime info when it saves the model again, with a ``.bin`` of its
+  own: a digest there would then be wrong.
 * **The commit is journaled.** A journal (``.xmo-<key>.journal``, naming the
   ``.bin``) is written, then: the old ``.bin`` is moved aside, the old
   ``.xml`` is moved aside, the new ``.xml`` and then the new ``.bin`` take
@@ -31,12 +31,16 @@ path (``model.xml``):
   never the ``.xml`` of one write with the ``.bin`` of another: OpenVINO
   refuses to read a missing file rather than computing with wrong weights.
 * **A write that does not reach the commit point leaves the old pair.** On
-  an error (a failing rename, disk full), a signal (SIGINT, SIGTERM, SIGHUP:
-  handled after the cleanup) or kill -9, the renames are undone in reverse
-  order -- at once, or, after kill -9, by the next process that takes the
-  lock: the next writer of the path, or xmo's reader, which waits for a
-  writer holding the lock and finishes an interrupted one (as a database
-  replays its journal), then reads again.
+  an error (a failing rename, disk full) or a signal (SIGINT, SIGTERM,
+  SIGHUP: their handlers run after the cleanup; one that comes during the
+  renames undoes them) the renames are undone in reverse order at once.
+  After kill -9 the next process that takes the lock deals with what was
+  left (:func:`recover`): the next writer of the path, or xmo's reader when
+  it meets a missing or mismatched file (:func:`settle`: it waits for a
+  writer holding the lock, recovers, and reads again), as a database replays
+  its journal. Recovery undoes the renames, unless all of them were done
+  (readers may have read the new pair already): then it finishes the commit.
+  Only a journal of the same user that names the same ``.bin`` is acted on.
 
 What is not covered: a reader other than xmo's that opens the ``.xml`` before
 a commit and the ``.bin`` after it (OpenVINO reads them one after the other,
