@@ -13,16 +13,17 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from xmo.api import (
-    ConversionError,
     compile_model,
     convert_model,
     read_model,
     run,
     save_model,
 )
+from xmo.errors import ConversionError, XmoError
 
 __all__ = [
     "ConversionError",
+    "XmoError",
     "compile_model",
     "convert_model",
     "read_model",

@@ -12,12 +12,10 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xmo import xdsl_speedups
 from xmo.context import attach_context, context_of, make_context
+from xmo.errors import ConversionError
 from xmo.frontends import Frontend
-
-
-class ConversionError(Exception):
-    """A model that cannot be converted; the message says why."""
 
 
 def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> ModuleOp:
@@ -32,6 +30,7 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
     ctx = ctx or make_context()
     suffix = p.suffix.lower()
     if suffix == ".mlir":
+        xdsl_speedups.apply()
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 

@@ -13,10 +13,7 @@ from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import Builtin
 from xdsl.ir import Dialect
 
-from xmo import xdsl_speedups
 from xmo.dialects.ov.weights import WeightStore
-
-xdsl_speedups.apply()
 
 
 def _xmo_dialects() -> dict[str, object]:

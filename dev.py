@@ -12,8 +12,8 @@
 * ``lock``: write ``.venv-latest``'s versions into ``constraints.txt`` (run it
   after ``test-latest`` passes, or after fixing what it found).
 
-``.venv`` is reused while ``pyproject.toml`` and ``constraints.txt`` are
-unchanged (``XMO_VENV`` names another folder).
+``.venv`` is reused while ``pyproject.toml``, ``setup.py`` and ``constraints.txt``
+are unchanged (``XMO_VENV`` names another folder).
 """
 
 from __future__ import annotations
@@ -48,13 +48,15 @@ def sh(*cmd: str | os.PathLike[str], **kw) -> None:
 def ensure_venv() -> None:
     """``.venv`` with xmo and its test extra at the pinned versions."""
     stamp = VENV / ".xmo-installed"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + CONSTRAINTS.read_bytes()).hexdigest()
+    recipe = [ROOT / "pyproject.toml", ROOT / "setup.py", CONSTRAINTS]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in recipe)).hexdigest()
     if stamp.exists() and stamp.read_text() == digest and PY.exists():
         return
     if not PY.exists():
         sh(sys.executable, "-m", "venv", VENV)
     pins = ("-c", CONSTRAINTS)
-    sh(PY, "-m", "pip", "install", "-q", *pins, "--upgrade", "pip")
+    # setuptools and wheel too: tests/test_packaging.py builds the wheel with them
+    sh(PY, "-m", "pip", "install", "-q", *pins, "--upgrade", "pip", "setuptools", "wheel")
     sh(PY, "-m", "pip", "install", "-q", *pins, "--build-constraint", CONSTRAINTS, "-e", ".[test]")
     stamp.write_text(digest)
 

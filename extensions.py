@@ -41,12 +41,9 @@ from xdsl.context import Context
 from xdsl.passes import ModulePass
 
 from xmo.dialects.ov import register_op
+from xmo.errors import ExtensionError
 from xmo.dialects.ov.base import OVOp
 from xmo.passes.to_ov.scoped import ConverterTable
-
-
-class ExtensionError(Exception):
-    """An extension that cannot be loaded (the message names the file)."""
 
 
 _IMPORTED: dict[Path, object] = {}
@@ -82,7 +79,7 @@ def import_extension_file(path: str | Path) -> object:
     return _import_file(Path(path))
 
 
-def load_extensions(ctx: Context, folder: str | Path) -> list[type[OVOp]]:
+def load_extension_ops(ctx: Context, folder: str | Path) -> list[type[OVOp]]:
     """Import ``folder/ops/*.py`` and register the ops they define."""
     root = Path(folder)
     if not root.is_dir():
@@ -209,7 +206,7 @@ def load_extension(folder: str | Path, ctx: Context | None = None) -> Extension:
             f"{root}: not an extension folder (expected some of {', '.join(sorted(known))})"
         )
     ext = Extension(key)
-    ext.ops = load_extensions(ctx if ctx is not None else _scratch_context(), root)
+    ext.ops = load_extension_ops(ctx if ctx is not None else _scratch_context(), root)
     kernel_files = sorted((root / "kernels").glob("*.py"))
     if kernel_files:
         from xmo.backends.cpu import registered_ops

@@ -26,10 +26,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from xmo.errors import ConversionError
 
 
 
-class OptionError(ValueError):
+class OptionError(ConversionError, ValueError):
     """A conversion option that cannot be applied."""
 
 

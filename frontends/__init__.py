@@ -24,9 +24,10 @@ from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xmo.errors import ModelError
 
 
-class UnsupportedModelFormat(ValueError):
+class UnsupportedModelFormat(ModelError):
     """No frontend reads this kind of model."""
 
 

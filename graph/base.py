@@ -7,9 +7,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
 
 from xmo.dialects.ov.base import OVOp
+from xmo.errors import TransformationError
 
 
-class GraphError(Exception):
+class GraphError(TransformationError):
     """A graph edit that cannot be done (the message names the op and port)."""
 
 

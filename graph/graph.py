@@ -41,6 +41,7 @@ from xmo.context import context_of, weight_store
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, tensor
+from xmo.dialects.ov.traits import removable_if_unused
 from xmo.graph.base import DisconnectedOp, GraphError, describe, is_placeholder
 from xmo.graph.node import Node, Port
 
@@ -48,8 +49,6 @@ if TYPE_CHECKING:
     from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker
 
 
-#: Ops that are kept even when nothing consumes them.
-_SINK_TYPES = frozenset({"Parameter", "Result", "Assign", "ReadValue", "Sink"})
 
 
 class Graph:
@@ -553,7 +552,8 @@ class Graph:
     def remove_dead(self, ops: Iterable[Operation] | None = None) -> int:
         """Erase ops (from ``ops``; default: the ones edits may have orphaned)
         that have results but no consumers, then the producers only they kept
-        alive. Parameters, Results and stateful ops stay. Returns the count."""
+        alive. Ops with effects (Parameters, Results, state, random ops) stay.
+        Returns the count."""
         if ops is None:
             work = list(self._candidates)
             self._candidates.clear()
@@ -564,7 +564,7 @@ class Graph:
             op = work.pop()
             if op.parent is not self.block or not isinstance(op, OVOp):
                 continue
-            if op.OV_TYPE in _SINK_TYPES or not op.results:
+            if not op.results or not removable_if_unused(op):
                 continue
             if any(r.uses for r in op.results):
                 continue

@@ -24,7 +24,7 @@ def _ov_constant_fold() -> type[ModulePass]:
 
 
 def _ov_dce() -> type[ModulePass]:
-    from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+    from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 
     return OVDeadCodeEliminationPass
 
@@ -72,7 +72,7 @@ def _ov_fusions() -> type[ModulePass]:
 
 
 def _ov_transpose_sinking() -> type[ModulePass]:
-    from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+    from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
     return OVTransposeSinkingPass
 

@@ -1,11 +1,13 @@
 """``ov-constant-fold``: fold ov ops whose inputs are all constants.
 
-Walks the module in SSA order; each op first gets its result types refined
-(``ov-infer-shapes``), then, when every input is an ``ov.Constant`` (or, for
-``ShapeOf``, the input shape is static), it is evaluated with the CPU
-backend's kernel and replaced by Constants. Friendly and tensor names move to
-the new Constants. One walk reaches the fixed point because the module is in
-topological order.
+One ``RewritePattern`` (:class:`FoldConstantOp`) run by xDSL's
+``PatternRewriteWalker`` over the module in SSA order; each op whose input
+types changed first gets its result types refined (``ov-infer-shapes``), then,
+when every input is an ``ov.Constant`` (or, for ``ShapeOf``, the input shape
+is static), it is evaluated with the CPU backend's kernel and replaced by
+Constants. Friendly and tensor names move to the new Constants. One walk
+reaches the fixed point because the module is in topological order (new
+Constants are not walked again).
 
 Size guard: a result larger than ``max_growth`` times its inputs' bytes (and
 over 1 MiB), e.g. a big Broadcast or Tile of a scalar, stays an op, unless
@@ -16,7 +18,8 @@ through Reshape / Transpose / Convert / Squeeze / Unsqueeze): a weight is
 stored as a Constant anyway (frameworks' ``ConstantFill``-made weights, as in
 the ONNX "light" models, become real weights, as OpenVINO's folding makes
 them), and the fusions need it constant.
-Ops with state or randomness are never folded.
+Only ops without side effects fold (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
+not state, random ops, Parameters or Results).
 
 Shape sub-graphs: ``ShapeOf`` of a static shape folds, so shape arithmetic
 becomes constants. xmo's frontends give every input the model's own static
@@ -34,20 +37,20 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
+from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.ov_infer_shapes import refine_op_types
 
 log = logging.getLogger("xmo.fold")
-
-#: never folded: state, randomness, or not worth it
-_NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial", "Parameter", "Constant", "Result"}
-
 
 _etype = et.of_tensor_type
 
@@ -81,54 +84,86 @@ def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
     return True
 
 
-def fold_op(op: OVOp, store, max_growth: float = 4.0) -> bool:  # noqa: ANN001
-    """Replace ``op`` by Constants when possible; True when folded."""
-    if op.OV_TYPE in _NEVER or op.regions:
-        return False
+def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
+    """The values of ``op``'s results when it can be folded, else None."""
+    if not is_pure(op) or op.regions:
+        return None
     out_types = [_etype(r.type) for r in op.results]
     if not op.results or any(t is None or t in et.PACKED_BITS for t in out_types):
-        return False
-    values: list[np.ndarray] | None = None
+        return None
     if op.OV_TYPE == "ShapeOf":
         dims = dims_of(op.operands[0].type)
         if dims is not None and all(d >= 0 for d in dims):
-            values = [np.asarray(dims, dtype=et.numpy_dtype(out_types[0]))]
-    if values is None:
-        ins = [constant_value_of(v) for v in op.operands]
-        if any(v is None for v in ins):
-            return False
-        from xmo.backends.cpu import CPUBackendError, evaluate_op, kernel_for
+            return [np.asarray(dims, dtype=et.numpy_dtype(out_types[0]))]
+    ins = [constant_value_of(v) for v in op.operands]
+    if any(v is None for v in ins):
+        return None
+    from xmo.backends.cpu import KERNEL_INPUT_ERRORS, evaluate_op, kernel_for
 
-        if kernel_for(op.name) is None:
-            return False
-        try:
-            values = evaluate_op(op, ins)  # type: ignore[arg-type]
-        except (CPUBackendError, ValueError, TypeError, IndexError, ArithmeticError) as e:
-            log.debug("not folding %s: %s", op.name, e)
-            return False
-        in_bytes = sum(np.asarray(v).nbytes for v in ins)
-        out_bytes = sum(v.nbytes for v in values)
-        if (
-            max_growth > 0
-            and out_bytes > max(max_growth * in_bytes, 1 << 20)
-            and not feeds_weights_only(op)
-        ):
-            log.debug("not folding %s: result of %d bytes from %d", op.name, out_bytes, in_bytes)
-            return False
-    name = op.get_friendly_name()
-    for i, (res, val, etype) in enumerate(zip(op.results, values, out_types)):
-        if not res.uses:
-            continue
-        c = ConstantOp.from_array(
-            np.ascontiguousarray(val).reshape(np.shape(val)), etype, store=store,
-            name=name if i == 0 else f"{name}:{i}" if name else None,
-            tensor_names=op.get_tensor_names(i),
-        )
-        op.parent_block().insert_op_before(c, op)  # type: ignore[union-attr]
-        res.replace_all_uses_with(c.results[0])
-    op.detach()
-    op.erase(safe_erase=False)
-    return True
+    if kernel_for(op.name) is None:
+        return None
+    try:
+        values = evaluate_op(op, ins)  # type: ignore[arg-type]
+    except KERNEL_INPUT_ERRORS as e:
+        log.debug("not folding %s: %s", op.name, e)
+        return None
+    in_bytes = sum(np.asarray(v).nbytes for v in ins)
+    out_bytes = sum(v.nbytes for v in values)
+    if (
+        max_growth > 0
+        and out_bytes > max(max_growth * in_bytes, 1 << 20)
+        and not feeds_weights_only(op)
+    ):
+        log.debug("not folding %s: result of %d bytes from %d", op.name, out_bytes, in_bytes)
+        return None
+    return values
+
+
+class FoldConstantOp(RewritePattern):
+    """Replace an op of ``block`` by Constants when its values are known
+    (:func:`fold_values`), refining its result types first when an input type
+    changed (a producer was folded or refined). Friendly and tensor names move
+    to the Constants."""
+
+    def __init__(self, block: Block, store: WeightStore, max_growth: float) -> None:
+        self.block = block
+        self.store = store
+        self.max_growth = max_growth
+        #: ops whose input types changed: only those are inferred again
+        self.touched: set[Operation] = set()
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.parent is not self.block or not isinstance(op, OVOp):
+            return
+        if isinstance(op, ParameterOp | ConstantOp | ResultOp):
+            return
+        if op in self.touched:
+            before = [r.type for r in op.results]
+            refine_op_types(op)
+            if [r.type for r in op.results] != before:
+                self.touched.update(u.operation for r in op.results for u in r.uses)
+        values = fold_values(op, self.max_growth)
+        if values is None:
+            return
+        types = [r.type for r in op.results]
+        users = [u.operation for r in op.results for u in r.uses]
+        name = op.get_friendly_name()
+        for i, (res, val) in enumerate(zip(op.results, values)):
+            if not res.uses:
+                continue
+            c = ConstantOp.from_array(
+                np.ascontiguousarray(val).reshape(np.shape(val)), _etype(res.type),
+                store=self.store,
+                name=name if i == 0 else f"{name}:{i}" if name else None,
+                tensor_names=op.get_tensor_names(i),
+            )
+            rewriter.insert(c, InsertPoint.before(op))
+            rewriter.replace_all_uses_with(res, c.results[0])
+        rewriter.erase(op, safe_erase=False)
+        # a folded constant may carry a more precise type than the op had
+        for u in users:
+            if any(v.type not in types for v in u.operands):
+                self.touched.add(u)
 
 
 @dataclass(frozen=True)
@@ -140,42 +175,5 @@ class OVConstantFoldPass(ModulePass):
     max_growth: float = 4.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        store = weight_store(ctx)
-        # Ops whose input types changed (a producer was folded or refined):
-        # only those need their result types inferred again.
-        touched: set[Operation] = set()
-        for o in list(op.body.block.ops):
-            if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ConstantOp | ResultOp):
-                continue
-            if o in touched:
-                before = [r.type for r in o.results]
-                refine_op_types(o)
-                if [r.type for r in o.results] != before:
-                    touched.update(u.operation for r in o.results for u in r.uses)
-            types = [r.type for r in o.results]
-            users = [u.operation for r in o.results for u in r.uses]
-            if fold_op(o, store, self.max_growth):
-                # a folded constant may carry a more precise type than the op had
-                for u in users:
-                    if any(v.type not in types for v in u.operands):
-                        touched.add(u)
-
-
-@dataclass(frozen=True)
-class OVDeadCodeEliminationPass(ModulePass):
-    """``ov-dce``: erase ov ops whose results are unused (Parameters and ops
-    with side effects stay)."""
-
-    name = "ov-dce"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in reversed(list(op.body.block.ops)):
-            if (
-                isinstance(o, OVOp)
-                and not isinstance(o, ParameterOp | ResultOp)
-                and o.OV_TYPE not in ("Assign", "ReadValue")
-                and o.results
-                and all(not r.uses for r in o.results)
-            ):
-                o.detach()
-                o.erase()
+        pattern = FoldConstantOp(op.body.block, weight_store(ctx), self.max_growth)
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

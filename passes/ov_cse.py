@@ -16,8 +16,17 @@ Constants read as a convolution's or MatMul's bias / scale merge only with
 equal ones on the same output (the CPU plugin fuses a bias only when its
 Constant is not shared).
 
-Ops with state, randomness or regions are never merged; nor are Parameters
-and Results.
+Only ops without side effects merge (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
+not state, random ops, Parameters or Results), and no op with regions.
+
+Why not xDSL's ``cse`` pass: it compares every property, so two ops that
+differ only in their names (``friendly_name``, ``tensor_names``, ``rt_info``:
+every converted op has its own) never merge, and it compares constants by
+their attributes, so equal weights stored twice (two ``dense_resource``
+handles) stay apart. Measured with the pipeline's ``ov-cse`` disabled, then
+each pass plus DCE: xmo's removes 90 of densenet121's 740 ops, 30 of
+resnet50's 288, 39 of shufflenet's 275, 25 of inception_v2's 356; xDSL's
+``cse`` none of them (in about the same time).
 """
 
 from __future__ import annotations
@@ -32,10 +41,9 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
 
-#: never merged: state, randomness
-_NEVER = {"ReadValue", "Assign", "RandomUniform", "Multinomial"}
 #: properties that name an op rather than define what it computes
 _NAMING = {"friendly_name", "tensor_names", "rt_info"}
 
@@ -95,7 +103,7 @@ def _nbytes(op: ConstantOp) -> int:
 
 
 def _op_key(op: OVOp) -> tuple | None:
-    if op.OV_TYPE in _NEVER or op.regions or not op.results:
+    if not is_pure(op) or op.regions or not op.results:
         return None
     # attributes are immutable and hashable (floats compare by their bits)
     props = tuple(sorted((k, v) for k, v in op.properties.items() if k not in _NAMING))

@@ -42,8 +42,8 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import VerifyException
 
+from xmo.errors import TransformationError
 from xmo.passes import tracing
 
 FRONT, MIDDLE, BACK = "front", "middle", "back"
@@ -190,10 +190,6 @@ def verify_each_default() -> bool:
     return os.environ.get(VERIFY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-class PipelineVerifyError(VerifyException):
-    """The module does not verify after a pass (``verify_each``)."""
-
-
 def run_pipeline(
     steps: Sequence[PipelineStep],
     ctx: Context,
@@ -228,7 +224,7 @@ def run_pipeline(
                 module.verify()
             except Exception as e:
                 where = f"'{step.label}'" + (f" ({step.source})" if step.source else "")
-                raise PipelineVerifyError(
+                raise TransformationError(
                     f"after {where}: the module does not verify: {_first_line(e)}"
                 ) from e
         if after_each is not None:
@@ -291,7 +287,6 @@ __all__ = [
     "PHASES",
     "Pipeline",
     "PipelineStep",
-    "PipelineVerifyError",
     "Step",
     "TracedPassPipeline",
     "VERIFY_ENV",

@@ -10,6 +10,10 @@ reference and then run xmo's CPU backend in the same process.
 Every conversion in the tests verifies the module after each pass
 (``XMO_VERIFY_EACH_TRANSFORM=1``, read by :func:`xmo.passes.pipeline.run_pipeline`),
 so a pass that leaves invalid IR fails where it does so.
+
+The test process parses textual IR the way ``xmo`` / ``xmo-opt`` do, so it
+applies xmo's xDSL patches as they do (``tests/test_xdsl_patches.py`` checks
+them, and that importing xmo alone leaves xDSL as shipped, in fresh processes).
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ os.environ.setdefault("XMO_VERIFY_EACH_TRANSFORM", "1")
 
 import pytest  # noqa: E402
 
+from xmo import xdsl_speedups  # noqa: E402
 from xmo.context import make_context  # noqa: E402
+
+xdsl_speedups.apply()
 
 
 @pytest.fixture

@@ -1062,7 +1062,7 @@ def test_custom_fft_op_runs_on_the_numba_kernel():
 
     from xmo import compile_model
     from xmo.dialects.ov import ParameterOp, ResultOp
-    from xmo.dialects.ov.attributes import AttrSpec
+    from xmo.dialects.attr_spec import AttrSpec
     from xmo.dialects.ov.base import OVOp, ov_op
 
     @ov_op

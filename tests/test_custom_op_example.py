@@ -11,14 +11,15 @@ from xdsl.dialects.builtin import ModuleOp
 from xmo.backends.ir import read_ir, serialize
 from xmo.context import make_context
 from xmo.dialects.ov import ParameterOp, ResultOp, op_class
-from xmo.extensions import ExtensionError, load_extensions
+from xmo.errors import ExtensionError
+from xmo.extensions import load_extension_ops
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_op"
 
 
 def test_scaled_tanh_builds_serializes_and_reads_back(tmp_path):
     ctx = make_context()
-    (scaled_tanh,) = load_extensions(ctx, EXAMPLE)
+    (scaled_tanh,) = load_extension_ops(ctx, EXAMPLE)
     assert op_class("ScaledTanh", "xmo_example") is scaled_tanh
     x = ParameterOp.new("f32", [1, -1], name="x", tensor_names=["x"])
     y = scaled_tanh.make([x], {"alpha": 2.0, "beta": 0.5}, name="st")
@@ -42,7 +43,7 @@ def test_bad_extension_names_the_file(tmp_path):
     bad = tmp_path / "ops" / "broken.py"
     bad.write_text("raise RuntimeError('boom')\n")
     with pytest.raises(ExtensionError, match=r"broken\.py: RuntimeError: boom"):
-        load_extensions(make_context(), tmp_path)
+        load_extension_ops(make_context(), tmp_path)
 
 
 def test_colliding_op_is_refused(tmp_path):
@@ -54,6 +55,6 @@ def test_colliding_op_is_refused(tmp_path):
         .replace('@shape_infer("ov.ScaledTanh")', '@shape_infer("ov.ScaledTanh2")')
     )
     ctx = make_context()
-    load_extensions(ctx, EXAMPLE)
+    load_extension_ops(ctx, EXAMPLE)
     with pytest.raises(ExtensionError, match="dup.py: an op with IR type ScaledTanh"):
-        load_extensions(ctx, tmp_path)
+        load_extension_ops(ctx, tmp_path)

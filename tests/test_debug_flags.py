@@ -79,7 +79,7 @@ class _TTY(io.StringIO):
 def test_progress_bar_on_a_terminal_only(monkeypatch):
     from ov_graphs import G
     from xmo.passes import debug
-    from xmo.passes.ov_constant_fold import OVDeadCodeEliminationPass
+    from xmo.passes.ov_dce import OVDeadCodeEliminationPass
     from xmo.passes.tracing import run_pass
 
     monkeypatch.delenv("XMO_NO_PROGRESS", raising=False)

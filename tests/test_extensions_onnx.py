@@ -19,7 +19,8 @@ from onnx import TensorProto as T
 from onnx import helper
 
 import xmo
-from xmo.extensions import ExtensionError, load_extension, phase_manager
+from xmo.errors import ExtensionError
+from xmo.extensions import load_extension, phase_manager
 from xmo.passes.onnx_to_ov.registry import lookup
 from xmo.passes.phases import TransformationOrderError
 from xmo.passes.to_ov.report import UnsupportedOpsError

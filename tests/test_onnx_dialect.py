@@ -35,7 +35,8 @@ from xmo.dialects.onnx import (
     op_versions,
 )
 from xmo.dialects.onnx import ops as generated
-from xmo.dialects.onnx.base import AttrSpec, Port, field_name
+from xmo.dialects.attr_spec import AttrSpec
+from xmo.dialects.onnx.base import Port, field_name
 from xmo.dialects.onnx.types import (
     MapType,
     SeqType,
@@ -145,9 +146,9 @@ def test_class_tables():
     reshape = generated.ReshapeOp
     assert reshape.INPUTS[1].type == "tensor(int64)"
     assert reshape.TYPE_CONSTRAINTS["tensor(int64)"] == (UnrankedTensorType(i64),)
-    # attributes: ONNX type, required, Python default
-    assert generated.LeakyReluOp.ATTRS == (AttrSpec("alpha", "FLOAT", False, 0.01),)
-    assert generated.CastOp.attr_spec("to") == AttrSpec("to", "INT", True, None)
+    # attributes: kind (the ONNX type), Python default, required
+    assert generated.LeakyReluOp.ATTRS == (AttrSpec("alpha", "FLOAT", 0.01, required=False),)
+    assert generated.CastOp.attr_spec("to") == AttrSpec("to", "INT", None, required=True)
     assert generated.SoftmaxV11Op.attr_spec("axis").default == 1
     assert generated.SoftmaxOp.attr_spec("axis").default == -1
     assert generated.ResizeOp.attr_spec("mode").default == "nearest"

@@ -10,7 +10,7 @@ import onnx
 import pytest
 import xmo
 from onnx import TensorProto, helper, numpy_helper
-from xmo.passes.onnx_to_ov.convert import UnsupportedOpsError
+from xmo.passes.to_ov.report import UnsupportedOpsError
 
 ort = pytest.importorskip("onnxruntime")
 ov = pytest.importorskip("openvino")

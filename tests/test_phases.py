@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import xmo
-from xmo.extensions import ExtensionError, load_extension
+from xmo.errors import ExtensionError
+from xmo.extensions import load_extension
 from xmo.passes.conversion import run_conversion
 from xmo.passes.phases import (
     BACK,

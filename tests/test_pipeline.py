@@ -17,13 +17,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xmo
 from xmo.context import make_context
+from xmo.errors import TransformationError
 from xmo.frontends import frontend_for
 from xmo.passes.conversion import XmoConvertPass, conversion_manager, conversion_pipeline
 from xmo.passes.phases import PhaseManager
 from xmo.passes.pipeline import (
     DEFAULT_PIPELINE,
     PipelineStep,
-    PipelineVerifyError,
     run_pipeline,
 )
 from xmo.passes.transformations import TransformationPass
@@ -129,7 +129,7 @@ class _BreaksTheModule(TransformationPass):
 def test_verify_each_names_the_pass():
     module = xmo.convert_model(CNN)
     ctx = make_context()
-    with pytest.raises(PipelineVerifyError, match=r"after 'breaks-the-module': the module does not verify"):
+    with pytest.raises(TransformationError, match=r"after 'breaks-the-module': the module does not verify"):
         run_pipeline([PipelineStep(_BreaksTheModule(), "breaks-the-module")], ctx, module, verify_each=True)
 
 

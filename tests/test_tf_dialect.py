@@ -30,6 +30,7 @@ from xdsl.utils.exceptions import VerifyException
 
 import xmo.dialects.tf as tf
 from xmo.context import attach_context, make_context, weight_store
+from xmo.dialects.attr_spec import AttributeValueError
 from xmo.dialects.tf import dtypes
 from xmo.dialects.tf.base import check_attr, from_attr, infer_kind, to_attr
 from xmo.dialects.tf.types import (
@@ -112,11 +113,12 @@ def test_required_ops_are_generated():
 
 def test_conv2d_opdef_facts():
     c = tf.op_class("Conv2D")
-    # contract: INPUTS/OUTPUTS are (name, kind) pairs, ATTRS (name, kind, default)
+    # contract: INPUTS/OUTPUTS are (name, kind) pairs, ATTRS AttrSpecs (name, kind, default, required)
     assert [tuple(a) for a in c.INPUTS] == [("input", "single"), ("filter", "single")]
     assert [tuple(a) for a in c.OUTPUTS] == [("output", "single")]
-    for _name, kind, _default in c.ATTRS:  # 3-field unpacking must work
-        assert kind in tf.base.ATTR_KINDS
+    for a in c.ATTRS:
+        assert a.kind in tf.base.ATTR_KINDS
+        assert a.required == (a.name in c.REQUIRED_ATTRS)
     spec = {s.name: s for s in c.ATTRS}
     assert spec["strides"].kind == "list(int)" and "strides" in c.REQUIRED_ATTRS
     assert spec["dilations"].default == (1, 1, 1, 1)
@@ -250,7 +252,7 @@ def test_tensor_attribute_forms(ctx):
 )
 def test_check_attr_rejects_wrong_forms(kind, attr):
     assert check_attr(kind, attr) is not None
-    with pytest.raises(tf.AttributeValueError):
+    with pytest.raises(AttributeValueError):
         from_attr(kind, attr)
 
 
@@ -401,7 +403,7 @@ def test_unknown_op_api():
     assert u.attr("missing", "dflt") == "dflt"
     assert u.control_input_names == ["x"]
     assert u.attr_names() == ["k", "fn", "l"]
-    with pytest.raises(tf.AttributeValueError):
+    with pytest.raises(AttributeValueError):
         tf.UnknownOp.make("MyOp", "u", [], [], attrs={"node_name": StringAttr("no")})
 
 

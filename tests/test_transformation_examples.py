@@ -15,7 +15,7 @@ from xmo import compile_model
 from xmo.backends.ir import serialize
 from xmo.context import make_context
 from xmo.dialects.ov.base import OVOp
-from xmo.extensions import load_extension_passes, load_extensions
+from xmo.extensions import load_extension_ops, load_extension_passes
 from xmo.graph import Graph
 from xmo.passes.transformations import InitNodeInfo, Manager
 
@@ -26,7 +26,7 @@ RNG = np.random.default_rng(7)
 
 def parse(src: str):
     ctx = make_context()
-    load_extensions(ctx, EXAMPLES)
+    load_extension_ops(ctx, EXAMPLES)
     module = Parser(ctx, src).parse_module()
     module.verify()
     return ctx, module

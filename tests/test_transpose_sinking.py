@@ -20,7 +20,7 @@ from xmo import compile_model
 from xmo.dialects.ov import ResultOp
 from xmo.dialects.ov.base import dims_of
 from xmo.passes import get_all_passes
-from xmo.passes.ov_transpose_sinking import OVTransposeSinkingPass
+from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
 
 def count(module: ModuleOp, name: str = "ov.Transpose") -> int:
@@ -743,3 +743,81 @@ def test_prelu_channel_slope_matching_last_dim_too(tmp_path) -> None:  # noqa: A
     _close(xmo_ref[0], want, "xmo reads it per channel")
     got, _ = run_openvino(m, tmp_path, feeds)
     _close(got[0], want, "after sinking, in openvino")
+
+
+# ---------------------------------------------------------------------------
+# The engine: rules decline with Skip (rolled back); other errors propagate
+# ---------------------------------------------------------------------------
+
+
+def _relu_graph() -> G:
+    g = G(5)
+    x = g.param([1, 4, 4, 3], "x")
+    r = g.op("Relu", [g.T(x, N2C, name="t1")], name="relu")
+    g.result(g.T(r, C2N, name="t2"), "y")
+    return g
+
+
+def _replace_rule(monkeypatch, name: str, rule) -> None:  # noqa: ANN001
+    from xmo.passes.transpose_sinking import engine
+
+    monkeypatch.setitem(engine.FORWARD_RULES, name, rule)
+
+
+@pytest.mark.parametrize("signal", ["skip", "shape-inference"])
+def test_a_declined_rule_is_rolled_back(monkeypatch, signal) -> None:  # noqa: ANN001
+    """A rule declines with Skip, or shape inference of an op it built rejects
+    it (a VerifyException): what it built is erased, the graph is as before."""
+    from xmo.dialects.ov.base import ShapeInferenceError
+    from xmo.passes.transpose_sinking.engine import Skip
+
+    def declines(s, op, t, p):  # noqa: ANN001, ANN202
+        s.rebuild(op, [t.operands[0]], fallback_perm=p)  # built, then declined
+        s.transpose(t.operands[0], (0, 2, 1, 3), op)
+        if signal == "skip":
+            raise Skip("declined on purpose")
+        raise ShapeInferenceError("the new operands do not fit")
+
+    _replace_rule(monkeypatch, "ov.Relu", declines)
+    g = _relu_graph()
+    m = g.module()
+    before = [o.name for o in m.body.block.ops]
+    OVTransposeSinkingPass(backward=False).apply(g.ctx, m)
+    m.verify()
+    assert [o.name for o in m.body.block.ops] == before
+    assert count(m) == 2
+
+
+@pytest.mark.parametrize("error", [RuntimeError, ValueError, KeyError, AssertionError])
+def test_an_error_in_a_rule_is_not_swallowed(monkeypatch, error) -> None:  # noqa: ANN001
+    def broken(s, op, t, p):  # noqa: ANN001, ANN202
+        raise error("a bug in a rule")
+
+    _replace_rule(monkeypatch, "ov.Relu", broken)
+    g = _relu_graph()
+    with pytest.raises(error, match="a bug in a rule"):
+        OVTransposeSinkingPass().apply(g.ctx, g.module())
+
+
+def test_an_error_in_a_backward_rule_is_not_swallowed(monkeypatch) -> None:  # noqa: ANN001
+    from xmo.passes.transpose_sinking import engine
+
+    def broken(op, q):  # noqa: ANN001, ANN202
+        raise IndexError("a bug in a backward rule")
+
+    monkeypatch.setitem(engine.BACKWARD_RULES, "ov.Relu", broken)
+    g = G(6)
+    x = g.param([1, 3, 4, 4], "x")
+    g.result(g.T(g.op("Relu", [x], name="relu"), C2N, name="t"), "y")
+    with pytest.raises(IndexError, match="a bug in a backward rule"):
+        OVTransposeSinkingPass().apply(g.ctx, g.module())
+
+
+def test_one_rule_per_op_name() -> None:
+    from xmo.passes.transpose_sinking.engine import backward_rule, forward_rule
+
+    with pytest.raises(ValueError, match="two forward transpose sinking rules for ov.Relu"):
+        forward_rule("ov.Relu")(lambda s, op, t, p: False)
+    with pytest.raises(ValueError, match="two backward transpose sinking rules for ov.Squeeze"):
+        backward_rule("ov.Squeeze")(lambda op, q: None)
+

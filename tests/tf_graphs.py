@@ -181,10 +181,8 @@ def xmo_module(path: str | Path, outputs: Sequence[str] | None = None):
     """load_tf + convert-tf-to-ov + ov-constant-fold + ov-dce (no sinking)."""
     from xmo.context import attach_context, make_context
     from xmo.frontends.tf import load_tf
-    from xmo.passes.ov_constant_fold import (
-        OVConstantFoldPass,
-        OVDeadCodeEliminationPass,
-    )
+    from xmo.passes.ov_constant_fold import OVConstantFoldPass
+    from xmo.passes.ov_dce import OVDeadCodeEliminationPass
     from xmo.passes.tf_to_ov import convert_tf_to_ov
 
     ctx = make_context()

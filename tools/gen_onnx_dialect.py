@@ -66,6 +66,17 @@ def _default_literal(attr: Any) -> str:
     return "None"
 
 
+def _attr_spec(attr: Any) -> str:
+    """``AttrSpec(name, kind[, default][, required=True])`` of a schema attribute."""
+    args = [repr(attr.name), repr(attr.type.name)]
+    default = _default_literal(attr)
+    if default != "None":
+        args.append(default)
+    if attr.required:
+        args.append("required=True")
+    return "AttrSpec(" + ", ".join(args) + ")"
+
+
 def _tuple_literal(items: list[str]) -> str:
     if len(items) == 1:
         return f"({items[0]},)"
@@ -183,7 +194,8 @@ def generate() -> str:
         "",
         "from xdsl.ir import Attribute",
         "",
-        "from xmo.dialects.onnx.base import AttrSpec, ONNXOp, Port, onnx_op",
+        "from xmo.dialects.attr_spec import AttrSpec",
+        "from xmo.dialects.onnx.base import ONNXOp, Port, onnx_op",
         "from xmo.dialects.onnx.types import parse_type_str",
         "",
         f"ONNX_VERSION = {onnx.__version__!r}",
@@ -248,10 +260,7 @@ def generate() -> str:
             if attrs:
                 lines.append("    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (")
                 for a in attrs:
-                    lines.append(
-                        f"        AttrSpec({a.name!r}, {a.type.name!r}, "
-                        f"{bool(a.required)!r}, {_default_literal(a)}),"
-                    )
+                    lines.append(f"        {_attr_spec(a)},")
                 lines.append("    )")
             if tcs:
                 lines.append(

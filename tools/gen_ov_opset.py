@@ -25,6 +25,18 @@ Where the facts come from:
 * outputs: output count of a node made by ``NodeFactory`` on dynamic
   Parameters, with names from ``OUTPUT_NAMES``; ops with a variable output
   count are listed there with a ``*`` tail.
+
+What the wheel does not say comes from the tables below (checked against the
+opset: a name that is no op type fails the generator):
+
+* ``OV_FAMILY``: ``FAMILIES`` (every op type must have one): the module name
+  of the op's shape inference and CPU kernel.
+* traits (:mod:`xmo.dialects.ov.traits`): ``Pure`` unless ``EFFECTS`` names
+  the op type's memory effect; ``Commutative`` from ``COMMUTATIVE``; the
+  elementwise kinds from ``ELEMENTWISE_*``; ``Reduction`` from ``REDUCTIONS``;
+  ``HasShapeInference`` for the ops
+  in ``SHAPE_INFERENCE`` (``tests/test_ov_op_table.py`` checks it against the
+  registered functions).
 """
 
 from __future__ import annotations
@@ -278,6 +290,166 @@ REQUIRED_ATTRS: dict[str, frozenset[str]] = {
         "Interpolate": ("mode",),
     }.items()
 }
+
+#: The family of every op type (all its versions): shape inference lives in
+#: ``dialects/ov/shape_inference/<family>.py``, the CPU kernel in
+#: ``backends/cpu/kernels/<family>.py`` (``OV_FAMILY`` of the op class).
+#: A new op type must be given a family here.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "activations": (
+        "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceiling",
+        "Clamp", "Cos", "Cosh", "Elu", "Erf", "Exp", "Floor", "Gelu", "HSigmoid",
+        "HSwish", "HardSigmoid", "Log", "LogSoftmax", "Mish", "Negative", "PRelu",
+        "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "SoftPlus",
+        "SoftSign", "Softmax", "Sqrt", "Swish", "Tan", "Tanh",
+    ),
+    "col2im": ("Col2Im",),
+    "color": ("I420toBGR", "I420toRGB", "NV12toBGR", "NV12toRGB"),
+    "control": ("If", "Loop", "TensorIterator"),
+    "convolution": (
+        "BinaryConvolution", "Convolution", "ConvolutionBackpropData",
+        "DeformableConvolution", "GroupConvolution", "GroupConvolutionBackpropData",
+    ),
+    "detection": (
+        "Bucketize", "DeformablePSROIPooling", "DetectionOutput",
+        "ExperimentalDetectronDetectionOutput",
+        "ExperimentalDetectronGenerateProposalsSingleImage",
+        "ExperimentalDetectronPriorGridGenerator",
+        "ExperimentalDetectronROIFeatureExtractor", "ExperimentalDetectronTopKROIs",
+        "GenerateProposals", "MatrixNms", "MulticlassNms", "NMSRotated",
+        "NonMaxSuppression", "PSROIPooling", "PriorBox", "PriorBoxClustered",
+        "Proposal", "ROIAlign", "ROIAlignRotated", "ROIPooling", "RegionYolo",
+        "ReorgYolo", "SearchSorted",
+    ),
+    "dft": ("DFT", "IDFT", "IRDFT", "ISTFT", "RDFT", "STFT"),
+    "elementwise": (
+        "Add", "BitwiseAnd", "BitwiseLeftShift", "BitwiseNot", "BitwiseOr",
+        "BitwiseRightShift", "BitwiseXor", "Convert", "ConvertLike",
+        "ConvertPromoteTypes", "Divide", "Equal", "FakeConvert", "FakeQuantize",
+        "FloorMod", "Greater", "GreaterEqual", "Identity", "IsFinite", "IsInf",
+        "IsNaN", "Less", "LessEqual", "LogicalAnd", "LogicalNot", "LogicalOr",
+        "LogicalXor", "Maximum", "Minimum", "Mod", "Multiply", "NotEqual", "Power",
+        "Select", "SquaredDifference", "Subtract", "Xor",
+    ),
+    "generation": (
+        "Broadcast", "Eye", "NonZero", "OneHot", "Pad", "Range", "Tile",
+    ),
+    "indexing": (
+        "EmbeddingBagOffsets", "EmbeddingBagOffsetsSum", "EmbeddingBagPacked",
+        "EmbeddingBagPackedSum", "EmbeddingSegmentsSum", "Gather", "GatherElements",
+        "GatherND", "GatherTree", "ScatterElementsUpdate", "ScatterNDUpdate",
+        "ScatterUpdate", "Slice", "SliceScatter", "SparseFillEmptyRows",
+        "StridedSlice",
+    ),
+    "interpolate": ("Interpolate",),
+    "matmul": ("Einsum", "Inverse", "MatMul", "ScaledDotProductAttention"),
+    "normalization": (
+        "BatchNormInference", "GRN", "GroupNormalization", "LRN", "MVN",
+        "NormalizeL2",
+    ),
+    "pooling": ("AdaptiveAvgPool", "AdaptiveMaxPool", "AvgPool", "MaxPool"),
+    "random": ("Multinomial", "RandomUniform"),
+    "recurrent": (
+        "CTCGreedyDecoder", "CTCGreedyDecoderSeqLen", "CTCLoss", "GRUCell",
+        "GRUSequence", "LSTMCell", "LSTMSequence", "RNNCell", "RNNSequence",
+        "ReverseSequence",
+    ),
+    "reductions": (
+        "CumSum", "ReduceL1", "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr",
+        "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",
+        "SegmentMax", "TopK",
+    ),
+    "sampling": ("GridSample",),
+    "shape_ops": (
+        "BatchToSpace", "Concat", "DepthToSpace", "ExtractImagePatches", "Reshape",
+        "Reverse", "Roll", "ShapeOf", "ShuffleChannels", "SpaceToBatch",
+        "SpaceToDepth", "Split", "Squeeze", "Transpose", "Unsqueeze",
+        "VariadicSplit",
+    ),
+    "state": ("Assign", "ReadValue"),
+    "string": ("StringTensorPack", "StringTensorUnpack"),
+    "unique": ("Unique",),
+}  # fmt: skip
+
+#: Op types with side effects, by trait (every other op is ``Pure``).
+#: ReadValue reads its variable (and stores the initial value in it while it
+#: holds none), Assign writes it, random ops draw from the random generator.
+EFFECTS: dict[str, str] = {
+    "ReadValue": "ReadsVariable",
+    "Assign": "WritesVariable",
+    "RandomUniform": "DrawsRandom",
+    "Multinomial": "DrawsRandom",
+}
+
+#: Binary op types whose two inputs may be swapped (the opset specification's
+#: definitions are symmetric; Maximum / Minimum as max / min).
+COMMUTATIVE: frozenset[str] = frozenset(
+    {
+        "Add", "Multiply", "Maximum", "Minimum", "Equal", "NotEqual",
+        "LogicalAnd", "LogicalOr", "LogicalXor", "Xor", "SquaredDifference",
+        "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    }
+)  # fmt: skip
+
+#: Elementwise op types (traits in ``xmo.dialects.ov.traits``): one data input
+#: whose shape the result has, further inputs scalar parameters (or
+#: ConvertLike's type donor) ...
+ELEMENTWISE_UNARY: frozenset[str] = frozenset(
+    (
+        "Abs Acos Acosh Asin Asinh Atan Atanh BitwiseNot Ceiling Clamp Convert "
+        "ConvertLike Cos Cosh Elu Erf Exp Floor Gelu HardSigmoid HSigmoid HSwish "
+        "Identity IsFinite IsInf IsNaN Log LogicalNot Mish Negative Relu Round Selu "
+        "Sigmoid Sign Sin Sinh SoftPlus SoftSign Sqrt Swish Tan Tanh"
+    ).split()
+)
+#: ... every input broadcast to the result by ``auto_broadcast`` ...
+ELEMENTWISE_BROADCAST: frozenset[str] = frozenset(
+    (
+        "Add Subtract Multiply Divide Maximum Minimum Power SquaredDifference "
+        "FloorMod Mod Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd "
+        "LogicalOr LogicalXor Xor BitwiseAnd BitwiseOr BitwiseXor BitwiseLeftShift "
+        "BitwiseRightShift Select FakeQuantize"
+    ).split()
+)
+#: ... or elementwise with a broadcast of their own (PRelu's per-channel slope).
+ELEMENTWISE_OTHER: frozenset[str] = frozenset({"PRelu"})
+
+#: Op types that reduce input 0 over the axes of input 1 (``keep_dims``):
+#: the ``Reduction`` trait.
+REDUCTIONS: frozenset[str] = frozenset(
+    (
+        "ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL1 ReduceL2 "
+        "ReduceLogicalAnd ReduceLogicalOr"
+    ).split()
+)
+
+#: Ops (xDSL names) with a result type inference function: the
+#: ``HasShapeInference`` trait. ``tests/test_ov_op_table.py`` checks this list
+#: against the functions registered in ``dialects/ov/shape_inference/``.
+SHAPE_INFERENCE: frozenset[str] = frozenset(
+    """
+    ov.Abs ov.Acos ov.Acosh ov.Add ov.Asin ov.Asinh ov.Atan ov.Atanh ov.AvgPool
+    ov.BatchNormInference ov.BitwiseAnd ov.BitwiseLeftShift ov.BitwiseNot
+    ov.BitwiseOr ov.BitwiseRightShift ov.BitwiseXor ov.Broadcast ov.Bucketize
+    ov.Ceiling ov.Clamp ov.Concat ov.Convert ov.ConvertLike ov.Convolution
+    ov.ConvolutionBackpropData ov.Cos ov.Cosh ov.CumSum ov.DFT ov.DepthToSpace
+    ov.Divide ov.Elu ov.Equal ov.Erf ov.Exp ov.FakeConvert ov.FakeQuantize ov.Floor
+    ov.FloorMod ov.Gather ov.GatherElements ov.GatherND ov.Gelu ov.Greater
+    ov.GreaterEqual ov.GroupConvolution ov.GroupNormalization ov.HSigmoid ov.HSwish
+    ov.HardSigmoid ov.IDFT ov.IRDFT ov.Identity ov.Interpolate ov.IsFinite ov.IsInf
+    ov.IsNaN ov.LRN ov.Less ov.LessEqual ov.Log ov.LogSoftmax ov.LogicalAnd
+    ov.LogicalNot ov.LogicalOr ov.LogicalXor ov.MVN ov.MatMul ov.MaxPool ov.Maximum
+    ov.Minimum ov.Mish ov.Mod ov.Multiply ov.Negative ov.NonZero ov.NormalizeL2
+    ov.NotEqual ov.OneHot ov.PRelu ov.Pad ov.Power ov.RDFT ov.Range ov.ReduceL1
+    ov.ReduceL2 ov.ReduceLogicalAnd ov.ReduceLogicalOr ov.ReduceMax ov.ReduceMean
+    ov.ReduceMin ov.ReduceProd ov.ReduceSum ov.Relu ov.Reshape ov.ReverseSequence
+    ov.Roll ov.Round ov.ScatterElementsUpdate ov.ScatterNDUpdate ov.ScatterUpdate
+    ov.Select ov.Selu ov.ShapeOf ov.Sigmoid ov.Sign ov.Sin ov.Sinh ov.Slice
+    ov.SoftPlus ov.SoftSign ov.Softmax ov.SpaceToDepth ov.Split ov.Sqrt
+    ov.SquaredDifference ov.Squeeze ov.StridedSlice ov.Subtract ov.Swish ov.Tan
+    ov.Tanh ov.Tile ov.TopK ov.Transpose ov.Unique ov.Unsqueeze ov.VariadicSplit
+    """.split()
+)
 
 #: Element type names an ``etype`` attribute may hold.
 ELEMENT_TYPE_NAMES = frozenset(
@@ -580,6 +752,7 @@ def collect_ops() -> list[OpInfo]:
             )
         )
     ops.sort(key=lambda o: o.op_name)
+    check_tables(ops)
     seen: set[str] = set()
     for o in ops:
         if o.op_name in seen:
@@ -648,6 +821,7 @@ def render_op(o: OpInfo) -> list[str]:
         f"    name = {_py(o.op_name)}",
         f"    OV_TYPE: ClassVar[str] = {_py(o.ov_type)}",
         f"    OV_VERSION: ClassVar[str] = {_py(f'opset{n}')}",
+        f"    OV_FAMILY: ClassVar[str] = {_py(family_of(o.ov_type))}",
     ]
     lines += _tuple_lines(
         "OV_INPUTS: ClassVar[tuple[str, ...]]", [_py(p) for p in o.inputs]
@@ -670,7 +844,63 @@ def render_op(o: OpInfo) -> list[str]:
             else:
                 lines.append(line)
         lines.append("    )")
+    lines += ["", *_traits_lines(op_traits(o))]
     return lines
+
+
+def family_of(ov_type: str) -> str:
+    for family, types in FAMILIES.items():
+        if ov_type in types:
+            return family
+    raise RuntimeError(f"{ov_type} has no family: add it to FAMILIES")
+
+
+def op_traits(o: OpInfo) -> list[str]:
+    """The trait constructors of an op, in a fixed order."""
+    traits = [f"{EFFECTS[o.ov_type]}()" if o.ov_type in EFFECTS else "Pure()"]
+    if o.ov_type in COMMUTATIVE:
+        traits.append("Commutative()")
+    if o.ov_type in ELEMENTWISE_UNARY:
+        traits.append("ElementwiseUnary()")
+    elif o.ov_type in ELEMENTWISE_BROADCAST:
+        traits.append("ElementwiseBroadcast()")
+    elif o.ov_type in ELEMENTWISE_OTHER:
+        traits.append("Elementwise()")
+    if o.ov_type in REDUCTIONS:
+        traits.append("Reduction()")
+    if o.op_name in SHAPE_INFERENCE:
+        traits.append("HasShapeInference()")
+    return traits
+
+
+def _traits_lines(traits: list[str]) -> list[str]:
+    one_line = "    traits = traits_def(" + ", ".join(traits) + ")"
+    if len(one_line) <= 88:
+        return [one_line]
+    return ["    traits = traits_def(", *(f"        {t}," for t in traits), "    )"]
+
+
+def check_tables(ops: list[OpInfo]) -> None:
+    """Every name in the trait and family tables is an op of the opset."""
+    types = {o.ov_type for o in ops}
+    named = [t for ts in FAMILIES.values() for t in ts]
+    if len(named) != len(set(named)):
+        raise RuntimeError("an op type is in two FAMILIES")
+    for table, names in (
+        ("FAMILIES", set(named)),
+        ("EFFECTS", set(EFFECTS)),
+        ("COMMUTATIVE", COMMUTATIVE),
+        ("ELEMENTWISE_UNARY", ELEMENTWISE_UNARY),
+        ("ELEMENTWISE_BROADCAST", ELEMENTWISE_BROADCAST),
+        ("ELEMENTWISE_OTHER", ELEMENTWISE_OTHER),
+        ("REDUCTIONS", REDUCTIONS),
+    ):
+        unknown = sorted(names - types)
+        if unknown:
+            raise RuntimeError(f"{table} names unknown op types: {unknown}")
+    unknown = sorted(SHAPE_INFERENCE - {o.op_name for o in ops})
+    if unknown:
+        raise RuntimeError(f"SHAPE_INFERENCE names unknown ops: {unknown}")
 
 
 def _split_args(text: str) -> list[str]:
@@ -724,8 +954,17 @@ def render(ops: list[OpInfo] | None = None) -> str:
         "",
         "from typing import ClassVar",
         "",
-        "from xmo.dialects.ov.attributes import AttrSpec",
+        "from xdsl.irdl import traits_def",
+        "from xdsl.traits import Commutative, Pure",
+        "",
+        "from xmo.dialects.attr_spec import AttrSpec",
         "from xmo.dialects.ov.base import OVOp, ov_op",
+        "from xmo.dialects.ov.traits import (",
+        *(f"    {t}," for t in sorted({
+            "Elementwise", "ElementwiseBroadcast", "ElementwiseUnary",
+            "HasShapeInference", "Reduction", *EFFECTS.values()
+        })),
+        ")",
         "",
     ]
     for o in ops:

@@ -264,9 +264,9 @@ def generate() -> str:
         "",
         "from typing import Any, ClassVar",
         "",
+        "from xmo.dialects.attr_spec import AttrSpec",
         "from xmo.dialects.tf.base import (",
         "    Arg,",
-        "    AttrSpec,",
         "    ConstBase,",
         "    PlaceholderBase,",
         "    TFOp,",
@@ -301,26 +301,20 @@ def generate() -> str:
         if attrs:
             lines.append("    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (")
             for a in attrs:
+                args = [repr(a.name), repr(a.type)]
                 d = default_literal(a, dt)
-                one = f"        AttrSpec({a.name!r}, {a.type!r}, {d if d is not None else 'None'}),"
+                if d is None:  # no OpDef default: required
+                    args.append("required=True")
+                elif d != "None":
+                    args.append(d)
+                one = f"        AttrSpec({', '.join(args)}),"
                 if len(one) <= 88:
                     lines.append(one)
                 else:
-                    lines.append(f"        AttrSpec(\n            {a.name!r},\n            {a.type!r},")
-                    lines.append(f"            {d if d is not None else 'None'},\n        ),")
+                    lines.append("        AttrSpec(")
+                    lines += [f"            {x}," for x in args]
+                    lines.append("        ),")
             lines.append("    )")
-        required = sorted(a.name for a in attrs if not a.HasField("default_value"))
-        if required:
-            one = (
-                "    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset("
-                f"{_tuple([repr(r) for r in required])})"
-            )
-            if len(one) <= 88:
-                lines.append(one)
-            else:
-                lines.append("    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({")
-                lines += [f"        {r!r}," for r in required]
-                lines.append("    })")
         allowed = [(a.name, allowed_literal(a, dt)) for a in attrs]
         allowed = [(n, v) for n, v in allowed if v is not None]
         if allowed:

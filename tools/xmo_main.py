@@ -17,13 +17,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from xmo import xdsl_speedups
+from xmo.errors import XmoError
 from xmo.gc_policy import configure_process
 from xmo.termination import Terminated, install_termination_handlers
 
 log = logging.getLogger("xmo")
 
 
-class CLIError(Exception):
+class CLIError(XmoError):
     """A usage error reported as one line."""
 
 
@@ -387,6 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level), format="[ %(levelname)s ] %(message)s"
     )
+    xdsl_speedups.apply()  # xmo parses textual IR (docs/xdsl-patches.md)
     debug = args.log_level == "DEBUG" or bool(os.environ.get("XMO_DEBUG"))
     try:
         if args.command == "convert":

@@ -42,7 +42,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xmo import xdsl_speedups
 from xmo.context import make_context, weight_store
+from xmo.errors import XmoError
 from xmo.termination import Terminated, install_termination_handlers
 
 
@@ -233,7 +235,7 @@ def _read_by_path(stream: IO[bytes]) -> ModuleOp:  # pragma: no cover - placehol
     raise XmoOptError("OpenVINO IR input must be a file path")
 
 
-class XmoOptError(Exception):
+class XmoOptError(XmoError):
     """A driver usage error."""
 
 
@@ -249,6 +251,7 @@ def cli() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    xdsl_speedups.apply()  # xmo-opt parses textual IR (docs/xdsl-patches.md)
     driver = None
     try:
         driver = XmoOptMain(args=argv)

@@ -31,7 +31,7 @@ from xmo.backends.cpu.errors import (
     KernelError,
     KernelNotFoundError,
 )
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.ports import ModelOutputs
 from xmo.backends.cpu.registry import evaluate_op, kernel_for, register_kernel, registered_ops
 
@@ -41,9 +41,9 @@ __all__ = [
     "CompiledModel",
     "InputError",
     "KernelError",
+    "KernelNode",
     "KernelNotFoundError",
     "ModelOutputs",
-    "Node",
     "evaluate_op",
     "kernel_for",
     "register_kernel",

@@ -28,7 +28,7 @@ from xmo.backends.cpu.dtypes import (
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.fusion import AffineKernel, fuse_affine
-from xmo.backends.cpu.node import Kernel, KernelCall, Node, checked_outputs, describe_op
+from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode, checked_outputs, describe_op
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo
 from xmo.backends.cpu.registry import kernel_for
 from xmo.dialects.ov import element_types as et
@@ -38,7 +38,7 @@ from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
 
 @dataclass
 class _Step:
-    node: Node
+    node: KernelNode
     kernel: Kernel
     args: tuple[int, ...]
     outs: tuple[int, ...]
@@ -151,7 +151,7 @@ class CompiledModel:
                         )
                     args.append(slot_of[v])
                 outs = tuple(new_slot(r) for r in op.results)
-                steps.append((Node(op), kernel, tuple(args), outs))
+                steps.append((KernelNode(op), kernel, tuple(args), outs))
 
         if missing:
             shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
@@ -234,7 +234,7 @@ class CompiledModel:
         return [p.name for p in self.outputs]
 
     @property
-    def schedule(self) -> list[Node]:
+    def schedule(self) -> list[KernelNode]:
         """The ops executed, in order (before fusion)."""
         return [s.node for s in self._plain_steps]
 
@@ -359,7 +359,7 @@ class CompiledModel:
     infer = __call__
 
 
-def _missing_kernel(node: Node, *inputs: np.ndarray) -> Any:
+def _missing_kernel(node: KernelNode, *inputs: np.ndarray) -> Any:
     raise KernelNotFoundError(f"no CPU kernel for {node.describe()}")
 
 

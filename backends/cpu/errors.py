@@ -1,9 +1,10 @@
 """The CPU backend's errors."""
 
 from __future__ import annotations
+from xmo.errors import BackendError
 
 
-class CPUBackendError(RuntimeError):
+class CPUBackendError(BackendError, RuntimeError):
     """Base class of the CPU backend's errors."""
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from xmo.backends.cpu.dtypes import tensor_dims, tensor_dtype
-from xmo.backends.cpu.node import Kernel, KernelCall, Node
+from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode
 
 _AFFINE_OPS = frozenset({"Add", "Subtract", "Multiply", "Divide"})
 #: the built-in kernels of the fusable ops, by op type
@@ -59,11 +59,11 @@ class AffineKernel:
             return np.add(x, self.b, out=out, dtype=self.dtype)
         return x if inplace else np.array(x, dtype=self.dtype)
 
-    def __call__(self, node: Node, x: np.ndarray) -> np.ndarray:
+    def __call__(self, node: KernelNode, x: np.ndarray) -> np.ndarray:
         return self.run(x, False)
 
 
-def _affine_step(node: Node, kernel: Kernel, args: tuple[int, ...],
+def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
                  consts: Mapping[int, np.ndarray]) -> tuple[int, np.ndarray, str] | None:
     """(input slot, constant, role) when the step is a fusable elementwise op:
     a built-in Add/Subtract/Multiply/Divide on f32/f64 with numpy broadcast, one
@@ -117,7 +117,7 @@ def fuse_affine(
     keep: set[int],
 ) -> list[KernelCall]:
     """Steps with every chain of fusable elementwise ops (see :func:`_affine_step`)
-    replaced by one ``x*a + b`` step at the chain's last op (whose Node -- friendly
+    replaced by one ``x*a + b`` step at the chain's last op (whose KernelNode -- friendly
     and tensor names -- it keeps). An intermediate result is fused away only when
     the next op of the chain is its single user and it is not in ``keep`` (model
     outputs, constants, parameters). A single op is rewritten only when that

@@ -1,8 +1,8 @@
 """The kernel calling convention: what a kernel sees and what it must return.
 
 A kernel is called as ``kernel(node, *inputs)`` where ``node`` is the
-:class:`Node` being executed (attributes, output element types and shapes) and
-``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
+:class:`KernelNode` of the op being executed (attributes, output element types
+and shapes) and ``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
 per output). :func:`checked_outputs` casts them to the element types the op's
 result types declare and checks their shapes.
 """
@@ -41,7 +41,7 @@ def describe_op(op: Operation) -> str:
     return f"{op_type(op)} ({op.name})" + (f" '{fn}'" if fn else "")
 
 
-class Node:
+class KernelNode:
     """What a kernel sees of the op it executes."""
 
     __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes", "out_etypes",
@@ -88,10 +88,10 @@ class Node:
 
 
 #: One kernel call of a schedule: (node, kernel, argument slots, output slots).
-KernelCall = tuple[Node, Kernel, tuple[int, ...], tuple[int, ...]]
+KernelCall = tuple[KernelNode, Kernel, tuple[int, ...], tuple[int, ...]]
 
 
-def checked_outputs(node: Node, res: Any) -> list[np.ndarray]:
+def checked_outputs(node: KernelNode, res: Any) -> list[np.ndarray]:
     """A kernel's result as one array per output of ``node``, each cast to the
     declared element type (bf16 rounded) and checked against the declared shape."""
     if isinstance(res, np.ndarray) or np.isscalar(res):

@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from xmo.backends.cpu.errors import KernelNotFoundError
-from xmo.backends.cpu.node import Kernel, Node, checked_outputs, describe_op
+from xmo.backends.cpu.node import Kernel, KernelNode, checked_outputs, describe_op
 
 _KERNELS: dict[str, Kernel] = {}
 
@@ -61,7 +61,7 @@ def evaluate_op(op: Operation, inputs: Sequence[np.ndarray]) -> list[np.ndarray]
     kernel = kernel_for(op.name)
     if kernel is None:
         raise KernelNotFoundError(f"no CPU kernel for {describe_op(op)}")
-    node = Node(op)
+    node = KernelNode(op)
     return checked_outputs(node, kernel(node, *inputs))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from xmo.errors import BackendError, ModelError
 
 #: OpenVINO element type name -> port ``precision`` string, as OpenVINO's own
 #: serializer writes it (note ``u1`` -> ``BIN``).
@@ -51,11 +52,11 @@ SUBGRAPH_TYPES = frozenset({"Loop", "If", "TensorIterator"})
 DYNAMIC_RANK_SHAPE = "..."
 
 
-class IRWriteError(ValueError):
+class IRWriteError(BackendError, ValueError):
     """A module that cannot be written as OpenVINO IR."""
 
 
-class IRReadError(ValueError):
+class IRReadError(ModelError):
     """An OpenVINO IR file that is malformed or contradicts itself."""
 
     def __init__(self, msg: object = "") -> None:

@@ -47,6 +47,7 @@ from xmo.backends.ir._common import (
     unescape_names,
 )
 from xmo.context import attach_context, make_context, weight_store
+from xmo.dialects.attr_spec import AttributeValueError
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
@@ -430,7 +431,7 @@ class _Reader:
                 )
             try:
                 out[key] = ov_attrs.to_attr(spec.kind, ov_attrs.from_xml(spec.kind, text))
-            except ov_attrs.AttributeValueError as e:
+            except AttributeValueError as e:
                 raise IRReadError(f"{layer.label}: attribute '{key}': {e}") from None
         return out
 

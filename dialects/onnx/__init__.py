@@ -23,7 +23,6 @@ from xdsl.ir import Dialect
 
 from xmo.dialects.onnx import ops as _generated
 from xmo.dialects.onnx.base import (
-    AttrSpec,
     CustomOp,
     InitializerOp,
     InputOp,
@@ -110,7 +109,6 @@ __all__ = [
     "GENERATED_OPS",
     "ONNX",
     "ONNX_VERSION",
-    "AttrSpec",
     "CustomOp",
     "InitializerOp",
     "InputOp",

@@ -10,8 +10,8 @@ since_version). Its ClassVars, generated from the schema
   type the type-constraint name (``"T"``) or a literal type (``"tensor(int64)"``)
 * ``MIN_INPUTS``/``MAX_INPUTS``/``MIN_OUTPUTS``/``MAX_OUTPUTS``: the schema's
   arity (``None`` = unbounded)
-* ``ATTRS``: one :class:`AttrSpec` per attribute (name, ONNX attribute type,
-  required, default as a Python value)
+* ``ATTRS``: one :class:`~xmo.dialects.attr_spec.AttrSpec` per attribute
+  (name, kind -- the ONNX attribute type, default as a Python value, required)
 * ``TYPE_CONSTRAINTS``: constraint name (and every literal type used by a port)
   -> allowed type keys (see :mod:`.types`); a plain ``str`` entry names an ONNX
   type xDSL cannot represent
@@ -83,6 +83,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
 from xmo.dialects.onnx.types import StringTensorAttr, describe, type_key
 from xmo.dialects.ov.weights import make_constant_attr
 
@@ -91,8 +92,8 @@ f32 = Float32Type()
 #: Option of a formal parameter
 SINGLE, OPTIONAL, VARIADIC = "single", "optional", "variadic"
 
-#: ONNX attribute types with a fixed xDSL form
-ATTR_TYPES = (
+#: attribute kinds: the ONNX attribute types
+ATTR_KINDS = (
     "INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "TENSOR", "GRAPH",
     "SPARSE_TENSOR", "TYPE_PROTO", "TENSORS", "GRAPHS", "SPARSE_TENSORS",
     "TYPE_PROTOS",
@@ -109,27 +110,14 @@ class Port(NamedTuple):
     homogeneous: bool = True
 
 
-class AttrSpec(NamedTuple):
-    """One ONNX attribute: name, ONNX attribute type, required, default."""
-
-    name: str
-    type: str
-    required: bool = False
-    default: Any = None
-
-
-class AttributeValueError(ValueError):
-    """A value that does not fit an ONNX attribute type."""
-
-
 # ---------------------------------------------------------------------------
 # Attribute values
 # ---------------------------------------------------------------------------
 
 
-def check_attr(attr_type: str, a: Attribute) -> str | None:
-    """None if ``a`` is a valid xDSL form of an ``attr_type`` value, else why not."""
-    match attr_type:
+def check_attr(kind: str, a: Attribute) -> str | None:
+    """None if ``a`` is a valid xDSL form of a ``kind`` value, else why not."""
+    match kind:
         case "INT":
             if isinstance(a, IntegerAttr) and a.type == i64:
                 return None
@@ -161,19 +149,19 @@ def check_attr(attr_type: str, a: Attribute) -> str | None:
     return None  # other kinds: any attribute, kept as is
 
 
-def to_attr(attr_type: str, value: Any) -> Attribute:
+def to_attr(kind: str, value: Any) -> Attribute:
     """Python value -> xDSL attribute of an ONNX attribute type.
 
     TENSOR values must already be attributes (build large ones with
     ``xmo.dialects.ov.weights.make_constant_attr``) or small numpy arrays.
     """
     if isinstance(value, Attribute):
-        why = check_attr(attr_type, value)
+        why = check_attr(kind, value)
         if why:
-            raise AttributeValueError(f"{value} is not a valid {attr_type}: {why}")
+            raise AttributeValueError(f"{value} is not a valid {kind}: {why}")
         return value
     try:
-        match attr_type:
+        match kind:
             case "INT":
                 return IntegerAttr(int(value), i64)
             case "FLOAT":
@@ -196,8 +184,8 @@ def to_attr(attr_type: str, value: Any) -> Attribute:
             case "TENSOR" if isinstance(value, np.ndarray):
                 return make_constant_attr(value)
     except (TypeError, ValueError) as e:
-        raise AttributeValueError(f"{value!r} is not a valid {attr_type}: {e}") from None
-    raise AttributeValueError(f"{value!r} cannot become a {attr_type} attribute")
+        raise AttributeValueError(f"{value!r} is not a valid {kind}: {e}") from None
+    raise AttributeValueError(f"{value!r} cannot become a {kind} attribute")
 
 
 def _seq(value: Any) -> Sequence[Any]:
@@ -206,12 +194,12 @@ def _seq(value: Any) -> Sequence[Any]:
     return list(value)
 
 
-def from_attr(attr_type: str, a: Attribute) -> Any:
+def from_attr(kind: str, a: Attribute) -> Any:
     """xDSL attribute -> Python value (TENSOR and other kinds: the attribute)."""
-    why = check_attr(attr_type, a)
+    why = check_attr(kind, a)
     if why:
-        raise AttributeValueError(f"{a} is not a valid {attr_type}: {why}")
-    match attr_type:
+        raise AttributeValueError(f"{a} is not a valid {kind}: {why}")
+    match kind:
         case "INT":
             assert isinstance(a, IntegerAttr)
             return int(a.value.data)
@@ -454,16 +442,16 @@ class ONNXOp(IRDLOperation):
     def attr(self, name: str) -> Any:
         """Python value of an ONNX attribute (its default when absent)."""
         spec = self.attr_spec(name)
-        if spec.type == "GRAPH":
+        if spec.kind == "GRAPH":
             return self.regions[self.REGIONS.index(name)]
         a = self.properties.get(name)
         if a is None:
             return spec.default
-        return from_attr(spec.type, a)
+        return from_attr(spec.kind, a)
 
     def set_attr(self, name: str, value: Any) -> None:
         spec = self.attr_spec(name)
-        self.properties[name] = to_attr(spec.type, value)
+        self.properties[name] = to_attr(spec.kind, value)
 
     def region_of(self, graph_attr: str) -> Region:
         """The region holding graph attribute ``graph_attr``."""
@@ -512,7 +500,7 @@ class ONNXOp(IRDLOperation):
         Absent optional inputs must be NoValue results (``NoValueOp().result``).
         Graph attributes not given get an empty region.
         """
-        props = {k: to_attr(cls.attr_spec(k).type, v) for k, v in (attrs or {}).items()}
+        props = {k: to_attr(cls.attr_spec(k).kind, v) for k, v in (attrs or {}).items()}
         regs = [
             (regions or {}).get(n) or Region() for n in cls.REGIONS
         ]
@@ -548,7 +536,7 @@ class ONNXOp(IRDLOperation):
 
     def _verify_attrs(self) -> None:
         for spec in self.ATTRS:
-            if spec.type == "GRAPH":
+            if spec.kind == "GRAPH":
                 continue
             a = self.properties.get(spec.name)
             if a is None:
@@ -557,10 +545,10 @@ class ONNXOp(IRDLOperation):
                         f"{self.name}: missing required attribute '{spec.name}'"
                     )
                 continue
-            why = check_attr(spec.type, a)
+            why = check_attr(spec.kind, a)
             if why:
                 raise VerifyException(
-                    f"{self.name}: attribute '{spec.name}' ({spec.type}): {why}, "
+                    f"{self.name}: attribute '{spec.name}' ({spec.kind}): {why}, "
                     f"got {a}"
                 )
 
@@ -646,11 +634,11 @@ def onnx_op(cls: type[_OpT]) -> type[_OpT]:
 
     Use it instead of ``irdl_op_definition`` on ``ONNXOp`` subclasses.
     """
-    graphs = tuple(s.name for s in cls.ATTRS if s.type == "GRAPH")
+    graphs = tuple(s.name for s in cls.ATTRS if s.kind == "GRAPH")
     if graphs != cls.REGIONS:
         raise TypeError(f"{cls.__name__}: REGIONS must be {graphs}, got {cls.REGIONS}")
     for spec in cls.ATTRS:
-        if spec.type == "GRAPH":
+        if spec.kind == "GRAPH":
             setattr(cls, field_name(spec.name), region_def())
         else:
             setattr(

@@ -8,7 +8,8 @@ from typing import ClassVar
 
 from xdsl.ir import Attribute
 
-from xmo.dialects.onnx.base import AttrSpec, ONNXOp, Port, onnx_op
+from xmo.dialects.attr_spec import AttrSpec
+from xmo.dialects.onnx.base import ONNXOp, Port, onnx_op
 from xmo.dialects.onnx.types import parse_type_str
 
 ONNX_VERSION = '1.23.2'
@@ -152,7 +153,7 @@ class AbsV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -299,9 +300,9 @@ class AddV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -326,8 +327,8 @@ class AddV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -431,7 +432,7 @@ class AffineGridOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('align_corners', 'INT', False, 0),
+        AttrSpec('align_corners', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -457,8 +458,8 @@ class AndV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bool,),
@@ -504,8 +505,8 @@ class ArgMaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -532,8 +533,8 @@ class ArgMaxV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -560,9 +561,9 @@ class ArgMaxV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('select_last_index', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('select_last_index', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -589,9 +590,9 @@ class ArgMaxOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('select_last_index', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('select_last_index', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -618,8 +619,8 @@ class ArgMinV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -646,8 +647,8 @@ class ArgMinV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -674,9 +675,9 @@ class ArgMinV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('select_last_index', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('select_last_index', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -703,9 +704,9 @@ class ArgMinOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('select_last_index', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('select_last_index', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -896,13 +897,13 @@ class AttentionV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 4
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('is_causal', 'INT', False, 0),
-        AttrSpec('kv_num_heads', 'INT', False, None),
-        AttrSpec('q_num_heads', 'INT', False, None),
-        AttrSpec('qk_matmul_output_mode', 'INT', False, 0),
-        AttrSpec('scale', 'FLOAT', False, None),
-        AttrSpec('softcap', 'FLOAT', False, 0.0),
-        AttrSpec('softmax_precision', 'INT', False, None),
+        AttrSpec('is_causal', 'INT', 0),
+        AttrSpec('kv_num_heads', 'INT'),
+        AttrSpec('q_num_heads', 'INT'),
+        AttrSpec('qk_matmul_output_mode', 'INT', 0),
+        AttrSpec('scale', 'FLOAT'),
+        AttrSpec('softcap', 'FLOAT', 0.0),
+        AttrSpec('softmax_precision', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -943,13 +944,13 @@ class AttentionV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 4
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('is_causal', 'INT', False, 0),
-        AttrSpec('kv_num_heads', 'INT', False, None),
-        AttrSpec('q_num_heads', 'INT', False, None),
-        AttrSpec('qk_matmul_output_mode', 'INT', False, 0),
-        AttrSpec('scale', 'FLOAT', False, None),
-        AttrSpec('softcap', 'FLOAT', False, 0.0),
-        AttrSpec('softmax_precision', 'INT', False, None),
+        AttrSpec('is_causal', 'INT', 0),
+        AttrSpec('kv_num_heads', 'INT'),
+        AttrSpec('q_num_heads', 'INT'),
+        AttrSpec('qk_matmul_output_mode', 'INT', 0),
+        AttrSpec('scale', 'FLOAT'),
+        AttrSpec('softcap', 'FLOAT', 0.0),
+        AttrSpec('softmax_precision', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -991,15 +992,15 @@ class AttentionOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 4
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('is_causal', 'INT', False, 0),
-        AttrSpec('kv_num_heads', 'INT', False, None),
-        AttrSpec('left_window_size', 'INT', False, -1),
-        AttrSpec('q_num_heads', 'INT', False, None),
-        AttrSpec('qk_matmul_output_mode', 'INT', False, 0),
-        AttrSpec('right_window_size', 'INT', False, -1),
-        AttrSpec('scale', 'FLOAT', False, None),
-        AttrSpec('softcap', 'FLOAT', False, 0.0),
-        AttrSpec('softmax_precision', 'INT', False, None),
+        AttrSpec('is_causal', 'INT', 0),
+        AttrSpec('kv_num_heads', 'INT'),
+        AttrSpec('left_window_size', 'INT', -1),
+        AttrSpec('q_num_heads', 'INT'),
+        AttrSpec('qk_matmul_output_mode', 'INT', 0),
+        AttrSpec('right_window_size', 'INT', -1),
+        AttrSpec('scale', 'FLOAT'),
+        AttrSpec('softcap', 'FLOAT', 0.0),
+        AttrSpec('softmax_precision', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -1028,10 +1029,10 @@ class AveragePoolV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1053,11 +1054,11 @@ class AveragePoolV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('count_include_pad', 'INT', False, 0),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('count_include_pad', 'INT', 0),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1079,12 +1080,12 @@ class AveragePoolV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('count_include_pad', 'INT', False, 0),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('count_include_pad', 'INT', 0),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1106,12 +1107,12 @@ class AveragePoolV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('count_include_pad', 'INT', False, 0),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('count_include_pad', 'INT', 0),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1133,13 +1134,13 @@ class AveragePoolV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('count_include_pad', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('count_include_pad', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1161,13 +1162,13 @@ class AveragePoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('count_include_pad', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('count_include_pad', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -1201,11 +1202,11 @@ class BatchNormalizationV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 5
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', True, None),
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('is_test', 'INT', False, 0),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
-        AttrSpec('spatial', 'INT', False, 1),
+        AttrSpec('consumed_inputs', 'INTS', required=True),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('is_test', 'INT', 0),
+        AttrSpec('momentum', 'FLOAT', 0.9),
+        AttrSpec('spatial', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1239,10 +1240,10 @@ class BatchNormalizationV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 5
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('is_test', 'INT', False, 0),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
-        AttrSpec('spatial', 'INT', False, 1),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('is_test', 'INT', 0),
+        AttrSpec('momentum', 'FLOAT', 0.9),
+        AttrSpec('spatial', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1276,9 +1277,9 @@ class BatchNormalizationV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 5
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
-        AttrSpec('spatial', 'INT', False, 1),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('momentum', 'FLOAT', 0.9),
+        AttrSpec('spatial', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1312,8 +1313,8 @@ class BatchNormalizationV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 5
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('momentum', 'FLOAT', 0.9),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1345,9 +1346,9 @@ class BatchNormalizationV14Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
-        AttrSpec('training_mode', 'INT', False, 0),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('momentum', 'FLOAT', 0.9),
+        AttrSpec('training_mode', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -1380,9 +1381,9 @@ class BatchNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('momentum', 'FLOAT', False, 0.9),
-        AttrSpec('training_mode', 'INT', False, 0),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('momentum', 'FLOAT', 0.9),
+        AttrSpec('training_mode', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -1406,8 +1407,8 @@ class BernoulliV15Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -1434,8 +1435,8 @@ class BernoulliOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -1462,7 +1463,7 @@ class BitCastOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1502,7 +1503,7 @@ class BitShiftV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('direction', 'STRING', True, None),
+        AttrSpec('direction', 'STRING', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_uint16, _tensor_uint32, _tensor_uint64, _tensor_uint8),
@@ -1527,7 +1528,7 @@ class BitShiftOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('direction', 'STRING', True, None),
+        AttrSpec('direction', 'STRING', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -1649,8 +1650,8 @@ class BlackmanWindowOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('output_datatype', 'INT', False, 1),
-        AttrSpec('periodic', 'INT', False, 1),
+        AttrSpec('output_datatype', 'INT', 1),
+        AttrSpec('periodic', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int32, _tensor_int64),
@@ -1677,7 +1678,7 @@ class CastV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('to', 'STRING', True, None),
+        AttrSpec('to', 'STRING', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1708,7 +1709,7 @@ class CastV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1739,7 +1740,7 @@ class CastV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1770,7 +1771,7 @@ class CastV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1803,8 +1804,8 @@ class CastV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1839,8 +1840,8 @@ class CastV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1875,8 +1876,8 @@ class CastV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1913,9 +1914,9 @@ class CastV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('round_mode', 'STRING', False, 'up'),
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('round_mode', 'STRING', 'up'),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1952,9 +1953,9 @@ class CastV25Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('round_mode', 'STRING', False, 'up'),
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('round_mode', 'STRING', 'up'),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -1991,9 +1992,9 @@ class CastOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('round_mode', 'STRING', False, 'up'),
-        AttrSpec('saturate', 'INT', False, 1),
-        AttrSpec('to', 'INT', True, None),
+        AttrSpec('round_mode', 'STRING', 'up'),
+        AttrSpec('saturate', 'INT', 1),
+        AttrSpec('to', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2068,7 +2069,7 @@ class CastLikeV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2106,7 +2107,7 @@ class CastLikeV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2144,7 +2145,7 @@ class CastLikeV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2184,8 +2185,8 @@ class CastLikeV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('round_mode', 'STRING', False, 'up'),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('round_mode', 'STRING', 'up'),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2225,8 +2226,8 @@ class CastLikeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('round_mode', 'STRING', False, 'up'),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('round_mode', 'STRING', 'up'),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -2271,7 +2272,7 @@ class CausalConvWithStateOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation', 'STRING', False, 'none'),
+        AttrSpec('activation', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_float, _tensor_float16),
@@ -2293,7 +2294,7 @@ class CeilV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -2353,7 +2354,7 @@ class CeluV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_float,),
@@ -2375,7 +2376,7 @@ class CeluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -2400,7 +2401,7 @@ class CenterCropPadOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
+        AttrSpec('axes', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2428,9 +2429,9 @@ class ClipV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
-        AttrSpec('max', 'FLOAT', False, None),
-        AttrSpec('min', 'FLOAT', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
+        AttrSpec('max', 'FLOAT'),
+        AttrSpec('min', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -2452,8 +2453,8 @@ class ClipV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('max', 'FLOAT', False, 3.4028235e+38),
-        AttrSpec('min', 'FLOAT', False, -3.4028235e+38),
+        AttrSpec('max', 'FLOAT', 3.4028235e+38),
+        AttrSpec('min', 'FLOAT', -3.4028235e+38),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -2556,9 +2557,9 @@ class Col2ImOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2589,7 +2590,7 @@ class CompressV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
+        AttrSpec('axis', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2620,7 +2621,7 @@ class CompressV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
+        AttrSpec('axis', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2651,7 +2652,7 @@ class CompressOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
+        AttrSpec('axis', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2679,7 +2680,7 @@ class ConcatV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
+        AttrSpec('axis', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -2701,7 +2702,7 @@ class ConcatV4Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', True, None),
+        AttrSpec('axis', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2728,7 +2729,7 @@ class ConcatV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', True, None),
+        AttrSpec('axis', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2755,7 +2756,7 @@ class ConcatOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', True, None),
+        AttrSpec('axis', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2782,8 +2783,8 @@ class ConcatFromSequenceOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', True, None),
-        AttrSpec('new_axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', required=True),
+        AttrSpec('new_axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'S': (
@@ -2817,7 +2818,7 @@ class ConstantV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', True, None),
+        AttrSpec('value', 'TENSOR', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -2839,7 +2840,7 @@ class ConstantV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', True, None),
+        AttrSpec('value', 'TENSOR', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2866,8 +2867,8 @@ class ConstantV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2894,14 +2895,14 @@ class ConstantV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2928,14 +2929,14 @@ class ConstantV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2962,14 +2963,14 @@ class ConstantV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -2997,14 +2998,14 @@ class ConstantV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3033,14 +3034,14 @@ class ConstantV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3069,14 +3070,14 @@ class ConstantV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3105,14 +3106,14 @@ class ConstantOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('sparse_value', 'SPARSE_TENSOR', False, None),
-        AttrSpec('value', 'TENSOR', False, None),
-        AttrSpec('value_float', 'FLOAT', False, None),
-        AttrSpec('value_floats', 'FLOATS', False, None),
-        AttrSpec('value_int', 'INT', False, None),
-        AttrSpec('value_ints', 'INTS', False, None),
-        AttrSpec('value_string', 'STRING', False, None),
-        AttrSpec('value_strings', 'STRINGS', False, None),
+        AttrSpec('sparse_value', 'SPARSE_TENSOR'),
+        AttrSpec('value', 'TENSOR'),
+        AttrSpec('value_float', 'FLOAT'),
+        AttrSpec('value_floats', 'FLOATS'),
+        AttrSpec('value_int', 'INT'),
+        AttrSpec('value_ints', 'INTS'),
+        AttrSpec('value_string', 'STRING'),
+        AttrSpec('value_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3142,7 +3143,7 @@ class ConstantOfShapeV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3169,7 +3170,7 @@ class ConstantOfShapeV20Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3198,7 +3199,7 @@ class ConstantOfShapeV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3227,7 +3228,7 @@ class ConstantOfShapeV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3257,7 +3258,7 @@ class ConstantOfShapeV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3287,7 +3288,7 @@ class ConstantOfShapeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'TENSOR', False, None),
+        AttrSpec('value', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64,),
@@ -3321,12 +3322,12 @@ class ConvV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -3352,12 +3353,12 @@ class ConvV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -3383,12 +3384,12 @@ class ConvOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -3415,12 +3416,12 @@ class ConvIntegerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int8, _tensor_uint8),
@@ -3448,14 +3449,14 @@ class ConvTransposeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('output_padding', 'INTS', False, None),
-        AttrSpec('output_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('output_padding', 'INTS'),
+        AttrSpec('output_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -3481,14 +3482,14 @@ class ConvTransposeV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('output_padding', 'INTS', False, None),
-        AttrSpec('output_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('output_padding', 'INTS'),
+        AttrSpec('output_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -3514,14 +3515,14 @@ class ConvTransposeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('output_padding', 'INTS', False, None),
-        AttrSpec('output_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('output_padding', 'INTS'),
+        AttrSpec('output_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -3622,8 +3623,8 @@ class CumProdOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('exclusive', 'INT', False, 0),
-        AttrSpec('reverse', 'INT', False, 0),
+        AttrSpec('exclusive', 'INT', 0),
+        AttrSpec('reverse', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3652,8 +3653,8 @@ class CumSumV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('exclusive', 'INT', False, 0),
-        AttrSpec('reverse', 'INT', False, 0),
+        AttrSpec('exclusive', 'INT', 0),
+        AttrSpec('reverse', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3682,8 +3683,8 @@ class CumSumOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('exclusive', 'INT', False, 0),
-        AttrSpec('reverse', 'INT', False, 0),
+        AttrSpec('exclusive', 'INT', 0),
+        AttrSpec('reverse', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3712,9 +3713,9 @@ class DFTV17Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('inverse', 'INT', False, 0),
-        AttrSpec('onesided', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('inverse', 'INT', 0),
+        AttrSpec('onesided', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -3741,8 +3742,8 @@ class DFTOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('inverse', 'INT', False, 0),
-        AttrSpec('onesided', 'INT', False, 0),
+        AttrSpec('inverse', 'INT', 0),
+        AttrSpec('onesided', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -3772,12 +3773,12 @@ class DeformConvV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('offset_group', 'INT', False, 1),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('offset_group', 'INT', 1),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -3805,12 +3806,12 @@ class DeformConvOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('offset_group', 'INT', False, 1),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('offset_group', 'INT', 1),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -3832,7 +3833,7 @@ class DepthToSpaceV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
+        AttrSpec('blocksize', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3859,8 +3860,8 @@ class DepthToSpaceV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
-        AttrSpec('mode', 'STRING', False, 'DCR'),
+        AttrSpec('blocksize', 'INT', required=True),
+        AttrSpec('mode', 'STRING', 'DCR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3887,8 +3888,8 @@ class DepthToSpaceV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
-        AttrSpec('mode', 'STRING', False, 'DCR'),
+        AttrSpec('blocksize', 'INT', required=True),
+        AttrSpec('mode', 'STRING', 'DCR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3915,8 +3916,8 @@ class DepthToSpaceOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
-        AttrSpec('mode', 'STRING', False, 'DCR'),
+        AttrSpec('blocksize', 'INT', required=True),
+        AttrSpec('mode', 'STRING', 'DCR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -3971,7 +3972,7 @@ class DequantizeLinearV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_int32, _tensor_int8, _tensor_uint8),
@@ -3998,7 +3999,7 @@ class DequantizeLinearV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4028,8 +4029,8 @@ class DequantizeLinearV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4060,9 +4061,9 @@ class DequantizeLinearV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4094,9 +4095,9 @@ class DequantizeLinearV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4128,9 +4129,9 @@ class DequantizeLinearV25Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4163,9 +4164,9 @@ class DequantizeLinearOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -4236,9 +4237,9 @@ class DivV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4263,8 +4264,8 @@ class DivV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -4368,9 +4369,9 @@ class DropoutV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
-        AttrSpec('is_test', 'INT', False, 0),
-        AttrSpec('ratio', 'FLOAT', False, 0.5),
+        AttrSpec('consumed_inputs', 'INTS'),
+        AttrSpec('is_test', 'INT', 0),
+        AttrSpec('ratio', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4395,8 +4396,8 @@ class DropoutV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('is_test', 'INT', False, 0),
-        AttrSpec('ratio', 'FLOAT', False, 0.5),
+        AttrSpec('is_test', 'INT', 0),
+        AttrSpec('ratio', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4421,7 +4422,7 @@ class DropoutV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ratio', 'FLOAT', False, 0.5),
+        AttrSpec('ratio', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4446,7 +4447,7 @@ class DropoutV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ratio', 'FLOAT', False, 0.5),
+        AttrSpec('ratio', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4476,7 +4477,7 @@ class DropoutV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('seed', 'INT', False, None),
+        AttrSpec('seed', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4507,7 +4508,7 @@ class DropoutV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('seed', 'INT', False, None),
+        AttrSpec('seed', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -4538,7 +4539,7 @@ class DropoutOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('seed', 'INT', False, None),
+        AttrSpec('seed', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -4595,7 +4596,7 @@ class EinsumV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('equation', 'STRING', True, None),
+        AttrSpec('equation', 'STRING', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -4621,7 +4622,7 @@ class EinsumOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('equation', 'STRING', True, None),
+        AttrSpec('equation', 'STRING', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -4647,8 +4648,8 @@ class EluV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4670,7 +4671,7 @@ class EluV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -4692,7 +4693,7 @@ class EluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -4717,8 +4718,8 @@ class EqualV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bool, _tensor_int32, _tensor_int64),
@@ -4888,7 +4889,7 @@ class ExpV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5004,8 +5005,8 @@ class EyeLikeV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('k', 'INT', False, 0),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('k', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -5036,8 +5037,8 @@ class EyeLikeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('k', 'INT', False, 0),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('k', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -5068,7 +5069,7 @@ class FlattenV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5090,7 +5091,7 @@ class FlattenV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5117,7 +5118,7 @@ class FlattenV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5144,7 +5145,7 @@ class FlattenV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5171,7 +5172,7 @@ class FlattenV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5200,7 +5201,7 @@ class FlattenV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5229,7 +5230,7 @@ class FlattenV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5258,7 +5259,7 @@ class FlattenOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5288,7 +5289,7 @@ class FloorV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5358,13 +5359,13 @@ class GRUV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'foward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('output_sequence', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'foward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('output_sequence', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5397,14 +5398,14 @@ class GRUV3Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('linear_before_reset', 'INT', False, 0),
-        AttrSpec('output_sequence', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('linear_before_reset', 'INT', 0),
+        AttrSpec('output_sequence', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5437,13 +5438,13 @@ class GRUV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('linear_before_reset', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('linear_before_reset', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5476,14 +5477,14 @@ class GRUV14Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('layout', 'INT', False, 0),
-        AttrSpec('linear_before_reset', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('layout', 'INT', 0),
+        AttrSpec('linear_before_reset', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5516,14 +5517,14 @@ class GRUOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('layout', 'INT', False, 0),
-        AttrSpec('linear_before_reset', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('layout', 'INT', 0),
+        AttrSpec('linear_before_reset', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -5549,7 +5550,7 @@ class GatherV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5580,7 +5581,7 @@ class GatherV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5611,7 +5612,7 @@ class GatherOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5642,7 +5643,7 @@ class GatherElementsV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5673,7 +5674,7 @@ class GatherElementsOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5732,7 +5733,7 @@ class GatherNDV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('batch_dims', 'INT', False, 0),
+        AttrSpec('batch_dims', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5763,7 +5764,7 @@ class GatherNDOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('batch_dims', 'INT', False, 0),
+        AttrSpec('batch_dims', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5791,7 +5792,7 @@ class GeluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('approximate', 'STRING', False, 'none'),
+        AttrSpec('approximate', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -5817,11 +5818,11 @@ class GemmV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5847,11 +5848,11 @@ class GemmV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5877,10 +5878,10 @@ class GemmV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -5906,10 +5907,10 @@ class GemmV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5938,10 +5939,10 @@ class GemmV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -5970,10 +5971,10 @@ class GemmOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
-        AttrSpec('beta', 'FLOAT', False, 1.0),
-        AttrSpec('transA', 'INT', False, 0),
-        AttrSpec('transB', 'INT', False, 0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
+        AttrSpec('beta', 'FLOAT', 1.0),
+        AttrSpec('transA', 'INT', 0),
+        AttrSpec('transB', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -6036,7 +6037,7 @@ class GlobalLpPoolV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('p', 'FLOAT', False, 2.0),
+        AttrSpec('p', 'FLOAT', 2.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6058,7 +6059,7 @@ class GlobalLpPoolV2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('p', 'INT', False, 2),
+        AttrSpec('p', 'INT', 2),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6080,7 +6081,7 @@ class GlobalLpPoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('p', 'INT', False, 2),
+        AttrSpec('p', 'INT', 2),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -6143,8 +6144,8 @@ class GreaterV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6301,9 +6302,9 @@ class GridSampleV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('align_corners', 'INT', False, 0),
-        AttrSpec('mode', 'STRING', False, 'bilinear'),
-        AttrSpec('padding_mode', 'STRING', False, 'zeros'),
+        AttrSpec('align_corners', 'INT', 0),
+        AttrSpec('mode', 'STRING', 'bilinear'),
+        AttrSpec('padding_mode', 'STRING', 'zeros'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -6334,9 +6335,9 @@ class GridSampleV20Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('align_corners', 'INT', False, 0),
-        AttrSpec('mode', 'STRING', False, 'linear'),
-        AttrSpec('padding_mode', 'STRING', False, 'zeros'),
+        AttrSpec('align_corners', 'INT', 0),
+        AttrSpec('mode', 'STRING', 'linear'),
+        AttrSpec('padding_mode', 'STRING', 'zeros'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -6367,9 +6368,9 @@ class GridSampleOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('align_corners', 'INT', False, 0),
-        AttrSpec('mode', 'STRING', False, 'linear'),
-        AttrSpec('padding_mode', 'STRING', False, 'zeros'),
+        AttrSpec('align_corners', 'INT', 0),
+        AttrSpec('mode', 'STRING', 'linear'),
+        AttrSpec('padding_mode', 'STRING', 'zeros'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -6402,8 +6403,8 @@ class GroupNormalizationV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('num_groups', 'INT', True, None),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('num_groups', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -6429,9 +6430,9 @@ class GroupNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('num_groups', 'INT', True, None),
-        AttrSpec('stash_type', 'INT', False, 1),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('num_groups', 'INT', required=True),
+        AttrSpec('stash_type', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -6453,8 +6454,8 @@ class HammingWindowOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('output_datatype', 'INT', False, 1),
-        AttrSpec('periodic', 'INT', False, 1),
+        AttrSpec('output_datatype', 'INT', 1),
+        AttrSpec('periodic', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int32, _tensor_int64),
@@ -6481,8 +6482,8 @@ class HannWindowOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('output_datatype', 'INT', False, 1),
-        AttrSpec('periodic', 'INT', False, 1),
+        AttrSpec('output_datatype', 'INT', 1),
+        AttrSpec('periodic', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int32, _tensor_int64),
@@ -6509,9 +6510,9 @@ class HardSigmoidV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.2),
-        AttrSpec('beta', 'FLOAT', False, 0.5),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('alpha', 'FLOAT', 0.2),
+        AttrSpec('beta', 'FLOAT', 0.5),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6533,8 +6534,8 @@ class HardSigmoidV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.2),
-        AttrSpec('beta', 'FLOAT', False, 0.5),
+        AttrSpec('alpha', 'FLOAT', 0.2),
+        AttrSpec('beta', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6556,8 +6557,8 @@ class HardSigmoidOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.2),
-        AttrSpec('beta', 'FLOAT', False, 0.5),
+        AttrSpec('alpha', 'FLOAT', 0.2),
+        AttrSpec('beta', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -6617,7 +6618,7 @@ class HardmaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6639,7 +6640,7 @@ class HardmaxV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -6661,7 +6662,7 @@ class HardmaxOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7020,8 +7021,8 @@ class IfV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7050,8 +7051,8 @@ class IfV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7080,8 +7081,8 @@ class IfV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7114,8 +7115,8 @@ class IfV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7163,8 +7164,8 @@ class IfV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7217,8 +7218,8 @@ class IfV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7273,8 +7274,8 @@ class IfV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7330,8 +7331,8 @@ class IfV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7388,8 +7389,8 @@ class IfOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('else_branch', 'GRAPH', True, None),
-        AttrSpec('then_branch', 'GRAPH', True, None),
+        AttrSpec('else_branch', 'GRAPH', required=True),
+        AttrSpec('then_branch', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -7447,7 +7448,7 @@ class ImageDecoderOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('pixel_format', 'STRING', False, 'RGB'),
+        AttrSpec('pixel_format', 'STRING', 'RGB'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_uint8,),
@@ -7474,8 +7475,8 @@ class InstanceNormalizationV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
+        AttrSpec('consumed_inputs', 'INTS'),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7501,7 +7502,7 @@ class InstanceNormalizationV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7527,7 +7528,7 @@ class InstanceNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7549,8 +7550,8 @@ class IsInfV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('detect_negative', 'INT', False, 1),
-        AttrSpec('detect_positive', 'INT', False, 1),
+        AttrSpec('detect_negative', 'INT', 1),
+        AttrSpec('detect_positive', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float),
@@ -7573,8 +7574,8 @@ class IsInfOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('detect_negative', 'INT', False, 1),
-        AttrSpec('detect_positive', 'INT', False, 1),
+        AttrSpec('detect_negative', 'INT', 1),
+        AttrSpec('detect_positive', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -7665,10 +7666,10 @@ class LRNV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.0001),
-        AttrSpec('beta', 'FLOAT', False, 0.75),
-        AttrSpec('bias', 'FLOAT', False, 1.0),
-        AttrSpec('size', 'INT', True, None),
+        AttrSpec('alpha', 'FLOAT', 0.0001),
+        AttrSpec('beta', 'FLOAT', 0.75),
+        AttrSpec('bias', 'FLOAT', 1.0),
+        AttrSpec('size', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7690,10 +7691,10 @@ class LRNOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.0001),
-        AttrSpec('beta', 'FLOAT', False, 0.75),
-        AttrSpec('bias', 'FLOAT', False, 1.0),
-        AttrSpec('size', 'INT', True, None),
+        AttrSpec('alpha', 'FLOAT', 0.0001),
+        AttrSpec('beta', 'FLOAT', 0.75),
+        AttrSpec('bias', 'FLOAT', 1.0),
+        AttrSpec('size', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7728,14 +7729,14 @@ class LSTMV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('input_forget', 'INT', False, 0),
-        AttrSpec('output_sequence', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('input_forget', 'INT', 0),
+        AttrSpec('output_sequence', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7771,13 +7772,13 @@ class LSTMV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('input_forget', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('input_forget', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7813,14 +7814,14 @@ class LSTMV14Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('input_forget', 'INT', False, 0),
-        AttrSpec('layout', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('input_forget', 'INT', 0),
+        AttrSpec('layout', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7856,14 +7857,14 @@ class LSTMOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, None),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('input_forget', 'INT', False, 0),
-        AttrSpec('layout', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS'),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('input_forget', 'INT', 0),
+        AttrSpec('layout', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7894,9 +7895,9 @@ class LayerNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 3
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('stash_type', 'INT', False, 1),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('stash_type', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7919,8 +7920,8 @@ class LeakyReluV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.01),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('alpha', 'FLOAT', 0.01),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7942,7 +7943,7 @@ class LeakyReluV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.01),
+        AttrSpec('alpha', 'FLOAT', 0.01),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -7964,7 +7965,7 @@ class LeakyReluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 0.01),
+        AttrSpec('alpha', 'FLOAT', 0.01),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -7989,8 +7990,8 @@ class LessV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8154,11 +8155,11 @@ class LinearAttentionOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('chunk_size', 'INT', False, 64),
-        AttrSpec('kv_num_heads', 'INT', True, None),
-        AttrSpec('q_num_heads', 'INT', True, None),
-        AttrSpec('scale', 'FLOAT', False, 0.0),
-        AttrSpec('update_rule', 'STRING', False, 'gated_delta'),
+        AttrSpec('chunk_size', 'INT', 64),
+        AttrSpec('kv_num_heads', 'INT', required=True),
+        AttrSpec('q_num_heads', 'INT', required=True),
+        AttrSpec('scale', 'FLOAT', 0.0),
+        AttrSpec('update_rule', 'STRING', 'gated_delta'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_float, _tensor_float16),
@@ -8181,7 +8182,7 @@ class LogV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8241,7 +8242,7 @@ class LogSoftmaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8263,7 +8264,7 @@ class LogSoftmaxV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8285,7 +8286,7 @@ class LogSoftmaxOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -8313,7 +8314,7 @@ class LoopV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8349,7 +8350,7 @@ class LoopV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8385,7 +8386,7 @@ class LoopV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8425,7 +8426,7 @@ class LoopV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8480,7 +8481,7 @@ class LoopV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8540,7 +8541,7 @@ class LoopV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8602,7 +8603,7 @@ class LoopV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8665,7 +8666,7 @@ class LoopV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8729,7 +8730,7 @@ class LoopOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -8788,8 +8789,8 @@ class LpNormalizationV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('p', 'INT', False, 2),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('p', 'INT', 2),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8811,8 +8812,8 @@ class LpNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('p', 'INT', False, 2),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('p', 'INT', 2),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -8834,11 +8835,11 @@ class LpPoolV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('p', 'FLOAT', False, 2.0),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('p', 'FLOAT', 2.0),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8860,11 +8861,11 @@ class LpPoolV2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('p', 'INT', False, 2),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('p', 'INT', 2),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8886,11 +8887,11 @@ class LpPoolV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('p', 'INT', False, 2),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('p', 'INT', 2),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8912,13 +8913,13 @@ class LpPoolV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('p', 'INT', False, 2),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('p', 'INT', 2),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -8940,13 +8941,13 @@ class LpPoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('p', 'INT', False, 2),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('p', 'INT', 2),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -9066,7 +9067,7 @@ class MaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9172,10 +9173,10 @@ class MaxPoolV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9200,11 +9201,11 @@ class MaxPoolV8Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('storage_order', 'INT', False, 0),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('storage_order', 'INT', 0),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9230,13 +9231,13 @@ class MaxPoolV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('storage_order', 'INT', False, 0),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('storage_order', 'INT', 0),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9262,13 +9263,13 @@ class MaxPoolV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('storage_order', 'INT', False, 0),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('storage_order', 'INT', 0),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9294,13 +9295,13 @@ class MaxPoolV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('storage_order', 'INT', False, 0),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('storage_order', 'INT', 0),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -9328,13 +9329,13 @@ class MaxPoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('ceil_mode', 'INT', False, 0),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('storage_order', 'INT', False, 0),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('ceil_mode', 'INT', 0),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('storage_order', 'INT', 0),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -9363,8 +9364,8 @@ class MaxRoiPoolV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('pooled_shape', 'INTS', True, None),
-        AttrSpec('spatial_scale', 'FLOAT', False, 1.0),
+        AttrSpec('pooled_shape', 'INTS', required=True),
+        AttrSpec('spatial_scale', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9389,8 +9390,8 @@ class MaxRoiPoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('pooled_shape', 'INTS', True, None),
-        AttrSpec('spatial_scale', 'FLOAT', False, 1.0),
+        AttrSpec('pooled_shape', 'INTS', required=True),
+        AttrSpec('spatial_scale', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -9416,9 +9417,9 @@ class MaxUnpoolV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9445,9 +9446,9 @@ class MaxUnpoolV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9474,9 +9475,9 @@ class MaxUnpoolOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('kernel_shape', 'INTS', True, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('kernel_shape', 'INTS', required=True),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -9499,7 +9500,7 @@ class MeanV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9578,7 +9579,7 @@ class MeanVarianceNormalizationV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, (0, 2, 3)),
+        AttrSpec('axes', 'INTS', (0, 2, 3)),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9600,7 +9601,7 @@ class MeanVarianceNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, (0, 2, 3)),
+        AttrSpec('axes', 'INTS', (0, 2, 3)),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -9628,7 +9629,7 @@ class MelWeightMatrixOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('output_datatype', 'INT', False, 1),
+        AttrSpec('output_datatype', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int32, _tensor_int64),
@@ -9656,7 +9657,7 @@ class MinV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9803,7 +9804,7 @@ class ModV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('fmod', 'INT', False, 0),
+        AttrSpec('fmod', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -9832,7 +9833,7 @@ class ModV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('fmod', 'INT', False, 0),
+        AttrSpec('fmod', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -9861,7 +9862,7 @@ class ModOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('fmod', 'INT', False, 0),
+        AttrSpec('fmod', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -9890,9 +9891,9 @@ class MulV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -9917,8 +9918,8 @@ class MulV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -10019,9 +10020,9 @@ class MultinomialV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 6),
-        AttrSpec('sample_size', 'INT', False, 1),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT', 6),
+        AttrSpec('sample_size', 'INT', 1),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -10044,9 +10045,9 @@ class MultinomialOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 6),
-        AttrSpec('sample_size', 'INT', False, 1),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT', 6),
+        AttrSpec('sample_size', 'INT', 1),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -10069,7 +10070,7 @@ class NegV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -10139,8 +10140,8 @@ class NegativeLogLikelihoodLossV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ignore_index', 'INT', False, None),
-        AttrSpec('reduction', 'STRING', False, 'mean'),
+        AttrSpec('ignore_index', 'INT'),
+        AttrSpec('reduction', 'STRING', 'mean'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -10167,8 +10168,8 @@ class NegativeLogLikelihoodLossV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ignore_index', 'INT', False, None),
-        AttrSpec('reduction', 'STRING', False, 'mean'),
+        AttrSpec('ignore_index', 'INT'),
+        AttrSpec('reduction', 'STRING', 'mean'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -10195,8 +10196,8 @@ class NegativeLogLikelihoodLossOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ignore_index', 'INT', False, None),
-        AttrSpec('reduction', 'STRING', False, 'mean'),
+        AttrSpec('ignore_index', 'INT'),
+        AttrSpec('reduction', 'STRING', 'mean'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -10227,7 +10228,7 @@ class NonMaxSuppressionV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('center_point_box', 'INT', False, 0),
+        AttrSpec('center_point_box', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'tensor(float)': (_tensor_float,),
@@ -10258,7 +10259,7 @@ class NonMaxSuppressionOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('center_point_box', 'INT', False, 0),
+        AttrSpec('center_point_box', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'tensor(float)': (_tensor_float,),
@@ -10354,7 +10355,7 @@ class OneHotV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -10395,7 +10396,7 @@ class OneHotV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -10436,7 +10437,7 @@ class OneHotOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -10473,7 +10474,7 @@ class OptionalV15Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('type', 'TYPE_PROTO', False, None),
+        AttrSpec('type', 'TYPE_PROTO'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -10519,7 +10520,7 @@ class OptionalOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('type', 'TYPE_PROTO', False, None),
+        AttrSpec('type', 'TYPE_PROTO'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -10904,8 +10905,8 @@ class OrV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bool,),
@@ -10954,7 +10955,7 @@ class PReluV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -11070,9 +11071,9 @@ class PadV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
-        AttrSpec('paddings', 'INTS', True, None),
-        AttrSpec('value', 'FLOAT', False, 0.0),
+        AttrSpec('mode', 'STRING', 'constant'),
+        AttrSpec('paddings', 'INTS', required=True),
+        AttrSpec('value', 'FLOAT', 0.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -11094,9 +11095,9 @@ class PadV2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
-        AttrSpec('pads', 'INTS', True, None),
-        AttrSpec('value', 'FLOAT', False, 0.0),
+        AttrSpec('mode', 'STRING', 'constant'),
+        AttrSpec('pads', 'INTS', required=True),
+        AttrSpec('value', 'FLOAT', 0.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -11122,7 +11123,7 @@ class PadV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11153,7 +11154,7 @@ class PadV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11186,7 +11187,7 @@ class PadV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11220,7 +11221,7 @@ class PadV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11254,7 +11255,7 @@ class PadV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11290,7 +11291,7 @@ class PadV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11326,7 +11327,7 @@ class PadV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11362,7 +11363,7 @@ class PadOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'constant'),
+        AttrSpec('mode', 'STRING', 'constant'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -11397,8 +11398,8 @@ class PowV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -11542,12 +11543,12 @@ class QLinearConvOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('auto_pad', 'STRING', False, 'NOTSET'),
-        AttrSpec('dilations', 'INTS', False, None),
-        AttrSpec('group', 'INT', False, 1),
-        AttrSpec('kernel_shape', 'INTS', False, None),
-        AttrSpec('pads', 'INTS', False, None),
-        AttrSpec('strides', 'INTS', False, None),
+        AttrSpec('auto_pad', 'STRING', 'NOTSET'),
+        AttrSpec('dilations', 'INTS'),
+        AttrSpec('group', 'INT', 1),
+        AttrSpec('kernel_shape', 'INTS'),
+        AttrSpec('pads', 'INTS'),
+        AttrSpec('strides', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int8, _tensor_uint8),
@@ -11673,7 +11674,7 @@ class QuantizeLinearV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_float, _tensor_int32),
@@ -11701,8 +11702,8 @@ class QuantizeLinearV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11732,10 +11733,10 @@ class QuantizeLinearV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11766,11 +11767,11 @@ class QuantizeLinearV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
-        AttrSpec('precision', 'INT', False, 0),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
+        AttrSpec('precision', 'INT', 0),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11802,11 +11803,11 @@ class QuantizeLinearV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
-        AttrSpec('precision', 'INT', False, 0),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
+        AttrSpec('precision', 'INT', 0),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11841,11 +11842,11 @@ class QuantizeLinearV25Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
-        AttrSpec('precision', 'INT', False, 0),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
+        AttrSpec('precision', 'INT', 0),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11881,11 +11882,11 @@ class QuantizeLinearOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
-        AttrSpec('block_size', 'INT', False, 0),
-        AttrSpec('output_dtype', 'INT', False, 0),
-        AttrSpec('precision', 'INT', False, 0),
-        AttrSpec('saturate', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
+        AttrSpec('block_size', 'INT', 0),
+        AttrSpec('output_dtype', 'INT', 0),
+        AttrSpec('precision', 'INT', 0),
+        AttrSpec('saturate', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_float, _tensor_float16, _tensor_int32),
@@ -11920,9 +11921,9 @@ class RMSNormalizationOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('epsilon', 'FLOAT', False, 1e-05),
-        AttrSpec('stash_type', 'INT', False, 1),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('epsilon', 'FLOAT', 1e-05),
+        AttrSpec('stash_type', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -11955,13 +11956,13 @@ class RNNV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, ('Tanh', 'Tanh')),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('output_sequence', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS', ('Tanh', 'Tanh')),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('output_sequence', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -11994,12 +11995,12 @@ class RNNV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, ('Tanh', 'Tanh')),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS', ('Tanh', 'Tanh')),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -12032,13 +12033,13 @@ class RNNV14Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, ('Tanh', 'Tanh')),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('layout', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS', ('Tanh', 'Tanh')),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('layout', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -12071,13 +12072,13 @@ class RNNOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 0
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('activation_alpha', 'FLOATS', False, None),
-        AttrSpec('activation_beta', 'FLOATS', False, None),
-        AttrSpec('activations', 'STRINGS', False, ('Tanh', 'Tanh')),
-        AttrSpec('clip', 'FLOAT', False, None),
-        AttrSpec('direction', 'STRING', False, 'forward'),
-        AttrSpec('hidden_size', 'INT', False, None),
-        AttrSpec('layout', 'INT', False, 0),
+        AttrSpec('activation_alpha', 'FLOATS'),
+        AttrSpec('activation_beta', 'FLOATS'),
+        AttrSpec('activations', 'STRINGS', ('Tanh', 'Tanh')),
+        AttrSpec('clip', 'FLOAT'),
+        AttrSpec('direction', 'STRING', 'forward'),
+        AttrSpec('hidden_size', 'INT'),
+        AttrSpec('layout', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -12100,11 +12101,11 @@ class RandomNormalV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 1),
-        AttrSpec('mean', 'FLOAT', False, 0.0),
-        AttrSpec('scale', 'FLOAT', False, 1.0),
-        AttrSpec('seed', 'FLOAT', False, None),
-        AttrSpec('shape', 'INTS', True, None),
+        AttrSpec('dtype', 'INT', 1),
+        AttrSpec('mean', 'FLOAT', 0.0),
+        AttrSpec('scale', 'FLOAT', 1.0),
+        AttrSpec('seed', 'FLOAT'),
+        AttrSpec('shape', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -12126,11 +12127,11 @@ class RandomNormalOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 1),
-        AttrSpec('mean', 'FLOAT', False, 0.0),
-        AttrSpec('scale', 'FLOAT', False, 1.0),
-        AttrSpec('seed', 'FLOAT', False, None),
-        AttrSpec('shape', 'INTS', True, None),
+        AttrSpec('dtype', 'INT', 1),
+        AttrSpec('mean', 'FLOAT', 0.0),
+        AttrSpec('scale', 'FLOAT', 1.0),
+        AttrSpec('seed', 'FLOAT'),
+        AttrSpec('shape', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -12152,10 +12153,10 @@ class RandomNormalLikeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('mean', 'FLOAT', False, 0.0),
-        AttrSpec('scale', 'FLOAT', False, 1.0),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('mean', 'FLOAT', 0.0),
+        AttrSpec('scale', 'FLOAT', 1.0),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -12183,10 +12184,10 @@ class RandomNormalLikeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('mean', 'FLOAT', False, 0.0),
-        AttrSpec('scale', 'FLOAT', False, 1.0),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('mean', 'FLOAT', 0.0),
+        AttrSpec('scale', 'FLOAT', 1.0),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -12214,11 +12215,11 @@ class RandomUniformV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 1),
-        AttrSpec('high', 'FLOAT', False, 1.0),
-        AttrSpec('low', 'FLOAT', False, 0.0),
-        AttrSpec('seed', 'FLOAT', False, None),
-        AttrSpec('shape', 'INTS', True, None),
+        AttrSpec('dtype', 'INT', 1),
+        AttrSpec('high', 'FLOAT', 1.0),
+        AttrSpec('low', 'FLOAT', 0.0),
+        AttrSpec('seed', 'FLOAT'),
+        AttrSpec('shape', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -12240,11 +12241,11 @@ class RandomUniformOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, 1),
-        AttrSpec('high', 'FLOAT', False, 1.0),
-        AttrSpec('low', 'FLOAT', False, 0.0),
-        AttrSpec('seed', 'FLOAT', False, None),
-        AttrSpec('shape', 'INTS', True, None),
+        AttrSpec('dtype', 'INT', 1),
+        AttrSpec('high', 'FLOAT', 1.0),
+        AttrSpec('low', 'FLOAT', 0.0),
+        AttrSpec('seed', 'FLOAT'),
+        AttrSpec('shape', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -12266,10 +12267,10 @@ class RandomUniformLikeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('high', 'FLOAT', False, 1.0),
-        AttrSpec('low', 'FLOAT', False, 0.0),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('high', 'FLOAT', 1.0),
+        AttrSpec('low', 'FLOAT', 0.0),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -12297,10 +12298,10 @@ class RandomUniformLikeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
-        AttrSpec('high', 'FLOAT', False, 1.0),
-        AttrSpec('low', 'FLOAT', False, 0.0),
-        AttrSpec('seed', 'FLOAT', False, None),
+        AttrSpec('dtype', 'INT'),
+        AttrSpec('high', 'FLOAT', 1.0),
+        AttrSpec('low', 'FLOAT', 0.0),
+        AttrSpec('seed', 'FLOAT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -12357,7 +12358,7 @@ class RangeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('stash_type', 'INT', False, 1),
+        AttrSpec('stash_type', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12382,7 +12383,7 @@ class ReciprocalV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -12442,8 +12443,8 @@ class ReduceL1V1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12468,8 +12469,8 @@ class ReduceL1V11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12494,8 +12495,8 @@ class ReduceL1V13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12523,8 +12524,8 @@ class ReduceL1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12550,8 +12551,8 @@ class ReduceL2V1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12576,8 +12577,8 @@ class ReduceL2V11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12602,8 +12603,8 @@ class ReduceL2V13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12631,8 +12632,8 @@ class ReduceL2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12658,8 +12659,8 @@ class ReduceLogSumV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12684,8 +12685,8 @@ class ReduceLogSumV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12710,8 +12711,8 @@ class ReduceLogSumV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12739,8 +12740,8 @@ class ReduceLogSumV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12769,8 +12770,8 @@ class ReduceLogSumOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -12793,8 +12794,8 @@ class ReduceLogSumExpV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12819,8 +12820,8 @@ class ReduceLogSumExpV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12845,8 +12846,8 @@ class ReduceLogSumExpV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12874,8 +12875,8 @@ class ReduceLogSumExpV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12904,8 +12905,8 @@ class ReduceLogSumExpOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -12928,8 +12929,8 @@ class ReduceMaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12954,8 +12955,8 @@ class ReduceMaxV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -12980,8 +12981,8 @@ class ReduceMaxV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13006,8 +13007,8 @@ class ReduceMaxV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13036,8 +13037,8 @@ class ReduceMaxV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13067,8 +13068,8 @@ class ReduceMaxOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13095,8 +13096,8 @@ class ReduceMeanV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13121,8 +13122,8 @@ class ReduceMeanV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13147,8 +13148,8 @@ class ReduceMeanV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13176,8 +13177,8 @@ class ReduceMeanOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13203,8 +13204,8 @@ class ReduceMinV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13229,8 +13230,8 @@ class ReduceMinV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13255,8 +13256,8 @@ class ReduceMinV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13281,8 +13282,8 @@ class ReduceMinV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13311,8 +13312,8 @@ class ReduceMinV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13342,8 +13343,8 @@ class ReduceMinOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13370,8 +13371,8 @@ class ReduceProdV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13396,8 +13397,8 @@ class ReduceProdV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13422,8 +13423,8 @@ class ReduceProdV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13451,8 +13452,8 @@ class ReduceProdOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13478,8 +13479,8 @@ class ReduceSumV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13504,8 +13505,8 @@ class ReduceSumV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13533,8 +13534,8 @@ class ReduceSumOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13560,8 +13561,8 @@ class ReduceSumSquareV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13586,8 +13587,8 @@ class ReduceSumSquareV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13612,8 +13613,8 @@ class ReduceSumSquareV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13641,8 +13642,8 @@ class ReduceSumSquareOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('keepdims', 'INT', False, 1),
-        AttrSpec('noop_with_empty_axes', 'INT', False, 0),
+        AttrSpec('keepdims', 'INT', 1),
+        AttrSpec('noop_with_empty_axes', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13668,7 +13669,7 @@ class RegexFullMatchOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('pattern', 'STRING', False, None),
+        AttrSpec('pattern', 'STRING'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_string,),
@@ -13691,7 +13692,7 @@ class ReluV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -13773,8 +13774,8 @@ class ReshapeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
-        AttrSpec('shape', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
+        AttrSpec('shape', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -13855,7 +13856,7 @@ class ReshapeV14Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13886,7 +13887,7 @@ class ReshapeV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13918,7 +13919,7 @@ class ReshapeV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13951,7 +13952,7 @@ class ReshapeV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -13984,7 +13985,7 @@ class ReshapeV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14017,7 +14018,7 @@ class ReshapeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('allowzero', 'INT', False, 0),
+        AttrSpec('allowzero', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14051,7 +14052,7 @@ class ResizeV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'nearest'),
+        AttrSpec('mode', 'STRING', 'nearest'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14084,12 +14085,12 @@ class ResizeV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('cubic_coeff_a', 'FLOAT', False, -0.75),
-        AttrSpec('exclude_outside', 'INT', False, 0),
-        AttrSpec('extrapolation_value', 'FLOAT', False, 0.0),
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('nearest_mode', 'STRING', False, 'round_prefer_floor'),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('cubic_coeff_a', 'FLOAT', -0.75),
+        AttrSpec('exclude_outside', 'INT', 0),
+        AttrSpec('extrapolation_value', 'FLOAT', 0.0),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('nearest_mode', 'STRING', 'round_prefer_floor'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -14124,12 +14125,12 @@ class ResizeV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('cubic_coeff_a', 'FLOAT', False, -0.75),
-        AttrSpec('exclude_outside', 'INT', False, 0),
-        AttrSpec('extrapolation_value', 'FLOAT', False, 0.0),
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('nearest_mode', 'STRING', False, 'round_prefer_floor'),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('cubic_coeff_a', 'FLOAT', -0.75),
+        AttrSpec('exclude_outside', 'INT', 0),
+        AttrSpec('extrapolation_value', 'FLOAT', 0.0),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('nearest_mode', 'STRING', 'round_prefer_floor'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -14164,15 +14165,15 @@ class ResizeV18Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('antialias', 'INT', False, 0),
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('cubic_coeff_a', 'FLOAT', False, -0.75),
-        AttrSpec('exclude_outside', 'INT', False, 0),
-        AttrSpec('extrapolation_value', 'FLOAT', False, 0.0),
-        AttrSpec('keep_aspect_ratio_policy', 'STRING', False, 'stretch'),
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('nearest_mode', 'STRING', False, 'round_prefer_floor'),
+        AttrSpec('antialias', 'INT', 0),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('cubic_coeff_a', 'FLOAT', -0.75),
+        AttrSpec('exclude_outside', 'INT', 0),
+        AttrSpec('extrapolation_value', 'FLOAT', 0.0),
+        AttrSpec('keep_aspect_ratio_policy', 'STRING', 'stretch'),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('nearest_mode', 'STRING', 'round_prefer_floor'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -14207,15 +14208,15 @@ class ResizeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('antialias', 'INT', False, 0),
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('cubic_coeff_a', 'FLOAT', False, -0.75),
-        AttrSpec('exclude_outside', 'INT', False, 0),
-        AttrSpec('extrapolation_value', 'FLOAT', False, 0.0),
-        AttrSpec('keep_aspect_ratio_policy', 'STRING', False, 'stretch'),
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('nearest_mode', 'STRING', False, 'round_prefer_floor'),
+        AttrSpec('antialias', 'INT', 0),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('cubic_coeff_a', 'FLOAT', -0.75),
+        AttrSpec('exclude_outside', 'INT', 0),
+        AttrSpec('extrapolation_value', 'FLOAT', 0.0),
+        AttrSpec('keep_aspect_ratio_policy', 'STRING', 'stretch'),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('nearest_mode', 'STRING', 'round_prefer_floor'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -14248,8 +14249,8 @@ class ReverseSequenceV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('batch_axis', 'INT', False, 1),
-        AttrSpec('time_axis', 'INT', False, 0),
+        AttrSpec('batch_axis', 'INT', 1),
+        AttrSpec('time_axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14280,8 +14281,8 @@ class ReverseSequenceOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('batch_axis', 'INT', False, 1),
-        AttrSpec('time_axis', 'INT', False, 0),
+        AttrSpec('batch_axis', 'INT', 1),
+        AttrSpec('time_axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14313,11 +14314,11 @@ class RoiAlignV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'avg'),
-        AttrSpec('output_height', 'INT', False, 1),
-        AttrSpec('output_width', 'INT', False, 1),
-        AttrSpec('sampling_ratio', 'INT', False, 0),
-        AttrSpec('spatial_scale', 'FLOAT', False, 1.0),
+        AttrSpec('mode', 'STRING', 'avg'),
+        AttrSpec('output_height', 'INT', 1),
+        AttrSpec('output_width', 'INT', 1),
+        AttrSpec('sampling_ratio', 'INT', 0),
+        AttrSpec('spatial_scale', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -14344,12 +14345,12 @@ class RoiAlignV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('mode', 'STRING', False, 'avg'),
-        AttrSpec('output_height', 'INT', False, 1),
-        AttrSpec('output_width', 'INT', False, 1),
-        AttrSpec('sampling_ratio', 'INT', False, 0),
-        AttrSpec('spatial_scale', 'FLOAT', False, 1.0),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('mode', 'STRING', 'avg'),
+        AttrSpec('output_height', 'INT', 1),
+        AttrSpec('output_width', 'INT', 1),
+        AttrSpec('sampling_ratio', 'INT', 0),
+        AttrSpec('spatial_scale', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_float16),
@@ -14376,12 +14377,12 @@ class RoiAlignOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coordinate_transformation_mode', 'STRING', False, 'half_pixel'),
-        AttrSpec('mode', 'STRING', False, 'avg'),
-        AttrSpec('output_height', 'INT', False, 1),
-        AttrSpec('output_width', 'INT', False, 1),
-        AttrSpec('sampling_ratio', 'INT', False, 0),
-        AttrSpec('spatial_scale', 'FLOAT', False, 1.0),
+        AttrSpec('coordinate_transformation_mode', 'STRING', 'half_pixel'),
+        AttrSpec('mode', 'STRING', 'avg'),
+        AttrSpec('output_height', 'INT', 1),
+        AttrSpec('output_width', 'INT', 1),
+        AttrSpec('sampling_ratio', 'INT', 0),
+        AttrSpec('spatial_scale', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -14409,9 +14410,9 @@ class RotaryEmbeddingOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('interleaved', 'INT', False, 0),
-        AttrSpec('num_heads', 'INT', False, None),
-        AttrSpec('rotary_embedding_dim', 'INT', False, 0),
+        AttrSpec('interleaved', 'INT', 0),
+        AttrSpec('num_heads', 'INT'),
+        AttrSpec('rotary_embedding_dim', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_float, _tensor_float16),
@@ -14477,7 +14478,7 @@ class STFTOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('onesided', 'INT', False, 1),
+        AttrSpec('onesided', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -14505,9 +14506,9 @@ class ScanV8Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('directions', 'INTS', False, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('directions', 'INTS'),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'I': (_tensor_int64,),
@@ -14540,12 +14541,12 @@ class ScanV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14577,12 +14578,12 @@ class ScanV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14614,12 +14615,12 @@ class ScanV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14651,12 +14652,12 @@ class ScanV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14689,12 +14690,12 @@ class ScanV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14728,12 +14729,12 @@ class ScanV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14767,12 +14768,12 @@ class ScanV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14806,12 +14807,12 @@ class ScanOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
-        AttrSpec('num_scan_inputs', 'INT', True, None),
-        AttrSpec('scan_input_axes', 'INTS', False, None),
-        AttrSpec('scan_input_directions', 'INTS', False, None),
-        AttrSpec('scan_output_axes', 'INTS', False, None),
-        AttrSpec('scan_output_directions', 'INTS', False, None),
+        AttrSpec('body', 'GRAPH', required=True),
+        AttrSpec('num_scan_inputs', 'INT', required=True),
+        AttrSpec('scan_input_axes', 'INTS'),
+        AttrSpec('scan_input_directions', 'INTS'),
+        AttrSpec('scan_output_axes', 'INTS'),
+        AttrSpec('scan_output_directions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'V': (
@@ -14846,7 +14847,7 @@ class ScatterV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14879,7 +14880,7 @@ class ScatterOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14911,7 +14912,7 @@ class ScatterElementsV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14943,7 +14944,7 @@ class ScatterElementsV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -14975,8 +14976,8 @@ class ScatterElementsV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('reduction', 'STRING', False, 'none'),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('reduction', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15008,8 +15009,8 @@ class ScatterElementsOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('reduction', 'STRING', False, 'none'),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('reduction', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15099,7 +15100,7 @@ class ScatterNDV16Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('reduction', 'STRING', False, 'none'),
+        AttrSpec('reduction', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15131,7 +15132,7 @@ class ScatterNDOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('reduction', 'STRING', False, 'none'),
+        AttrSpec('reduction', 'STRING', 'none'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15159,9 +15160,9 @@ class SeluV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.6732),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
-        AttrSpec('gamma', 'FLOAT', False, 1.0507),
+        AttrSpec('alpha', 'FLOAT', 1.6732),
+        AttrSpec('consumed_inputs', 'INTS'),
+        AttrSpec('gamma', 'FLOAT', 1.0507),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -15183,8 +15184,8 @@ class SeluV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.6732632),
-        AttrSpec('gamma', 'FLOAT', False, 1.050701),
+        AttrSpec('alpha', 'FLOAT', 1.6732632),
+        AttrSpec('gamma', 'FLOAT', 1.050701),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -15206,8 +15207,8 @@ class SeluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.6732632),
-        AttrSpec('gamma', 'FLOAT', False, 1.050701),
+        AttrSpec('alpha', 'FLOAT', 1.6732632),
+        AttrSpec('gamma', 'FLOAT', 1.050701),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -15295,7 +15296,7 @@ class SequenceEmptyOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'INT', False, None),
+        AttrSpec('dtype', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'S': (
@@ -15419,7 +15420,7 @@ class SequenceMapOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('body', 'GRAPH', True, None),
+        AttrSpec('body', 'GRAPH', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'S': (
@@ -15508,8 +15509,8 @@ class ShapeV15Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15537,8 +15538,8 @@ class ShapeV19Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15567,8 +15568,8 @@ class ShapeV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15598,8 +15599,8 @@ class ShapeV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15629,8 +15630,8 @@ class ShapeV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15660,8 +15661,8 @@ class ShapeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('end', 'INT', False, None),
-        AttrSpec('start', 'INT', False, 0),
+        AttrSpec('end', 'INT'),
+        AttrSpec('start', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15692,8 +15693,8 @@ class ShrinkOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('bias', 'FLOAT', False, 0.0),
-        AttrSpec('lambd', 'FLOAT', False, 0.5),
+        AttrSpec('bias', 'FLOAT', 0.0),
+        AttrSpec('lambd', 'FLOAT', 0.5),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -15719,7 +15720,7 @@ class SigmoidV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16086,9 +16087,9 @@ class SliceV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
-        AttrSpec('ends', 'INTS', True, None),
-        AttrSpec('starts', 'INTS', True, None),
+        AttrSpec('axes', 'INTS'),
+        AttrSpec('ends', 'INTS', required=True),
+        AttrSpec('starts', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16208,7 +16209,7 @@ class SoftmaxV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16230,7 +16231,7 @@ class SoftmaxV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16252,7 +16253,7 @@ class SoftmaxOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -16281,8 +16282,8 @@ class SoftmaxCrossEntropyLossV12Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ignore_index', 'INT', False, None),
-        AttrSpec('reduction', 'STRING', False, 'mean'),
+        AttrSpec('ignore_index', 'INT'),
+        AttrSpec('reduction', 'STRING', 'mean'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16312,8 +16313,8 @@ class SoftmaxCrossEntropyLossOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ignore_index', 'INT', False, None),
-        AttrSpec('reduction', 'STRING', False, 'mean'),
+        AttrSpec('ignore_index', 'INT'),
+        AttrSpec('reduction', 'STRING', 'mean'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -16412,7 +16413,7 @@ class SpaceToDepthV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
+        AttrSpec('blocksize', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16439,7 +16440,7 @@ class SpaceToDepthV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
+        AttrSpec('blocksize', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16466,8 +16467,8 @@ class SpaceToDepthOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('blocksize', 'INT', True, None),
-        AttrSpec('mode', 'STRING', False, 'DCR'),
+        AttrSpec('blocksize', 'INT', required=True),
+        AttrSpec('mode', 'STRING', 'DCR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16497,8 +16498,8 @@ class SplitV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('split', 'INTS', False, None),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('split', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16520,8 +16521,8 @@ class SplitV2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('split', 'INTS', False, None),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('split', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16548,8 +16549,8 @@ class SplitV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('split', 'INTS', False, None),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('split', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16579,7 +16580,7 @@ class SplitV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
+        AttrSpec('axis', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16610,8 +16611,8 @@ class SplitOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = None
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('num_outputs', 'INT', False, None),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('num_outputs', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16642,8 +16643,8 @@ class SplitToSequenceV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16681,8 +16682,8 @@ class SplitToSequenceOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, 0),
-        AttrSpec('keepdims', 'INT', False, 1),
+        AttrSpec('axis', 'INT', 0),
+        AttrSpec('keepdims', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16717,7 +16718,7 @@ class SqrtV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -16777,7 +16778,7 @@ class SqueezeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
+        AttrSpec('axes', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -16804,7 +16805,7 @@ class SqueezeV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', False, None),
+        AttrSpec('axes', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17002,10 +17003,10 @@ class StringNormalizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('case_change_action', 'STRING', False, 'NONE'),
-        AttrSpec('is_case_sensitive', 'INT', False, 0),
-        AttrSpec('locale', 'STRING', False, None),
-        AttrSpec('stopwords', 'STRINGS', False, None),
+        AttrSpec('case_change_action', 'STRING', 'NONE'),
+        AttrSpec('is_case_sensitive', 'INT', 0),
+        AttrSpec('locale', 'STRING'),
+        AttrSpec('stopwords', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'tensor(string)': (_tensor_string,),
@@ -17030,8 +17031,8 @@ class StringSplitOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('delimiter', 'STRING', False, None),
-        AttrSpec('maxsplit', 'INT', False, None),
+        AttrSpec('delimiter', 'STRING'),
+        AttrSpec('maxsplit', 'INT'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_string,),
@@ -17058,9 +17059,9 @@ class SubV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17085,8 +17086,8 @@ class SubV6Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17187,7 +17188,7 @@ class SumV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17269,7 +17270,7 @@ class SwiGLUOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -17291,7 +17292,7 @@ class SwishOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -17351,7 +17352,7 @@ class TanhV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('consumed_inputs', 'INTS', False, None),
+        AttrSpec('consumed_inputs', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17415,8 +17416,8 @@ class TensorScatterOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -2),
-        AttrSpec('mode', 'STRING', False, 'linear'),
+        AttrSpec('axis', 'INT', -2),
+        AttrSpec('mode', 'STRING', 'linear'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17446,15 +17447,15 @@ class TfIdfVectorizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('max_gram_length', 'INT', True, None),
-        AttrSpec('max_skip_count', 'INT', True, None),
-        AttrSpec('min_gram_length', 'INT', True, None),
-        AttrSpec('mode', 'STRING', True, None),
-        AttrSpec('ngram_counts', 'INTS', True, None),
-        AttrSpec('ngram_indexes', 'INTS', True, None),
-        AttrSpec('pool_int64s', 'INTS', False, None),
-        AttrSpec('pool_strings', 'STRINGS', False, None),
-        AttrSpec('weights', 'FLOATS', False, None),
+        AttrSpec('max_gram_length', 'INT', required=True),
+        AttrSpec('max_skip_count', 'INT', required=True),
+        AttrSpec('min_gram_length', 'INT', required=True),
+        AttrSpec('mode', 'STRING', required=True),
+        AttrSpec('ngram_counts', 'INTS', required=True),
+        AttrSpec('ngram_indexes', 'INTS', required=True),
+        AttrSpec('pool_int64s', 'INTS'),
+        AttrSpec('pool_strings', 'STRINGS'),
+        AttrSpec('weights', 'FLOATS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_int32, _tensor_int64, _tensor_string),
@@ -17477,7 +17478,7 @@ class ThresholdedReluV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17499,7 +17500,7 @@ class ThresholdedReluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('alpha', 'FLOAT', False, 1.0),
+        AttrSpec('alpha', 'FLOAT', 1.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bfloat16, _tensor_double, _tensor_float, _tensor_float16),
@@ -17604,8 +17605,8 @@ class TopKV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('k', 'INT', True, None),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('k', 'INT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17634,7 +17635,7 @@ class TopKV10Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
+        AttrSpec('axis', 'INT', -1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -17664,9 +17665,9 @@ class TopKV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('largest', 'INT', False, 1),
-        AttrSpec('sorted', 'INT', False, 1),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('largest', 'INT', 1),
+        AttrSpec('sorted', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17700,9 +17701,9 @@ class TopKOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, -1),
-        AttrSpec('largest', 'INT', False, 1),
-        AttrSpec('sorted', 'INT', False, 1),
+        AttrSpec('axis', 'INT', -1),
+        AttrSpec('largest', 'INT', 1),
+        AttrSpec('sorted', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17730,7 +17731,7 @@ class TransposeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17757,7 +17758,7 @@ class TransposeV13Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17784,7 +17785,7 @@ class TransposeV21Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17813,7 +17814,7 @@ class TransposeV23Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17842,7 +17843,7 @@ class TransposeV24Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17871,7 +17872,7 @@ class TransposeOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('perm', 'INTS', False, None),
+        AttrSpec('perm', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17904,7 +17905,7 @@ class TriluOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('upper', 'INT', False, 1),
+        AttrSpec('upper', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17937,8 +17938,8 @@ class UniqueV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 4
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('sorted', 'INT', False, 1),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('sorted', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -17971,8 +17972,8 @@ class UniqueOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 4
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('sorted', 'INT', False, 1),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('sorted', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18000,7 +18001,7 @@ class UnsqueezeV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', True, None),
+        AttrSpec('axes', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18027,7 +18028,7 @@ class UnsqueezeV11Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axes', 'INTS', True, None),
+        AttrSpec('axes', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18203,9 +18204,9 @@ class UpsampleV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('height_scale', 'FLOAT', True, None),
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('width_scale', 'FLOAT', True, None),
+        AttrSpec('height_scale', 'FLOAT', required=True),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('width_scale', 'FLOAT', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18230,8 +18231,8 @@ class UpsampleV7Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'nearest'),
-        AttrSpec('scales', 'FLOATS', True, None),
+        AttrSpec('mode', 'STRING', 'nearest'),
+        AttrSpec('scales', 'FLOATS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18261,7 +18262,7 @@ class UpsampleV9Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'nearest'),
+        AttrSpec('mode', 'STRING', 'nearest'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18293,7 +18294,7 @@ class UpsampleOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('mode', 'STRING', False, 'nearest'),
+        AttrSpec('mode', 'STRING', 'nearest'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18382,8 +18383,8 @@ class XorV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('axis', 'INT', False, None),
-        AttrSpec('broadcast', 'INT', False, 0),
+        AttrSpec('axis', 'INT'),
+        AttrSpec('broadcast', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_bool,),
@@ -18454,7 +18455,7 @@ class MLBinarizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('threshold', 'FLOAT', False, 0.0),
+        AttrSpec('threshold', 'FLOAT', 0.0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18476,9 +18477,9 @@ class MLCastMapOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('cast_to', 'STRING', False, 'TO_FLOAT'),
-        AttrSpec('map_form', 'STRING', False, 'DENSE'),
-        AttrSpec('max_map', 'INT', False, 1),
+        AttrSpec('cast_to', 'STRING', 'TO_FLOAT'),
+        AttrSpec('map_form', 'STRING', 'DENSE'),
+        AttrSpec('max_map', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_map_int64_float, _map_int64_string),
@@ -18501,10 +18502,10 @@ class MLCategoryMapperOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('cats_int64s', 'INTS', False, None),
-        AttrSpec('cats_strings', 'STRINGS', False, None),
-        AttrSpec('default_int64', 'INT', False, -1),
-        AttrSpec('default_string', 'STRING', False, '_Unused'),
+        AttrSpec('cats_int64s', 'INTS'),
+        AttrSpec('cats_strings', 'STRINGS'),
+        AttrSpec('default_int64', 'INT', -1),
+        AttrSpec('default_string', 'STRING', '_Unused'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64, _tensor_string),
@@ -18527,8 +18528,8 @@ class MLDictVectorizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('int64_vocabulary', 'INTS', False, None),
-        AttrSpec('string_vocabulary', 'STRINGS', False, None),
+        AttrSpec('int64_vocabulary', 'INTS'),
+        AttrSpec('string_vocabulary', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -18554,7 +18555,7 @@ class MLFeatureVectorizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('inputdimensions', 'INTS', False, None),
+        AttrSpec('inputdimensions', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18577,10 +18578,10 @@ class MLImputerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('imputed_value_floats', 'FLOATS', False, None),
-        AttrSpec('imputed_value_int64s', 'INTS', False, None),
-        AttrSpec('replaced_value_float', 'FLOAT', False, 0.0),
-        AttrSpec('replaced_value_int64', 'INT', False, 0),
+        AttrSpec('imputed_value_floats', 'FLOATS'),
+        AttrSpec('imputed_value_int64s', 'INTS'),
+        AttrSpec('replaced_value_float', 'FLOAT', 0.0),
+        AttrSpec('replaced_value_int64', 'INT', 0),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18602,9 +18603,9 @@ class MLLabelEncoderV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('classes_strings', 'STRINGS', False, None),
-        AttrSpec('default_int64', 'INT', False, -1),
-        AttrSpec('default_string', 'STRING', False, '_Unused'),
+        AttrSpec('classes_strings', 'STRINGS'),
+        AttrSpec('default_int64', 'INT', -1),
+        AttrSpec('default_string', 'STRING', '_Unused'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_int64, _tensor_string),
@@ -18627,15 +18628,15 @@ class MLLabelEncoderV2Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('default_float', 'FLOAT', False, -0.0),
-        AttrSpec('default_int64', 'INT', False, -1),
-        AttrSpec('default_string', 'STRING', False, '_Unused'),
-        AttrSpec('keys_floats', 'FLOATS', False, None),
-        AttrSpec('keys_int64s', 'INTS', False, None),
-        AttrSpec('keys_strings', 'STRINGS', False, None),
-        AttrSpec('values_floats', 'FLOATS', False, None),
-        AttrSpec('values_int64s', 'INTS', False, None),
-        AttrSpec('values_strings', 'STRINGS', False, None),
+        AttrSpec('default_float', 'FLOAT', -0.0),
+        AttrSpec('default_int64', 'INT', -1),
+        AttrSpec('default_string', 'STRING', '_Unused'),
+        AttrSpec('keys_floats', 'FLOATS'),
+        AttrSpec('keys_int64s', 'INTS'),
+        AttrSpec('keys_strings', 'STRINGS'),
+        AttrSpec('values_floats', 'FLOATS'),
+        AttrSpec('values_int64s', 'INTS'),
+        AttrSpec('values_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_float, _tensor_int64, _tensor_string),
@@ -18658,18 +18659,18 @@ class MLLabelEncoderOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('default_float', 'FLOAT', False, -0.0),
-        AttrSpec('default_int64', 'INT', False, -1),
-        AttrSpec('default_string', 'STRING', False, '_Unused'),
-        AttrSpec('default_tensor', 'TENSOR', False, None),
-        AttrSpec('keys_floats', 'FLOATS', False, None),
-        AttrSpec('keys_int64s', 'INTS', False, None),
-        AttrSpec('keys_strings', 'STRINGS', False, None),
-        AttrSpec('keys_tensor', 'TENSOR', False, None),
-        AttrSpec('values_floats', 'FLOATS', False, None),
-        AttrSpec('values_int64s', 'INTS', False, None),
-        AttrSpec('values_strings', 'STRINGS', False, None),
-        AttrSpec('values_tensor', 'TENSOR', False, None),
+        AttrSpec('default_float', 'FLOAT', -0.0),
+        AttrSpec('default_int64', 'INT', -1),
+        AttrSpec('default_string', 'STRING', '_Unused'),
+        AttrSpec('default_tensor', 'TENSOR'),
+        AttrSpec('keys_floats', 'FLOATS'),
+        AttrSpec('keys_int64s', 'INTS'),
+        AttrSpec('keys_strings', 'STRINGS'),
+        AttrSpec('keys_tensor', 'TENSOR'),
+        AttrSpec('values_floats', 'FLOATS'),
+        AttrSpec('values_int64s', 'INTS'),
+        AttrSpec('values_strings', 'STRINGS'),
+        AttrSpec('values_tensor', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (
@@ -18701,12 +18702,12 @@ class MLLinearClassifierOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('classlabels_ints', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
-        AttrSpec('coefficients', 'FLOATS', True, None),
-        AttrSpec('intercepts', 'FLOATS', False, None),
-        AttrSpec('multi_class', 'INT', False, 0),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
+        AttrSpec('classlabels_ints', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
+        AttrSpec('coefficients', 'FLOATS', required=True),
+        AttrSpec('intercepts', 'FLOATS'),
+        AttrSpec('multi_class', 'INT', 0),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18730,10 +18731,10 @@ class MLLinearRegressorOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coefficients', 'FLOATS', False, None),
-        AttrSpec('intercepts', 'FLOATS', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('targets', 'INT', False, 1),
+        AttrSpec('coefficients', 'FLOATS'),
+        AttrSpec('intercepts', 'FLOATS'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('targets', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18756,7 +18757,7 @@ class MLNormalizerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('norm', 'STRING', False, 'MAX'),
+        AttrSpec('norm', 'STRING', 'MAX'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18779,9 +18780,9 @@ class MLOneHotEncoderOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('cats_int64s', 'INTS', False, None),
-        AttrSpec('cats_strings', 'STRINGS', False, None),
-        AttrSpec('zeros', 'INT', False, 1),
+        AttrSpec('cats_int64s', 'INTS'),
+        AttrSpec('cats_strings', 'STRINGS'),
+        AttrSpec('zeros', 'INT', 1),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (
@@ -18809,17 +18810,17 @@ class MLSVMClassifierOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('classlabels_ints', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
-        AttrSpec('coefficients', 'FLOATS', False, None),
-        AttrSpec('kernel_params', 'FLOATS', False, None),
-        AttrSpec('kernel_type', 'STRING', False, 'LINEAR'),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('prob_a', 'FLOATS', False, None),
-        AttrSpec('prob_b', 'FLOATS', False, None),
-        AttrSpec('rho', 'FLOATS', False, None),
-        AttrSpec('support_vectors', 'FLOATS', False, None),
-        AttrSpec('vectors_per_class', 'INTS', False, None),
+        AttrSpec('classlabels_ints', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
+        AttrSpec('coefficients', 'FLOATS'),
+        AttrSpec('kernel_params', 'FLOATS'),
+        AttrSpec('kernel_type', 'STRING', 'LINEAR'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('prob_a', 'FLOATS'),
+        AttrSpec('prob_b', 'FLOATS'),
+        AttrSpec('rho', 'FLOATS'),
+        AttrSpec('support_vectors', 'FLOATS'),
+        AttrSpec('vectors_per_class', 'INTS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18843,14 +18844,14 @@ class MLSVMRegressorOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('coefficients', 'FLOATS', False, None),
-        AttrSpec('kernel_params', 'FLOATS', False, None),
-        AttrSpec('kernel_type', 'STRING', False, 'LINEAR'),
-        AttrSpec('n_supports', 'INT', False, 0),
-        AttrSpec('one_class', 'INT', False, 0),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('rho', 'FLOATS', False, None),
-        AttrSpec('support_vectors', 'FLOATS', False, None),
+        AttrSpec('coefficients', 'FLOATS'),
+        AttrSpec('kernel_params', 'FLOATS'),
+        AttrSpec('kernel_type', 'STRING', 'LINEAR'),
+        AttrSpec('n_supports', 'INT', 0),
+        AttrSpec('one_class', 'INT', 0),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('rho', 'FLOATS'),
+        AttrSpec('support_vectors', 'FLOATS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18873,8 +18874,8 @@ class MLScalerOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('offset', 'FLOATS', False, None),
-        AttrSpec('scale', 'FLOATS', False, None),
+        AttrSpec('offset', 'FLOATS'),
+        AttrSpec('scale', 'FLOATS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18897,22 +18898,22 @@ class MLTreeEnsembleOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('aggregate_function', 'INT', False, 1),
-        AttrSpec('leaf_targetids', 'INTS', True, None),
-        AttrSpec('leaf_weights', 'TENSOR', True, None),
-        AttrSpec('membership_values', 'TENSOR', False, None),
-        AttrSpec('n_targets', 'INT', False, None),
-        AttrSpec('nodes_falseleafs', 'INTS', True, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', True, None),
-        AttrSpec('nodes_featureids', 'INTS', True, None),
-        AttrSpec('nodes_hitrates', 'TENSOR', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'TENSOR', True, None),
-        AttrSpec('nodes_splits', 'TENSOR', True, None),
-        AttrSpec('nodes_trueleafs', 'INTS', True, None),
-        AttrSpec('nodes_truenodeids', 'INTS', True, None),
-        AttrSpec('post_transform', 'INT', False, 0),
-        AttrSpec('tree_roots', 'INTS', True, None),
+        AttrSpec('aggregate_function', 'INT', 1),
+        AttrSpec('leaf_targetids', 'INTS', required=True),
+        AttrSpec('leaf_weights', 'TENSOR', required=True),
+        AttrSpec('membership_values', 'TENSOR'),
+        AttrSpec('n_targets', 'INT'),
+        AttrSpec('nodes_falseleafs', 'INTS', required=True),
+        AttrSpec('nodes_falsenodeids', 'INTS', required=True),
+        AttrSpec('nodes_featureids', 'INTS', required=True),
+        AttrSpec('nodes_hitrates', 'TENSOR'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'TENSOR', required=True),
+        AttrSpec('nodes_splits', 'TENSOR', required=True),
+        AttrSpec('nodes_trueleafs', 'INTS', required=True),
+        AttrSpec('nodes_truenodeids', 'INTS', required=True),
+        AttrSpec('post_transform', 'INT', 0),
+        AttrSpec('tree_roots', 'INTS', required=True),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_float16),
@@ -18937,23 +18938,23 @@ class MLTreeEnsembleClassifierV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('class_ids', 'INTS', False, None),
-        AttrSpec('class_nodeids', 'INTS', False, None),
-        AttrSpec('class_treeids', 'INTS', False, None),
-        AttrSpec('class_weights', 'FLOATS', False, None),
-        AttrSpec('classlabels_int64s', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('class_ids', 'INTS'),
+        AttrSpec('class_nodeids', 'INTS'),
+        AttrSpec('class_treeids', 'INTS'),
+        AttrSpec('class_weights', 'FLOATS'),
+        AttrSpec('classlabels_int64s', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -18980,27 +18981,27 @@ class MLTreeEnsembleClassifierV3Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('base_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('class_ids', 'INTS', False, None),
-        AttrSpec('class_nodeids', 'INTS', False, None),
-        AttrSpec('class_treeids', 'INTS', False, None),
-        AttrSpec('class_weights', 'FLOATS', False, None),
-        AttrSpec('class_weights_as_tensor', 'TENSOR', False, None),
-        AttrSpec('classlabels_int64s', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('nodes_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('base_values_as_tensor', 'TENSOR'),
+        AttrSpec('class_ids', 'INTS'),
+        AttrSpec('class_nodeids', 'INTS'),
+        AttrSpec('class_treeids', 'INTS'),
+        AttrSpec('class_weights', 'FLOATS'),
+        AttrSpec('class_weights_as_tensor', 'TENSOR'),
+        AttrSpec('classlabels_int64s', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('nodes_values_as_tensor', 'TENSOR'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -19028,27 +19029,27 @@ class MLTreeEnsembleClassifierOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 2
     MAX_OUTPUTS: ClassVar[int | None] = 2
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('base_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('class_ids', 'INTS', False, None),
-        AttrSpec('class_nodeids', 'INTS', False, None),
-        AttrSpec('class_treeids', 'INTS', False, None),
-        AttrSpec('class_weights', 'FLOATS', False, None),
-        AttrSpec('class_weights_as_tensor', 'TENSOR', False, None),
-        AttrSpec('classlabels_int64s', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('nodes_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('base_values_as_tensor', 'TENSOR'),
+        AttrSpec('class_ids', 'INTS'),
+        AttrSpec('class_nodeids', 'INTS'),
+        AttrSpec('class_treeids', 'INTS'),
+        AttrSpec('class_weights', 'FLOATS'),
+        AttrSpec('class_weights_as_tensor', 'TENSOR'),
+        AttrSpec('classlabels_int64s', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('nodes_values_as_tensor', 'TENSOR'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T1': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -19072,23 +19073,23 @@ class MLTreeEnsembleRegressorV1Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('aggregate_function', 'STRING', False, 'SUM'),
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('n_targets', 'INT', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('target_ids', 'INTS', False, None),
-        AttrSpec('target_nodeids', 'INTS', False, None),
-        AttrSpec('target_treeids', 'INTS', False, None),
-        AttrSpec('target_weights', 'FLOATS', False, None),
+        AttrSpec('aggregate_function', 'STRING', 'SUM'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('n_targets', 'INT'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('target_ids', 'INTS'),
+        AttrSpec('target_nodeids', 'INTS'),
+        AttrSpec('target_treeids', 'INTS'),
+        AttrSpec('target_weights', 'FLOATS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -19111,27 +19112,27 @@ class MLTreeEnsembleRegressorV3Op(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('aggregate_function', 'STRING', False, 'SUM'),
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('base_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('n_targets', 'INT', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('nodes_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('target_ids', 'INTS', False, None),
-        AttrSpec('target_nodeids', 'INTS', False, None),
-        AttrSpec('target_treeids', 'INTS', False, None),
-        AttrSpec('target_weights', 'FLOATS', False, None),
-        AttrSpec('target_weights_as_tensor', 'TENSOR', False, None),
+        AttrSpec('aggregate_function', 'STRING', 'SUM'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('base_values_as_tensor', 'TENSOR'),
+        AttrSpec('n_targets', 'INT'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('nodes_values_as_tensor', 'TENSOR'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('target_ids', 'INTS'),
+        AttrSpec('target_nodeids', 'INTS'),
+        AttrSpec('target_treeids', 'INTS'),
+        AttrSpec('target_weights', 'FLOATS'),
+        AttrSpec('target_weights_as_tensor', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -19155,27 +19156,27 @@ class MLTreeEnsembleRegressorOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('aggregate_function', 'STRING', False, 'SUM'),
-        AttrSpec('base_values', 'FLOATS', False, None),
-        AttrSpec('base_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('n_targets', 'INT', False, None),
-        AttrSpec('nodes_falsenodeids', 'INTS', False, None),
-        AttrSpec('nodes_featureids', 'INTS', False, None),
-        AttrSpec('nodes_hitrates', 'FLOATS', False, None),
-        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR', False, None),
-        AttrSpec('nodes_missing_value_tracks_true', 'INTS', False, None),
-        AttrSpec('nodes_modes', 'STRINGS', False, None),
-        AttrSpec('nodes_nodeids', 'INTS', False, None),
-        AttrSpec('nodes_treeids', 'INTS', False, None),
-        AttrSpec('nodes_truenodeids', 'INTS', False, None),
-        AttrSpec('nodes_values', 'FLOATS', False, None),
-        AttrSpec('nodes_values_as_tensor', 'TENSOR', False, None),
-        AttrSpec('post_transform', 'STRING', False, 'NONE'),
-        AttrSpec('target_ids', 'INTS', False, None),
-        AttrSpec('target_nodeids', 'INTS', False, None),
-        AttrSpec('target_treeids', 'INTS', False, None),
-        AttrSpec('target_weights', 'FLOATS', False, None),
-        AttrSpec('target_weights_as_tensor', 'TENSOR', False, None),
+        AttrSpec('aggregate_function', 'STRING', 'SUM'),
+        AttrSpec('base_values', 'FLOATS'),
+        AttrSpec('base_values_as_tensor', 'TENSOR'),
+        AttrSpec('n_targets', 'INT'),
+        AttrSpec('nodes_falsenodeids', 'INTS'),
+        AttrSpec('nodes_featureids', 'INTS'),
+        AttrSpec('nodes_hitrates', 'FLOATS'),
+        AttrSpec('nodes_hitrates_as_tensor', 'TENSOR'),
+        AttrSpec('nodes_missing_value_tracks_true', 'INTS'),
+        AttrSpec('nodes_modes', 'STRINGS'),
+        AttrSpec('nodes_nodeids', 'INTS'),
+        AttrSpec('nodes_treeids', 'INTS'),
+        AttrSpec('nodes_truenodeids', 'INTS'),
+        AttrSpec('nodes_values', 'FLOATS'),
+        AttrSpec('nodes_values_as_tensor', 'TENSOR'),
+        AttrSpec('post_transform', 'STRING', 'NONE'),
+        AttrSpec('target_ids', 'INTS'),
+        AttrSpec('target_nodeids', 'INTS'),
+        AttrSpec('target_treeids', 'INTS'),
+        AttrSpec('target_weights', 'FLOATS'),
+        AttrSpec('target_weights_as_tensor', 'TENSOR'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_tensor_double, _tensor_float, _tensor_int32, _tensor_int64),
@@ -19198,8 +19199,8 @@ class MLZipMapOp(ONNXOp):
     MIN_OUTPUTS: ClassVar[int] = 1
     MAX_OUTPUTS: ClassVar[int | None] = 1
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('classlabels_int64s', 'INTS', False, None),
-        AttrSpec('classlabels_strings', 'STRINGS', False, None),
+        AttrSpec('classlabels_int64s', 'INTS'),
+        AttrSpec('classlabels_strings', 'STRINGS'),
     )
     TYPE_CONSTRAINTS: ClassVar[dict[str, tuple[Attribute | str, ...]]] = {
         'T': (_seq_map_int64_float, _seq_map_string_float),

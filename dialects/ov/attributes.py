@@ -1,6 +1,7 @@
 """OpenVINO attribute kinds: xDSL attribute <-> Python value <-> IR XML string.
 
-Every OpenVINO op attribute has one of these kinds (see ``AttrSpec.kind``):
+Every OpenVINO op attribute has one of these kinds (its
+:class:`~xmo.dialects.attr_spec.AttrSpec`'s ``kind``):
 
 ========  ============================  ==================  =================
 kind      xDSL attribute                Python value        IR XML text
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import (
@@ -37,23 +37,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import AttrConstraint, BaseAttr, irdl_to_attr_constraint
+from xmo.dialects.attr_spec import AttributeValueError
 
 ATTR_KINDS = ("i64", "f64", "bool", "str", "etype", "shape", "i64[]", "f64[]", "str[]")
-
-
-class AttributeValueError(ValueError):
-    """An attribute value that does not fit its declared kind."""
-
-
-@dataclass(frozen=True)
-class AttrSpec:
-    """One OpenVINO attribute of an op: its IR name, kind and default value."""
-
-    name: str
-    kind: str
-    default: Any = None
-    #: Required attributes have no default in the opset specification.
-    required: bool = False
 
 
 def constraint_for(kind: str) -> AttrConstraint:

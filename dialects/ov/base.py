@@ -8,10 +8,16 @@ An ``ov`` op mirrors one OpenVINO op version:
   (trailing) input, ``"name*"`` a variadic tail. Inputs are one variadic
   operand list, exactly as OpenVINO numbers its input ports.
 * ``OV_OUTPUTS``: output port names; ``"name*"`` marks a variadic tail.
-* ``OV_ATTRS``: :class:`AttrSpec` per attribute, stored as properties under
+* ``OV_ATTRS``: :class:`~xmo.dialects.attr_spec.AttrSpec` per attribute, stored as properties under
   the same name; an absent attribute means its default.
 * ``friendly_name`` and ``tensor_names`` (one list per output) are properties
   of every op, so they reach the IR.
+* ``OV_FAMILY``: the op family, the module name of its shape inference
+  (``xmo.dialects.ov.shape_inference.<family>``) and CPU kernel
+  (``xmo.backends.cpu.kernels.<family>``).
+* ``traits``: what the op is (pure or its effects, commutative, elementwise,
+  has shape inference; see :mod:`xmo.dialects.ov.traits`). :func:`ov_op` makes
+  an op that declares no memory effect ``Pure``.
 
 Result types are checked by shape inference functions registered with
 :func:`shape_infer` (see ``xmo.dialects.ov.shape_inference``); ops without one
@@ -39,18 +45,26 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     OpDef,
+    OptPropertyDef,
+    RangeOf,
+    VarOperandDef,
+    VarResultDef,
     VerificationContext,
+    base,
     irdl_op_definition,
     opt_prop_def,
     var_operand_def,
     var_result_def,
 )
+from xdsl.traits import MemoryEffect, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.xdsl_speedups import xdsl_is_verified
+from xmo.errors import XmoError
 
 TensorLike = TensorType | UnrankedTensorType
 
@@ -60,7 +74,7 @@ TensorLike = TensorType | UnrankedTensorType
 DYN = -1
 
 
-class ShapeInferenceError(VerifyException):
+class ShapeInferenceError(VerifyException, XmoError):
     """Inputs or attributes an op cannot accept."""
 
 
@@ -213,6 +227,7 @@ class OVOp(IRDLOperation):
     OV_INPUTS: ClassVar[tuple[str, ...]] = ()
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = ()
+    OV_FAMILY: ClassVar[str] = ""
 
     inputs = var_operand_def(TensorLike)
     outputs = var_result_def(TensorLike)
@@ -436,7 +451,7 @@ class OVOp(IRDLOperation):
                 continue
             try:
                 value = ov_attrs.from_attr(spec.kind, a)
-            except ov_attrs.AttributeValueError as e:
+            except AttributeValueError as e:
                 raise VerifyException(f"{self.name}: attribute '{spec.name}': {e}")
             if spec.kind == "etype" and value not in _ETYPE_ATTR_VALUES:
                 raise VerifyException(
@@ -522,7 +537,10 @@ def property_field_name(attr_name: str) -> str:
 def ov_op(cls: type[_OpT]) -> type[_OpT]:
     """Class decorator: declare ``OV_ATTRS`` as properties, then IRDL-define ``cls``.
 
-    Use it instead of ``irdl_op_definition`` on ``OVOp`` subclasses.
+    Use it instead of ``irdl_op_definition`` on ``OVOp`` subclasses. An op
+    that declares no memory effect trait gets xDSL's ``Pure``: like an
+    OpenVINO node that is no sink, it is part of the model only while a
+    Result or a sink uses it (declare an effect for a stateful extension op).
     """
     for spec in cls.OV_ATTRS:
         if spec.kind not in ov_attrs.ATTR_KINDS:
@@ -533,11 +551,34 @@ def ov_op(cls: type[_OpT]) -> type[_OpT]:
             opt_prop_def(ov_attrs.constraint_for(spec.kind), prop_name=spec.name),
         )
     defined = irdl_op_definition(cls)
-    _install_fast_verify(defined.get_irdl_definition())
+    op_def = defined.get_irdl_definition()
+    if not any(isinstance(t, MemoryEffect) for t in op_def.traits):
+        op_def.traits.add_trait(Pure())
+    _install_fast_verify(op_def)
     return defined
 
 
 _TENSOR_TYPES = (TensorType, UnrankedTensorType)
+
+
+_TENSOR_OPERANDS = [("inputs", VarOperandDef(RangeOf(base(TensorLike))))]
+_TENSOR_RESULTS = [("outputs", VarResultDef(RangeOf(base(TensorLike))))]
+_XDSL_VERIFIED = xdsl_is_verified()
+
+
+def _fits_fast_verify(op_def: OpDef) -> bool:
+    """Whether ``op_def`` has exactly the shape the fast verifier handles, on
+    an xDSL whose ``OpDef.verify`` it was checked against: ``OVOp``'s operand
+    and result lists unchanged, only optional properties, nothing else."""
+    return (
+        _XDSL_VERIFIED
+        and type(op_def) is OpDef
+        and "verify" not in getattr(op_def, "__dict__", {"verify": None})
+        and not (op_def.regions or op_def.successors or op_def.attributes or op_def.options)
+        and op_def.operands == _TENSOR_OPERANDS
+        and op_def.results == _TENSOR_RESULTS
+        and all(type(d) is OptPropertyDef for d in op_def.properties.values())
+    )
 
 
 def _install_fast_verify(op_def: OpDef) -> None:
@@ -549,17 +590,17 @@ def _install_fast_verify(op_def: OpDef) -> None:
     the same checks take a few isinstance calls. Whatever the fast path does
     not recognise (regions, successors, discardable attributes, an unknown
     property, a non-tensor type) goes to the generic verifier, which raises
-    its usual error. Installed only on definitions of exactly that shape.
+    its usual error. Installed only on definitions of exactly that shape (see
+    :func:`_fits_fast_verify`; others, and every op on an xDSL release not in
+    :data:`xmo.xdsl_speedups.VERIFIED_XDSL`, keep xDSL's verifier). It
+    replaces the method of this one ``OpDef`` instance, never xDSL's class.
     """
-    generic = op_def.verify
-    if (
-        op_def.regions or op_def.successors or op_def.attributes
-        or [n for n, _ in op_def.operands] != ["inputs"]
-        or [n for n, _ in op_def.results] != ["outputs"]
-    ):
+    if not _fits_fast_verify(op_def):
         return
+    generic = op_def.verify
     props = dict(op_def.properties)
-    traits = tuple(op_def.traits)
+    # only traits that check something (Pure, Commutative, ... do not)
+    traits = tuple(t for t in op_def.traits if type(t).verify is not OpTrait.verify)
 
     def verify(op: Operation) -> None:
         if op.regions or op.successors or op.attributes:
@@ -582,4 +623,7 @@ def _install_fast_verify(op_def: OpDef) -> None:
             t.verify(op)
         return None
 
-    op_def.verify = verify  # type: ignore[method-assign]
+    try:
+        op_def.verify = verify  # type: ignore[method-assign]
+    except AttributeError:  # an OpDef that takes no instance attributes: xDSL's verifier
+        return

@@ -6,6 +6,10 @@ A model is a ``builtin.module`` whose body holds ``ov`` ops: its inputs are the
 ``ov.Parameter`` ops and its outputs the ``ov.Result`` ops, each in the order they
 appear. ``Parameter``'s ``shape``/``element_type`` and ``Constant``'s
 ``element_type``/``shape`` attributes of the IR are taken from the result type.
+
+Parameter and Result are the graph's inputs and outputs: they have effects (on
+the model interface) and are never removed as dead; Constant is ``Pure`` and
+``ConstantLike``.
 """
 
 from __future__ import annotations
@@ -18,11 +22,18 @@ from xdsl.dialects.builtin import (
     DenseResourceAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import prop_def
+from xdsl.ir import SSAValue
+from xdsl.irdl import prop_def, traits_def
+from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xmo.dialects.ov.base import OVOp, ov_op, shape_infer, tensor
+from xmo.dialects.ov.base import OVOp, ov_op, tensor
+from xmo.dialects.ov.traits import (
+    ConstantFolder,
+    HasShapeInference,
+    ModelInput,
+    ModelOutput,
+)
 from xmo.dialects.ov.weights import WeightStore, constant_array, make_constant_attr
 
 
@@ -33,8 +44,11 @@ class ParameterOp(OVOp):
     name = "ov.Parameter"
     OV_TYPE: ClassVar[str] = "Parameter"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "core"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ()
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(ModelInput())
 
     @staticmethod
     def new(
@@ -62,10 +76,13 @@ class ConstantOp(OVOp):
     name = "ov.Constant"
     OV_TYPE: ClassVar[str] = "Constant"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "core"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ()
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
 
     value = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+
+    traits = traits_def(Pure(), ConstantLike(), ConstantFolder())
 
     @staticmethod
     def from_array(
@@ -118,14 +135,12 @@ class ResultOp(OVOp):
     name = "ov.Result"
     OV_TYPE: ClassVar[str] = "Result"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "core"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ()
+
+    traits = traits_def(ModelOutput(), HasShapeInference())
 
     @staticmethod
     def new(value: SSAValue, name: str | None = None) -> ResultOp:
         return ResultOp.make([value], result_types=[], name=name)
-
-
-@shape_infer("ov.Result")
-def _infer_result(ctx) -> list[Attribute]:  # noqa: ANN001
-    return []

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     Signedness,
 )
 from xdsl.ir import Attribute
+from xmo.errors import XmoError
 
 #: OpenVINO element type names this project supports, in a stable order.
 OV_ELEMENT_TYPES: tuple[str, ...] = (
@@ -110,7 +111,7 @@ UNSIGNED_INT_TYPES = frozenset({"u1", "u2", "u4", "u8", "u16", "u32", "u64"})
 INTEGER_TYPES = SIGNED_INT_TYPES | UNSIGNED_INT_TYPES
 
 
-class ElementTypeError(ValueError):
+class ElementTypeError(XmoError, ValueError):
     """An element type that OpenVINO / xmo cannot represent."""
 
 

@@ -10,8 +10,21 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xdsl.irdl import traits_def
+from xdsl.traits import Commutative, Pure
+
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import OVOp, ov_op
+from xmo.dialects.ov.traits import (
+    DrawsRandom,
+    Elementwise,
+    ElementwiseBroadcast,
+    ElementwiseUnary,
+    HasShapeInference,
+    ReadsVariable,
+    Reduction,
+    WritesVariable,
+)
 
 
 @ov_op
@@ -21,8 +34,11 @@ class AbsOp(OVOp):
     name = "ov.Abs"
     OV_TYPE: ClassVar[str] = "Abs"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -32,8 +48,11 @@ class AcosOp(OVOp):
     name = "ov.Acos"
     OV_TYPE: ClassVar[str] = "Acos"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -43,8 +62,11 @@ class AcoshOp(OVOp):
     name = "ov.Acosh"
     OV_TYPE: ClassVar[str] = "Acosh"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -54,8 +76,11 @@ class AdaptiveAvgPoolOp(OVOp):
     name = "ov.AdaptiveAvgPool"
     OV_TYPE: ClassVar[str] = "AdaptiveAvgPool"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "output_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -65,11 +90,14 @@ class AdaptiveMaxPoolOp(OVOp):
     name = "ov.AdaptiveMaxPool"
     OV_TYPE: ClassVar[str] = "AdaptiveMaxPool"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "output_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("index_element_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -79,10 +107,18 @@ class AddOp(OVOp):
     name = "ov.Add"
     OV_TYPE: ClassVar[str] = "Add"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -93,8 +129,11 @@ class AsinOp(OVOp):
     name = "ov.Asin"
     OV_TYPE: ClassVar[str] = "Asin"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -104,8 +143,11 @@ class AsinhOp(OVOp):
     name = "ov.Asinh"
     OV_TYPE: ClassVar[str] = "Asinh"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -115,11 +157,14 @@ class AssignOp(OVOp):
     name = "ov.Assign"
     OV_TYPE: ClassVar[str] = "Assign"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "state"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("new_value",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("variable_id", "str", "", required=True),
     )
+
+    traits = traits_def(WritesVariable())
 
 
 @ov_op
@@ -129,11 +174,14 @@ class AssignOpset3Op(OVOp):
     name = "ov.Assign_opset3"
     OV_TYPE: ClassVar[str] = "Assign"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "state"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("new_value",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("variable_id", "str", "", required=True),
     )
+
+    traits = traits_def(WritesVariable())
 
 
 @ov_op
@@ -143,8 +191,11 @@ class AtanOp(OVOp):
     name = "ov.Atan"
     OV_TYPE: ClassVar[str] = "Atan"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -154,8 +205,11 @@ class AtanhOp(OVOp):
     name = "ov.Atanh"
     OV_TYPE: ClassVar[str] = "Atanh"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -165,6 +219,7 @@ class AvgPoolOp(OVOp):
     name = "ov.AvgPool"
     OV_TYPE: ClassVar[str] = "AvgPool"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data_batch",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -178,6 +233,8 @@ class AvgPoolOp(OVOp):
         AttrSpec("dilations", "i64[]", ()),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class AvgPoolOpset1Op(OVOp):
@@ -186,6 +243,7 @@ class AvgPoolOpset1Op(OVOp):
     name = "ov.AvgPool_opset1"
     OV_TYPE: ClassVar[str] = "AvgPool"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data_batch",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -197,6 +255,8 @@ class AvgPoolOpset1Op(OVOp):
         AttrSpec("auto_pad", "str", "explicit"),
         AttrSpec("rounding_type", "str", "floor"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -206,6 +266,7 @@ class AvgPoolOpset14Op(OVOp):
     name = "ov.AvgPool_opset14"
     OV_TYPE: ClassVar[str] = "AvgPool"
     OV_VERSION: ClassVar[str] = "opset14"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data_batch",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -218,6 +279,8 @@ class AvgPoolOpset14Op(OVOp):
         AttrSpec("rounding_type", "str", "floor"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class BatchNormInferenceOp(OVOp):
@@ -226,11 +289,14 @@ class BatchNormInferenceOp(OVOp):
     name = "ov.BatchNormInference"
     OV_TYPE: ClassVar[str] = "BatchNormInference"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "gamma", "beta", "mean", "variance")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("epsilon", "f64", 0.0, required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -240,11 +306,14 @@ class BatchNormInferenceOpset1Op(OVOp):
     name = "ov.BatchNormInference_opset1"
     OV_TYPE: ClassVar[str] = "BatchNormInference"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "gamma", "beta", "mean", "variance")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("epsilon", "f64", 0.0, required=True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -254,6 +323,7 @@ class BatchToSpaceOp(OVOp):
     name = "ov.BatchToSpace"
     OV_TYPE: ClassVar[str] = "BatchToSpace"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "block_shape",
@@ -261,6 +331,8 @@ class BatchToSpaceOp(OVOp):
         "crops_end",
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -270,6 +342,7 @@ class BinaryConvolutionOp(OVOp):
     name = "ov.BinaryConvolution"
     OV_TYPE: ClassVar[str] = "BinaryConvolution"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "filters")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -282,6 +355,8 @@ class BinaryConvolutionOp(OVOp):
         AttrSpec("auto_pad", "str", "explicit"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class BitwiseAndOp(OVOp):
@@ -290,10 +365,18 @@ class BitwiseAndOp(OVOp):
     name = "ov.BitwiseAnd"
     OV_TYPE: ClassVar[str] = "BitwiseAnd"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -304,11 +387,14 @@ class BitwiseLeftShiftOp(OVOp):
     name = "ov.BitwiseLeftShift"
     OV_TYPE: ClassVar[str] = "BitwiseLeftShift"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg0", "arg1")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -318,8 +404,11 @@ class BitwiseNotOp(OVOp):
     name = "ov.BitwiseNot"
     OV_TYPE: ClassVar[str] = "BitwiseNot"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -329,10 +418,18 @@ class BitwiseOrOp(OVOp):
     name = "ov.BitwiseOr"
     OV_TYPE: ClassVar[str] = "BitwiseOr"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -343,11 +440,14 @@ class BitwiseRightShiftOp(OVOp):
     name = "ov.BitwiseRightShift"
     OV_TYPE: ClassVar[str] = "BitwiseRightShift"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg0", "arg1")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -357,10 +457,18 @@ class BitwiseXorOp(OVOp):
     name = "ov.BitwiseXor"
     OV_TYPE: ClassVar[str] = "BitwiseXor"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -371,11 +479,14 @@ class BroadcastOp(OVOp):
     name = "ov.Broadcast"
     OV_TYPE: ClassVar[str] = "Broadcast"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "target_shape", "axes_mapping?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("mode", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -385,11 +496,14 @@ class BroadcastOpset1Op(OVOp):
     name = "ov.Broadcast_opset1"
     OV_TYPE: ClassVar[str] = "Broadcast"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "target_shape", "axes_mapping?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("mode", "str", "none"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -399,12 +513,15 @@ class BucketizeOp(OVOp):
     name = "ov.Bucketize"
     OV_TYPE: ClassVar[str] = "Bucketize"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "buckets")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("output_type", "etype", "i64"),
         AttrSpec("with_right_bound", "bool", True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -414,11 +531,14 @@ class CTCGreedyDecoderOp(OVOp):
     name = "ov.CTCGreedyDecoder"
     OV_TYPE: ClassVar[str] = "CTCGreedyDecoder"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "sequence_mask")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("ctc_merge_repeated", "bool", True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -428,6 +548,7 @@ class CTCGreedyDecoderSeqLenOp(OVOp):
     name = "ov.CTCGreedyDecoderSeqLen"
     OV_TYPE: ClassVar[str] = "CTCGreedyDecoderSeqLen"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "sequence_length", "blank_index?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "sequence_length")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -435,6 +556,8 @@ class CTCGreedyDecoderSeqLenOp(OVOp):
         AttrSpec("classes_index_type", "etype", "i32"),
         AttrSpec("sequence_length_type", "etype", "i32"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -444,6 +567,7 @@ class CTCLossOp(OVOp):
     name = "ov.CTCLoss"
     OV_TYPE: ClassVar[str] = "CTCLoss"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "logits",
         "logit_length",
@@ -458,6 +582,8 @@ class CTCLossOp(OVOp):
         AttrSpec("unique", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class CeilingOp(OVOp):
@@ -466,8 +592,11 @@ class CeilingOp(OVOp):
     name = "ov.Ceiling"
     OV_TYPE: ClassVar[str] = "Ceiling"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -477,12 +606,15 @@ class ClampOp(OVOp):
     name = "ov.Clamp"
     OV_TYPE: ClassVar[str] = "Clamp"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("min", "f64", 0.0, required=True),
         AttrSpec("max", "f64", 0.0, required=True),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -492,6 +624,7 @@ class Col2ImOp(OVOp):
     name = "ov.Col2Im"
     OV_TYPE: ClassVar[str] = "Col2Im"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "col2im"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "output_size", "kernel_size")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -501,6 +634,8 @@ class Col2ImOp(OVOp):
         AttrSpec("pads_end", "i64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ConcatOp(OVOp):
@@ -509,11 +644,14 @@ class ConcatOp(OVOp):
     name = "ov.Concat"
     OV_TYPE: ClassVar[str] = "Concat"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input", "inputs*")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 0, required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -523,11 +661,14 @@ class ConvertOp(OVOp):
     name = "ov.Convert"
     OV_TYPE: ClassVar[str] = "Convert"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("destination_type", "etype", "dynamic", required=True),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -537,8 +678,11 @@ class ConvertLikeOp(OVOp):
     name = "ov.ConvertLike"
     OV_TYPE: ClassVar[str] = "ConvertLike"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "like")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -548,6 +692,7 @@ class ConvertPromoteTypesOp(OVOp):
     name = "ov.ConvertPromoteTypes"
     OV_TYPE: ClassVar[str] = "ConvertPromoteTypes"
     OV_VERSION: ClassVar[str] = "opset14"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("left_output", "right_output")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -555,6 +700,8 @@ class ConvertPromoteTypesOp(OVOp):
         AttrSpec("pytorch_scalar_promotion", "bool", False),
         AttrSpec("u64_integer_promotion_target", "etype", "f32"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -564,6 +711,7 @@ class ConvolutionOp(OVOp):
     name = "ov.Convolution"
     OV_TYPE: ClassVar[str] = "Convolution"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "filters")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -574,6 +722,8 @@ class ConvolutionOp(OVOp):
         AttrSpec("auto_pad", "str", "explicit"),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class ConvolutionBackpropDataOp(OVOp):
@@ -582,6 +732,7 @@ class ConvolutionBackpropDataOp(OVOp):
     name = "ov.ConvolutionBackpropData"
     OV_TYPE: ClassVar[str] = "ConvolutionBackpropData"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "filters", "output_shape?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -593,6 +744,8 @@ class ConvolutionBackpropDataOp(OVOp):
         AttrSpec("output_padding", "i64[]", ()),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class CosOp(OVOp):
@@ -601,8 +754,11 @@ class CosOp(OVOp):
     name = "ov.Cos"
     OV_TYPE: ClassVar[str] = "Cos"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -612,8 +768,11 @@ class CoshOp(OVOp):
     name = "ov.Cosh"
     OV_TYPE: ClassVar[str] = "Cosh"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -623,12 +782,15 @@ class CumSumOp(OVOp):
     name = "ov.CumSum"
     OV_TYPE: ClassVar[str] = "CumSum"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("exclusive", "bool", False),
         AttrSpec("reverse", "bool", False),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -638,8 +800,11 @@ class DFTOp(OVOp):
     name = "ov.DFT"
     OV_TYPE: ClassVar[str] = "DFT"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes", "signal_size?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -649,6 +814,7 @@ class DeformableConvolutionOp(OVOp):
     name = "ov.DeformableConvolution"
     OV_TYPE: ClassVar[str] = "DeformableConvolution"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "offsets", "filters", "mask?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -662,6 +828,8 @@ class DeformableConvolutionOp(OVOp):
         AttrSpec("deformable_group", "i64", 0, required=True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class DeformableConvolutionOpset1Op(OVOp):
@@ -670,6 +838,7 @@ class DeformableConvolutionOpset1Op(OVOp):
     name = "ov.DeformableConvolution_opset1"
     OV_TYPE: ClassVar[str] = "DeformableConvolution"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "deformable_values", "filters")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -682,6 +851,8 @@ class DeformableConvolutionOpset1Op(OVOp):
         AttrSpec("deformable_group", "i64", 0, required=True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class DeformablePSROIPoolingOp(OVOp):
@@ -690,6 +861,7 @@ class DeformablePSROIPoolingOp(OVOp):
     name = "ov.DeformablePSROIPooling"
     OV_TYPE: ClassVar[str] = "DeformablePSROIPooling"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("feature_maps", "coords", "offsets?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -703,6 +875,8 @@ class DeformablePSROIPoolingOp(OVOp):
         AttrSpec("part_size", "i64", 1),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class DepthToSpaceOp(OVOp):
@@ -711,12 +885,15 @@ class DepthToSpaceOp(OVOp):
     name = "ov.DepthToSpace"
     OV_TYPE: ClassVar[str] = "DepthToSpace"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("block_size", "i64", 0, required=True),
         AttrSpec("mode", "str", "blocks_first", required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -726,6 +903,7 @@ class DetectionOutputOp(OVOp):
     name = "ov.DetectionOutput"
     OV_TYPE: ClassVar[str] = "DetectionOutput"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "box_logits",
         "class_preds",
@@ -752,6 +930,8 @@ class DetectionOutputOp(OVOp):
         AttrSpec("objectness_score", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class DetectionOutputOpset1Op(OVOp):
@@ -760,6 +940,7 @@ class DetectionOutputOpset1Op(OVOp):
     name = "ov.DetectionOutput_opset1"
     OV_TYPE: ClassVar[str] = "DetectionOutput"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "box_logits",
         "class_preds",
@@ -787,6 +968,8 @@ class DetectionOutputOpset1Op(OVOp):
         AttrSpec("objectness_score", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class DivideOp(OVOp):
@@ -795,12 +978,15 @@ class DivideOp(OVOp):
     name = "ov.Divide"
     OV_TYPE: ClassVar[str] = "Divide"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
         AttrSpec("m_pythondiv", "bool", True),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -810,11 +996,14 @@ class EinsumOp(OVOp):
     name = "ov.Einsum"
     OV_TYPE: ClassVar[str] = "Einsum"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "matmul"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input", "inputs*")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("equation", "str", "", required=True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -824,11 +1013,14 @@ class EluOp(OVOp):
     name = "ov.Elu"
     OV_TYPE: ClassVar[str] = "Elu"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("alpha", "f64", 0.0, required=True),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -838,6 +1030,7 @@ class EmbeddingBagOffsetsOp(OVOp):
     name = "ov.EmbeddingBagOffsets"
     OV_TYPE: ClassVar[str] = "EmbeddingBagOffsets"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "emb_table",
         "indices",
@@ -849,6 +1042,8 @@ class EmbeddingBagOffsetsOp(OVOp):
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("reduction", "str", "sum"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -858,6 +1053,7 @@ class EmbeddingBagOffsetsSumOp(OVOp):
     name = "ov.EmbeddingBagOffsetsSum"
     OV_TYPE: ClassVar[str] = "EmbeddingBagOffsetsSum"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "emb_table",
         "indices",
@@ -867,6 +1063,8 @@ class EmbeddingBagOffsetsSumOp(OVOp):
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class EmbeddingBagPackedOp(OVOp):
@@ -875,6 +1073,7 @@ class EmbeddingBagPackedOp(OVOp):
     name = "ov.EmbeddingBagPacked"
     OV_TYPE: ClassVar[str] = "EmbeddingBagPacked"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "emb_table",
         "indices",
@@ -885,6 +1084,8 @@ class EmbeddingBagPackedOp(OVOp):
         AttrSpec("reduction", "str", "sum"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class EmbeddingBagPackedSumOp(OVOp):
@@ -893,12 +1094,15 @@ class EmbeddingBagPackedSumOp(OVOp):
     name = "ov.EmbeddingBagPackedSum"
     OV_TYPE: ClassVar[str] = "EmbeddingBagPackedSum"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "emb_table",
         "indices",
         "per_sample_weights?",
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -908,6 +1112,7 @@ class EmbeddingSegmentsSumOp(OVOp):
     name = "ov.EmbeddingSegmentsSum"
     OV_TYPE: ClassVar[str] = "EmbeddingSegmentsSum"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "emb_table",
         "indices",
@@ -918,6 +1123,8 @@ class EmbeddingSegmentsSumOp(OVOp):
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class EqualOp(OVOp):
@@ -926,10 +1133,18 @@ class EqualOp(OVOp):
     name = "ov.Equal"
     OV_TYPE: ClassVar[str] = "Equal"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -940,8 +1155,11 @@ class ErfOp(OVOp):
     name = "ov.Erf"
     OV_TYPE: ClassVar[str] = "Erf"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -951,8 +1169,11 @@ class ExpOp(OVOp):
     name = "ov.Exp"
     OV_TYPE: ClassVar[str] = "Exp"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -962,6 +1183,7 @@ class ExperimentalDetectronDetectionOutputOp(OVOp):
     name = "ov.ExperimentalDetectronDetectionOutput"
     OV_TYPE: ClassVar[str] = "ExperimentalDetectronDetectionOutput"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("rois", "deltas", "scores", "im_info")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("boxes", "classes", "scores")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -975,6 +1197,8 @@ class ExperimentalDetectronDetectionOutputOp(OVOp):
         AttrSpec("deltas_weights", "f64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ExperimentalDetectronGenerateProposalsSingleImageOp(OVOp):
@@ -983,6 +1207,7 @@ class ExperimentalDetectronGenerateProposalsSingleImageOp(OVOp):
     name = "ov.ExperimentalDetectronGenerateProposalsSingleImage"
     OV_TYPE: ClassVar[str] = "ExperimentalDetectronGenerateProposalsSingleImage"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("im_info", "anchors", "deltas", "scores")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("rois", "roi_scores")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -992,6 +1217,8 @@ class ExperimentalDetectronGenerateProposalsSingleImageOp(OVOp):
         AttrSpec("pre_nms_count", "i64", 0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ExperimentalDetectronPriorGridGeneratorOp(OVOp):
@@ -1000,6 +1227,7 @@ class ExperimentalDetectronPriorGridGeneratorOp(OVOp):
     name = "ov.ExperimentalDetectronPriorGridGenerator"
     OV_TYPE: ClassVar[str] = "ExperimentalDetectronPriorGridGenerator"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("priors", "feature_map", "im_data")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1010,6 +1238,8 @@ class ExperimentalDetectronPriorGridGeneratorOp(OVOp):
         AttrSpec("stride_y", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ExperimentalDetectronROIFeatureExtractorOp(OVOp):
@@ -1018,6 +1248,7 @@ class ExperimentalDetectronROIFeatureExtractorOp(OVOp):
     name = "ov.ExperimentalDetectronROIFeatureExtractor"
     OV_TYPE: ClassVar[str] = "ExperimentalDetectronROIFeatureExtractor"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("rois", "feature_map", "feature_maps*")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "rois")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1027,6 +1258,8 @@ class ExperimentalDetectronROIFeatureExtractorOp(OVOp):
         AttrSpec("aligned", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ExperimentalDetectronTopKROIsOp(OVOp):
@@ -1035,11 +1268,14 @@ class ExperimentalDetectronTopKROIsOp(OVOp):
     name = "ov.ExperimentalDetectronTopKROIs"
     OV_TYPE: ClassVar[str] = "ExperimentalDetectronTopKROIs"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input_rois", "rois_probs")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("max_rois", "i64", 0),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1049,6 +1285,7 @@ class ExtractImagePatchesOp(OVOp):
     name = "ov.ExtractImagePatches"
     OV_TYPE: ClassVar[str] = "ExtractImagePatches"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("image",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1058,6 +1295,8 @@ class ExtractImagePatchesOp(OVOp):
         AttrSpec("auto_pad", "str", "explicit", required=True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class EyeOp(OVOp):
@@ -1066,6 +1305,7 @@ class EyeOp(OVOp):
     name = "ov.Eye"
     OV_TYPE: ClassVar[str] = "Eye"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "num_rows",
         "num_columns",
@@ -1077,6 +1317,8 @@ class EyeOp(OVOp):
         AttrSpec("output_type", "etype", "dynamic", required=True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class FakeConvertOp(OVOp):
@@ -1085,11 +1327,14 @@ class FakeConvertOp(OVOp):
     name = "ov.FakeConvert"
     OV_TYPE: ClassVar[str] = "FakeConvert"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "scale", "shift?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("destination_type", "etype", "f8e4m3"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1099,6 +1344,7 @@ class FakeQuantizeOp(OVOp):
     name = "ov.FakeQuantize"
     OV_TYPE: ClassVar[str] = "FakeQuantize"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "input_low",
@@ -1112,6 +1358,8 @@ class FakeQuantizeOp(OVOp):
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
 
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
+
 
 @ov_op
 class FloorOp(OVOp):
@@ -1120,8 +1368,11 @@ class FloorOp(OVOp):
     name = "ov.Floor"
     OV_TYPE: ClassVar[str] = "Floor"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1131,11 +1382,14 @@ class FloorModOp(OVOp):
     name = "ov.FloorMod"
     OV_TYPE: ClassVar[str] = "FloorMod"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -1145,11 +1399,14 @@ class GRNOp(OVOp):
     name = "ov.GRN"
     OV_TYPE: ClassVar[str] = "GRN"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("bias", "f64", 1.0, required=True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1159,6 +1416,7 @@ class GRUCellOp(OVOp):
     name = "ov.GRUCell"
     OV_TYPE: ClassVar[str] = "GRUCell"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("X", "initial_hidden_state", "W", "R", "B")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1170,6 +1428,8 @@ class GRUCellOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class GRUSequenceOp(OVOp):
@@ -1178,6 +1438,7 @@ class GRUSequenceOp(OVOp):
     name = "ov.GRUSequence"
     OV_TYPE: ClassVar[str] = "GRUSequence"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "X",
         "initial_hidden_state",
@@ -1197,6 +1458,8 @@ class GRUSequenceOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class GatherOp(OVOp):
@@ -1205,11 +1468,14 @@ class GatherOp(OVOp):
     name = "ov.Gather"
     OV_TYPE: ClassVar[str] = "Gather"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("batch_dims", "i64", 0),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1219,11 +1485,14 @@ class GatherElementsOp(OVOp):
     name = "ov.GatherElements"
     OV_TYPE: ClassVar[str] = "GatherElements"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 0),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1233,11 +1502,14 @@ class GatherNDOp(OVOp):
     name = "ov.GatherND"
     OV_TYPE: ClassVar[str] = "GatherND"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("batch_dims", "i64", 0),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1247,11 +1519,14 @@ class GatherNDOpset5Op(OVOp):
     name = "ov.GatherND_opset5"
     OV_TYPE: ClassVar[str] = "GatherND"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("batch_dims", "i64", 0),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1261,6 +1536,7 @@ class GatherTreeOp(OVOp):
     name = "ov.GatherTree"
     OV_TYPE: ClassVar[str] = "GatherTree"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "step_ids",
         "parent_idx",
@@ -1268,6 +1544,8 @@ class GatherTreeOp(OVOp):
         "end_token",
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1277,8 +1555,11 @@ class GatherOpset1Op(OVOp):
     name = "ov.Gather_opset1"
     OV_TYPE: ClassVar[str] = "Gather"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1288,11 +1569,14 @@ class GatherOpset7Op(OVOp):
     name = "ov.Gather_opset7"
     OV_TYPE: ClassVar[str] = "Gather"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("batch_dims", "i64", 0),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1302,11 +1586,14 @@ class GeluOp(OVOp):
     name = "ov.Gelu"
     OV_TYPE: ClassVar[str] = "Gelu"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("approximation_mode", "str", "ERF"),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1316,8 +1603,11 @@ class GeluOpset2Op(OVOp):
     name = "ov.Gelu_opset2"
     OV_TYPE: ClassVar[str] = "Gelu"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary())
 
 
 @ov_op
@@ -1327,6 +1617,7 @@ class GenerateProposalsOp(OVOp):
     name = "ov.GenerateProposals"
     OV_TYPE: ClassVar[str] = "GenerateProposals"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("im_info", "anchors", "deltas", "scores")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("rois", "roi_scores", "roi_num")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1339,6 +1630,8 @@ class GenerateProposalsOp(OVOp):
         AttrSpec("roi_num_type", "etype", "i64"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class GreaterOp(OVOp):
@@ -1347,11 +1640,14 @@ class GreaterOp(OVOp):
     name = "ov.Greater"
     OV_TYPE: ClassVar[str] = "Greater"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -1361,11 +1657,14 @@ class GreaterEqualOp(OVOp):
     name = "ov.GreaterEqual"
     OV_TYPE: ClassVar[str] = "GreaterEqual"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -1375,6 +1674,7 @@ class GridSampleOp(OVOp):
     name = "ov.GridSample"
     OV_TYPE: ClassVar[str] = "GridSample"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "sampling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "grid")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1382,6 +1682,8 @@ class GridSampleOp(OVOp):
         AttrSpec("mode", "str", "bilinear"),
         AttrSpec("padding_mode", "str", "zeros"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1391,6 +1693,7 @@ class GroupConvolutionOp(OVOp):
     name = "ov.GroupConvolution"
     OV_TYPE: ClassVar[str] = "GroupConvolution"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "filters")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1401,6 +1704,8 @@ class GroupConvolutionOp(OVOp):
         AttrSpec("auto_pad", "str", "explicit"),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class GroupConvolutionBackpropDataOp(OVOp):
@@ -1409,6 +1714,7 @@ class GroupConvolutionBackpropDataOp(OVOp):
     name = "ov.GroupConvolutionBackpropData"
     OV_TYPE: ClassVar[str] = "GroupConvolutionBackpropData"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "convolution"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "filters", "output_shape?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1420,6 +1726,8 @@ class GroupConvolutionBackpropDataOp(OVOp):
         AttrSpec("output_padding", "i64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class GroupNormalizationOp(OVOp):
@@ -1428,12 +1736,15 @@ class GroupNormalizationOp(OVOp):
     name = "ov.GroupNormalization"
     OV_TYPE: ClassVar[str] = "GroupNormalization"
     OV_VERSION: ClassVar[str] = "opset12"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "scale", "bias")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("num_groups", "i64", 0, required=True),
         AttrSpec("epsilon", "f64", 0.0, required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1443,8 +1754,11 @@ class HSigmoidOp(OVOp):
     name = "ov.HSigmoid"
     OV_TYPE: ClassVar[str] = "HSigmoid"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1454,8 +1768,11 @@ class HSwishOp(OVOp):
     name = "ov.HSwish"
     OV_TYPE: ClassVar[str] = "HSwish"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1465,8 +1782,11 @@ class HardSigmoidOp(OVOp):
     name = "ov.HardSigmoid"
     OV_TYPE: ClassVar[str] = "HardSigmoid"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "alpha", "beta")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1476,8 +1796,11 @@ class I420toBGROp(OVOp):
     name = "ov.I420toBGR"
     OV_TYPE: ClassVar[str] = "I420toBGR"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "color"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg", "arg_u?", "arg_v?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1487,8 +1810,11 @@ class I420toRGBOp(OVOp):
     name = "ov.I420toRGB"
     OV_TYPE: ClassVar[str] = "I420toRGB"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "color"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg", "arg_u?", "arg_v?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1498,8 +1824,11 @@ class IDFTOp(OVOp):
     name = "ov.IDFT"
     OV_TYPE: ClassVar[str] = "IDFT"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes", "signal_size?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1509,8 +1838,11 @@ class IRDFTOp(OVOp):
     name = "ov.IRDFT"
     OV_TYPE: ClassVar[str] = "IRDFT"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes", "signal_size?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1520,6 +1852,7 @@ class ISTFTOp(OVOp):
     name = "ov.ISTFT"
     OV_TYPE: ClassVar[str] = "ISTFT"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "window",
@@ -1533,6 +1866,8 @@ class ISTFTOp(OVOp):
         AttrSpec("normalized", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class IdentityOp(OVOp):
@@ -1541,8 +1876,11 @@ class IdentityOp(OVOp):
     name = "ov.Identity"
     OV_TYPE: ClassVar[str] = "Identity"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1556,8 +1894,11 @@ class IfOp(OVOp):
     name = "ov.If"
     OV_TYPE: ClassVar[str] = "If"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "control"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("cond", "inputs*")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("outputs*",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1567,6 +1908,7 @@ class InterpolateOp(OVOp):
     name = "ov.Interpolate"
     OV_TYPE: ClassVar[str] = "Interpolate"
     OV_VERSION: ClassVar[str] = "opset11"
+    OV_FAMILY: ClassVar[str] = "interpolate"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("image", "scales_or_sizes", "axes?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1580,6 +1922,8 @@ class InterpolateOp(OVOp):
         AttrSpec("cube_coeff", "f64", -0.75),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class InterpolateOpset1Op(OVOp):
@@ -1588,6 +1932,7 @@ class InterpolateOpset1Op(OVOp):
     name = "ov.Interpolate_opset1"
     OV_TYPE: ClassVar[str] = "Interpolate"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "interpolate"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("image", "output_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1599,6 +1944,8 @@ class InterpolateOpset1Op(OVOp):
         AttrSpec("pads_end", "i64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class InterpolateOpset4Op(OVOp):
@@ -1607,6 +1954,7 @@ class InterpolateOpset4Op(OVOp):
     name = "ov.Interpolate_opset4"
     OV_TYPE: ClassVar[str] = "Interpolate"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "interpolate"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("image", "output_shape", "scales", "axes?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1620,6 +1968,8 @@ class InterpolateOpset4Op(OVOp):
         AttrSpec("cube_coeff", "f64", -0.75),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class InverseOp(OVOp):
@@ -1628,11 +1978,14 @@ class InverseOp(OVOp):
     name = "ov.Inverse"
     OV_TYPE: ClassVar[str] = "Inverse"
     OV_VERSION: ClassVar[str] = "opset14"
+    OV_FAMILY: ClassVar[str] = "matmul"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("adjoint", "bool", False),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1642,8 +1995,11 @@ class IsFiniteOp(OVOp):
     name = "ov.IsFinite"
     OV_TYPE: ClassVar[str] = "IsFinite"
     OV_VERSION: ClassVar[str] = "opset10"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1653,12 +2009,15 @@ class IsInfOp(OVOp):
     name = "ov.IsInf"
     OV_TYPE: ClassVar[str] = "IsInf"
     OV_VERSION: ClassVar[str] = "opset10"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("detect_negative", "bool", True),
         AttrSpec("detect_positive", "bool", True),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1668,8 +2027,11 @@ class IsNaNOp(OVOp):
     name = "ov.IsNaN"
     OV_TYPE: ClassVar[str] = "IsNaN"
     OV_VERSION: ClassVar[str] = "opset10"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1679,6 +2041,7 @@ class LRNOp(OVOp):
     name = "ov.LRN"
     OV_TYPE: ClassVar[str] = "LRN"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1688,6 +2051,8 @@ class LRNOp(OVOp):
         AttrSpec("size", "i64", 0, required=True),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class LSTMCellOp(OVOp):
@@ -1696,6 +2061,7 @@ class LSTMCellOp(OVOp):
     name = "ov.LSTMCell"
     OV_TYPE: ClassVar[str] = "LSTMCell"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "X",
         "initial_hidden_state",
@@ -1713,6 +2079,8 @@ class LSTMCellOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class LSTMCellOpset1Op(OVOp):
@@ -1721,6 +2089,7 @@ class LSTMCellOpset1Op(OVOp):
     name = "ov.LSTMCell_opset1"
     OV_TYPE: ClassVar[str] = "LSTMCell"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "X",
         "initial_hidden_state",
@@ -1740,6 +2109,8 @@ class LSTMCellOpset1Op(OVOp):
         AttrSpec("weights_format", "str", "ifco"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class LSTMSequenceOp(OVOp):
@@ -1748,6 +2119,7 @@ class LSTMSequenceOp(OVOp):
     name = "ov.LSTMSequence"
     OV_TYPE: ClassVar[str] = "LSTMSequence"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "X",
         "initial_hidden_state",
@@ -1767,6 +2139,8 @@ class LSTMSequenceOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class LessOp(OVOp):
@@ -1775,11 +2149,14 @@ class LessOp(OVOp):
     name = "ov.Less"
     OV_TYPE: ClassVar[str] = "Less"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -1789,11 +2166,14 @@ class LessEqualOp(OVOp):
     name = "ov.LessEqual"
     OV_TYPE: ClassVar[str] = "LessEqual"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -1803,8 +2183,11 @@ class LogOp(OVOp):
     name = "ov.Log"
     OV_TYPE: ClassVar[str] = "Log"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1814,11 +2197,14 @@ class LogSoftmaxOp(OVOp):
     name = "ov.LogSoftmax"
     OV_TYPE: ClassVar[str] = "LogSoftmax"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 1),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1828,10 +2214,18 @@ class LogicalAndOp(OVOp):
     name = "ov.LogicalAnd"
     OV_TYPE: ClassVar[str] = "LogicalAnd"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -1842,8 +2236,11 @@ class LogicalNotOp(OVOp):
     name = "ov.LogicalNot"
     OV_TYPE: ClassVar[str] = "LogicalNot"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -1853,10 +2250,18 @@ class LogicalOrOp(OVOp):
     name = "ov.LogicalOr"
     OV_TYPE: ClassVar[str] = "LogicalOr"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -1867,10 +2272,18 @@ class LogicalXorOp(OVOp):
     name = "ov.LogicalXor"
     OV_TYPE: ClassVar[str] = "LogicalXor"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -1885,12 +2298,15 @@ class LoopOp(OVOp):
     name = "ov.Loop"
     OV_TYPE: ClassVar[str] = "Loop"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "control"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "trip_count",
         "execution_condition",
         "inputs*",
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("outputs*",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -1900,6 +2316,7 @@ class MVNOp(OVOp):
     name = "ov.MVN"
     OV_TYPE: ClassVar[str] = "MVN"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1907,6 +2324,8 @@ class MVNOp(OVOp):
         AttrSpec("normalize_variance", "bool", False),
         AttrSpec("eps_mode", "str", "INSIDE_SQRT"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1916,6 +2335,7 @@ class MVNOpset2Op(OVOp):
     name = "ov.MVN_opset2"
     OV_TYPE: ClassVar[str] = "MVN"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1925,6 +2345,8 @@ class MVNOpset2Op(OVOp):
         AttrSpec("reduction_axes", "i64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MatMulOp(OVOp):
@@ -1933,12 +2355,15 @@ class MatMulOp(OVOp):
     name = "ov.MatMul"
     OV_TYPE: ClassVar[str] = "MatMul"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "matmul"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data_a", "data_b")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("transpose_a", "bool", False),
         AttrSpec("transpose_b", "bool", False),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1948,6 +2373,7 @@ class MatrixNmsOp(OVOp):
     name = "ov.MatrixNms"
     OV_TYPE: ClassVar[str] = "MatrixNms"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("boxes", "scores")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = (
         "selected_outputs",
@@ -1968,6 +2394,8 @@ class MatrixNmsOp(OVOp):
         AttrSpec("normalized", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MaxPoolOp(OVOp):
@@ -1976,6 +2404,7 @@ class MaxPoolOp(OVOp):
     name = "ov.MaxPool"
     OV_TYPE: ClassVar[str] = "MaxPool"
     OV_VERSION: ClassVar[str] = "opset14"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -1989,6 +2418,8 @@ class MaxPoolOp(OVOp):
         AttrSpec("index_element_type", "etype", "i64"),
         AttrSpec("axis", "i64", 0),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -1998,6 +2429,7 @@ class MaxPoolOpset1Op(OVOp):
     name = "ov.MaxPool_opset1"
     OV_TYPE: ClassVar[str] = "MaxPool"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2009,6 +2441,8 @@ class MaxPoolOpset1Op(OVOp):
         AttrSpec("auto_pad", "str", "explicit"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MaxPoolOpset8Op(OVOp):
@@ -2017,6 +2451,7 @@ class MaxPoolOpset8Op(OVOp):
     name = "ov.MaxPool_opset8"
     OV_TYPE: ClassVar[str] = "MaxPool"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "pooling"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2031,6 +2466,8 @@ class MaxPoolOpset8Op(OVOp):
         AttrSpec("axis", "i64", 0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MaximumOp(OVOp):
@@ -2039,10 +2476,18 @@ class MaximumOp(OVOp):
     name = "ov.Maximum"
     OV_TYPE: ClassVar[str] = "Maximum"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -2053,10 +2498,18 @@ class MinimumOp(OVOp):
     name = "ov.Minimum"
     OV_TYPE: ClassVar[str] = "Minimum"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -2067,8 +2520,11 @@ class MishOp(OVOp):
     name = "ov.Mish"
     OV_TYPE: ClassVar[str] = "Mish"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -2078,11 +2534,14 @@ class ModOp(OVOp):
     name = "ov.Mod"
     OV_TYPE: ClassVar[str] = "Mod"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -2092,6 +2551,7 @@ class MulticlassNmsOp(OVOp):
     name = "ov.MulticlassNms"
     OV_TYPE: ClassVar[str] = "MulticlassNms"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("boxes", "scores", "roisnum?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = (
         "selected_outputs",
@@ -2111,6 +2571,8 @@ class MulticlassNmsOp(OVOp):
         AttrSpec("normalized", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MulticlassNmsOpset8Op(OVOp):
@@ -2119,6 +2581,7 @@ class MulticlassNmsOpset8Op(OVOp):
     name = "ov.MulticlassNms_opset8"
     OV_TYPE: ClassVar[str] = "MulticlassNms"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("boxes", "scores")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = (
         "selected_outputs",
@@ -2138,6 +2601,8 @@ class MulticlassNmsOpset8Op(OVOp):
         AttrSpec("normalized", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class MultinomialOp(OVOp):
@@ -2146,6 +2611,7 @@ class MultinomialOp(OVOp):
     name = "ov.Multinomial"
     OV_TYPE: ClassVar[str] = "Multinomial"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "random"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("probs", "num_samples")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2156,6 +2622,8 @@ class MultinomialOp(OVOp):
         AttrSpec("op_seed", "i64", 0),
     )
 
+    traits = traits_def(DrawsRandom())
+
 
 @ov_op
 class MultiplyOp(OVOp):
@@ -2164,10 +2632,18 @@ class MultiplyOp(OVOp):
     name = "ov.Multiply"
     OV_TYPE: ClassVar[str] = "Multiply"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -2178,6 +2654,7 @@ class NMSRotatedOp(OVOp):
     name = "ov.NMSRotated"
     OV_TYPE: ClassVar[str] = "NMSRotated"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2196,6 +2673,8 @@ class NMSRotatedOp(OVOp):
         AttrSpec("clockwise", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class NV12toBGROp(OVOp):
@@ -2204,8 +2683,11 @@ class NV12toBGROp(OVOp):
     name = "ov.NV12toBGR"
     OV_TYPE: ClassVar[str] = "NV12toBGR"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "color"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg", "arg_uv?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2215,8 +2697,11 @@ class NV12toRGBOp(OVOp):
     name = "ov.NV12toRGB"
     OV_TYPE: ClassVar[str] = "NV12toRGB"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "color"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("arg", "arg_uv?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2226,8 +2711,11 @@ class NegativeOp(OVOp):
     name = "ov.Negative"
     OV_TYPE: ClassVar[str] = "Negative"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -2237,6 +2725,7 @@ class NonMaxSuppressionOp(OVOp):
     name = "ov.NonMaxSuppression"
     OV_TYPE: ClassVar[str] = "NonMaxSuppression"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2255,6 +2744,8 @@ class NonMaxSuppressionOp(OVOp):
         AttrSpec("sort_result_descending", "bool", True),
         AttrSpec("output_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2264,6 +2755,7 @@ class NonMaxSuppressionOpset1Op(OVOp):
     name = "ov.NonMaxSuppression_opset1"
     OV_TYPE: ClassVar[str] = "NonMaxSuppression"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2276,6 +2768,8 @@ class NonMaxSuppressionOpset1Op(OVOp):
         AttrSpec("box_encoding", "str", "corner"),
         AttrSpec("sort_result_descending", "bool", True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2285,6 +2779,7 @@ class NonMaxSuppressionOpset3Op(OVOp):
     name = "ov.NonMaxSuppression_opset3"
     OV_TYPE: ClassVar[str] = "NonMaxSuppression"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2298,6 +2793,8 @@ class NonMaxSuppressionOpset3Op(OVOp):
         AttrSpec("sort_result_descending", "bool", True),
         AttrSpec("output_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2307,6 +2804,7 @@ class NonMaxSuppressionOpset4Op(OVOp):
     name = "ov.NonMaxSuppression_opset4"
     OV_TYPE: ClassVar[str] = "NonMaxSuppression"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2321,6 +2819,8 @@ class NonMaxSuppressionOpset4Op(OVOp):
         AttrSpec("output_type", "etype", "i64"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class NonMaxSuppressionOpset5Op(OVOp):
@@ -2329,6 +2829,7 @@ class NonMaxSuppressionOpset5Op(OVOp):
     name = "ov.NonMaxSuppression_opset5"
     OV_TYPE: ClassVar[str] = "NonMaxSuppression"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "boxes",
         "scores",
@@ -2348,6 +2849,8 @@ class NonMaxSuppressionOpset5Op(OVOp):
         AttrSpec("output_type", "etype", "i64"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class NonZeroOp(OVOp):
@@ -2356,11 +2859,14 @@ class NonZeroOp(OVOp):
     name = "ov.NonZero"
     OV_TYPE: ClassVar[str] = "NonZero"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("output_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2370,12 +2876,15 @@ class NormalizeL2Op(OVOp):
     name = "ov.NormalizeL2"
     OV_TYPE: ClassVar[str] = "NormalizeL2"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "normalization"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("eps", "f64", 0.0, required=True),
         AttrSpec("eps_mode", "str", "add", required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2385,10 +2894,18 @@ class NotEqualOp(OVOp):
     name = "ov.NotEqual"
     OV_TYPE: ClassVar[str] = "NotEqual"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -2399,12 +2916,15 @@ class OneHotOp(OVOp):
     name = "ov.OneHot"
     OV_TYPE: ClassVar[str] = "OneHot"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("indices", "depth", "on_value", "off_value")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 0, required=True),
         AttrSpec("negative_indices_mode", "str", "ignore_negative"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2414,11 +2934,14 @@ class OneHotOpset1Op(OVOp):
     name = "ov.OneHot_opset1"
     OV_TYPE: ClassVar[str] = "OneHot"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("indices", "depth", "on_value", "off_value")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 0, required=True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2428,8 +2951,11 @@ class PReluOp(OVOp):
     name = "ov.PRelu"
     OV_TYPE: ClassVar[str] = "PRelu"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "slope")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), Elementwise(), HasShapeInference())
 
 
 @ov_op
@@ -2439,6 +2965,7 @@ class PSROIPoolingOp(OVOp):
     name = "ov.PSROIPooling"
     OV_TYPE: ClassVar[str] = "PSROIPooling"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input", "coords")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2450,6 +2977,8 @@ class PSROIPoolingOp(OVOp):
         AttrSpec("spatial_bins_y", "i64", 0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class PadOp(OVOp):
@@ -2458,6 +2987,7 @@ class PadOp(OVOp):
     name = "ov.Pad"
     OV_TYPE: ClassVar[str] = "Pad"
     OV_VERSION: ClassVar[str] = "opset12"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "arg",
         "pads_begin",
@@ -2468,6 +2998,8 @@ class PadOp(OVOp):
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("pad_mode", "str", "constant"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2477,6 +3009,7 @@ class PadOpset1Op(OVOp):
     name = "ov.Pad_opset1"
     OV_TYPE: ClassVar[str] = "Pad"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "arg",
         "pads_begin",
@@ -2488,6 +3021,8 @@ class PadOpset1Op(OVOp):
         AttrSpec("pad_mode", "str", "constant"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class PowerOp(OVOp):
@@ -2496,11 +3031,14 @@ class PowerOp(OVOp):
     name = "ov.Power"
     OV_TYPE: ClassVar[str] = "Power"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -2510,6 +3048,7 @@ class PriorBoxOp(OVOp):
     name = "ov.PriorBox"
     OV_TYPE: ClassVar[str] = "PriorBox"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("layer_shape", "image_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2528,6 +3067,8 @@ class PriorBoxOp(OVOp):
         AttrSpec("min_max_aspect_ratios_order", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class PriorBoxClusteredOp(OVOp):
@@ -2536,6 +3077,7 @@ class PriorBoxClusteredOp(OVOp):
     name = "ov.PriorBoxClustered"
     OV_TYPE: ClassVar[str] = "PriorBoxClustered"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("output_size", "image_size")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2549,6 +3091,8 @@ class PriorBoxClusteredOp(OVOp):
         AttrSpec("variance", "f64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class PriorBoxOpset1Op(OVOp):
@@ -2557,6 +3101,7 @@ class PriorBoxOpset1Op(OVOp):
     name = "ov.PriorBox_opset1"
     OV_TYPE: ClassVar[str] = "PriorBox"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("layer_shape", "image_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2574,6 +3119,8 @@ class PriorBoxOpset1Op(OVOp):
         AttrSpec("scale_all_sizes", "bool", True),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ProposalOp(OVOp):
@@ -2582,6 +3129,7 @@ class ProposalOp(OVOp):
     name = "ov.Proposal"
     OV_TYPE: ClassVar[str] = "Proposal"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("class_probs", "bbox_deltas", "image_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output", "probs")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2601,6 +3149,8 @@ class ProposalOp(OVOp):
         AttrSpec("framework", "str", ""),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ProposalOpset1Op(OVOp):
@@ -2609,6 +3159,7 @@ class ProposalOpset1Op(OVOp):
     name = "ov.Proposal_opset1"
     OV_TYPE: ClassVar[str] = "Proposal"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("class_probs", "bbox_deltas", "image_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2628,6 +3179,8 @@ class ProposalOpset1Op(OVOp):
         AttrSpec("framework", "str", ""),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class RDFTOp(OVOp):
@@ -2636,8 +3189,11 @@ class RDFTOp(OVOp):
     name = "ov.RDFT"
     OV_TYPE: ClassVar[str] = "RDFT"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes", "signal_size?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2647,6 +3203,7 @@ class RNNCellOp(OVOp):
     name = "ov.RNNCell"
     OV_TYPE: ClassVar[str] = "RNNCell"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("X", "initial_hidden_state", "W", "R", "B")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2657,6 +3214,8 @@ class RNNCellOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class RNNSequenceOp(OVOp):
@@ -2665,6 +3224,7 @@ class RNNSequenceOp(OVOp):
     name = "ov.RNNSequence"
     OV_TYPE: ClassVar[str] = "RNNSequence"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "X",
         "initial_hidden_state",
@@ -2683,6 +3243,8 @@ class RNNSequenceOp(OVOp):
         AttrSpec("clip", "f64", 0.0),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ROIAlignOp(OVOp):
@@ -2691,6 +3253,7 @@ class ROIAlignOp(OVOp):
     name = "ov.ROIAlign"
     OV_TYPE: ClassVar[str] = "ROIAlign"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "rois", "batch_indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2702,6 +3265,8 @@ class ROIAlignOp(OVOp):
         AttrSpec("aligned_mode", "str", "asymmetric"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ROIAlignRotatedOp(OVOp):
@@ -2710,6 +3275,7 @@ class ROIAlignRotatedOp(OVOp):
     name = "ov.ROIAlignRotated"
     OV_TYPE: ClassVar[str] = "ROIAlignRotated"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "rois", "batch_indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2720,6 +3286,8 @@ class ROIAlignRotatedOp(OVOp):
         AttrSpec("clockwise_mode", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ROIAlignOpset3Op(OVOp):
@@ -2728,6 +3296,7 @@ class ROIAlignOpset3Op(OVOp):
     name = "ov.ROIAlign_opset3"
     OV_TYPE: ClassVar[str] = "ROIAlign"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "rois", "batch_indices")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2738,6 +3307,8 @@ class ROIAlignOpset3Op(OVOp):
         AttrSpec("mode", "str", "avg"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ROIPoolingOp(OVOp):
@@ -2746,6 +3317,7 @@ class ROIPoolingOp(OVOp):
     name = "ov.ROIPooling"
     OV_TYPE: ClassVar[str] = "ROIPooling"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input", "coords")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2757,6 +3329,8 @@ class ROIPoolingOp(OVOp):
         AttrSpec("method", "str", "max"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class RandomUniformOp(OVOp):
@@ -2765,6 +3339,7 @@ class RandomUniformOp(OVOp):
     name = "ov.RandomUniform"
     OV_TYPE: ClassVar[str] = "RandomUniform"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "random"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("output_shape", "min_val", "max_val")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2774,6 +3349,8 @@ class RandomUniformOp(OVOp):
         AttrSpec("alignment", "str", "tensorflow"),
     )
 
+    traits = traits_def(DrawsRandom())
+
 
 @ov_op
 class RangeOp(OVOp):
@@ -2782,11 +3359,14 @@ class RangeOp(OVOp):
     name = "ov.Range"
     OV_TYPE: ClassVar[str] = "Range"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("start", "stop", "step")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("output_type", "etype", "dynamic", required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -2796,8 +3376,11 @@ class RangeOpset1Op(OVOp):
     name = "ov.Range_opset1"
     OV_TYPE: ClassVar[str] = "Range"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("start", "stop", "step")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -2807,6 +3390,7 @@ class ReadValueOp(OVOp):
     name = "ov.ReadValue"
     OV_TYPE: ClassVar[str] = "ReadValue"
     OV_VERSION: ClassVar[str] = "opset6"
+    OV_FAMILY: ClassVar[str] = "state"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("init_value?",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2814,6 +3398,8 @@ class ReadValueOp(OVOp):
         AttrSpec("variable_type", "etype", "dynamic"),
         AttrSpec("variable_shape", "shape", "..."),
     )
+
+    traits = traits_def(ReadsVariable())
 
 
 @ov_op
@@ -2823,11 +3409,14 @@ class ReadValueOpset3Op(OVOp):
     name = "ov.ReadValue_opset3"
     OV_TYPE: ClassVar[str] = "ReadValue"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "state"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("init_value",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("variable_id", "str", "", required=True),
     )
+
+    traits = traits_def(ReadsVariable())
 
 
 @ov_op
@@ -2837,11 +3426,14 @@ class ReduceL1Op(OVOp):
     name = "ov.ReduceL1"
     OV_TYPE: ClassVar[str] = "ReduceL1"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2851,11 +3443,14 @@ class ReduceL2Op(OVOp):
     name = "ov.ReduceL2"
     OV_TYPE: ClassVar[str] = "ReduceL2"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2865,11 +3460,14 @@ class ReduceLogicalAndOp(OVOp):
     name = "ov.ReduceLogicalAnd"
     OV_TYPE: ClassVar[str] = "ReduceLogicalAnd"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2879,11 +3477,14 @@ class ReduceLogicalOrOp(OVOp):
     name = "ov.ReduceLogicalOr"
     OV_TYPE: ClassVar[str] = "ReduceLogicalOr"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2893,11 +3494,14 @@ class ReduceMaxOp(OVOp):
     name = "ov.ReduceMax"
     OV_TYPE: ClassVar[str] = "ReduceMax"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2907,11 +3511,14 @@ class ReduceMeanOp(OVOp):
     name = "ov.ReduceMean"
     OV_TYPE: ClassVar[str] = "ReduceMean"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2921,11 +3528,14 @@ class ReduceMinOp(OVOp):
     name = "ov.ReduceMin"
     OV_TYPE: ClassVar[str] = "ReduceMin"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2935,11 +3545,14 @@ class ReduceProdOp(OVOp):
     name = "ov.ReduceProd"
     OV_TYPE: ClassVar[str] = "ReduceProd"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2949,11 +3562,14 @@ class ReduceSumOp(OVOp):
     name = "ov.ReduceSum"
     OV_TYPE: ClassVar[str] = "ReduceSum"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "reduction_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("keep_dims", "bool", False),
     )
+
+    traits = traits_def(Pure(), Reduction(), HasShapeInference())
 
 
 @ov_op
@@ -2963,6 +3579,7 @@ class RegionYoloOp(OVOp):
     name = "ov.RegionYolo"
     OV_TYPE: ClassVar[str] = "RegionYolo"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -2976,6 +3593,8 @@ class RegionYoloOp(OVOp):
         AttrSpec("mask", "i64[]", ()),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ReluOp(OVOp):
@@ -2984,8 +3603,11 @@ class ReluOp(OVOp):
     name = "ov.Relu"
     OV_TYPE: ClassVar[str] = "Relu"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -2995,11 +3617,14 @@ class ReorgYoloOp(OVOp):
     name = "ov.ReorgYolo"
     OV_TYPE: ClassVar[str] = "ReorgYolo"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("stride", "i64[]", (), required=True),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3009,11 +3634,14 @@ class ReshapeOp(OVOp):
     name = "ov.Reshape"
     OV_TYPE: ClassVar[str] = "Reshape"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node", "output_shape")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("special_zero", "bool", False, required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3023,12 +3651,15 @@ class ReverseSequenceOp(OVOp):
     name = "ov.ReverseSequence"
     OV_TYPE: ClassVar[str] = "ReverseSequence"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "recurrent"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("input", "seq_lengths")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("batch_axis", "i64", 0),
         AttrSpec("seq_axis", "i64", 1),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3038,11 +3669,14 @@ class ReverseOpset1Op(OVOp):
     name = "ov.Reverse_opset1"
     OV_TYPE: ClassVar[str] = "Reverse"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "reversed_axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("mode", "str", "index"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3052,8 +3686,11 @@ class RollOp(OVOp):
     name = "ov.Roll"
     OV_TYPE: ClassVar[str] = "Roll"
     OV_VERSION: ClassVar[str] = "opset7"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "shift", "axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3063,11 +3700,14 @@ class RoundOp(OVOp):
     name = "ov.Round"
     OV_TYPE: ClassVar[str] = "Round"
     OV_VERSION: ClassVar[str] = "opset5"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("mode", "str", "half_to_even"),
     )
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3077,6 +3717,7 @@ class STFTOp(OVOp):
     name = "ov.STFT"
     OV_TYPE: ClassVar[str] = "STFT"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "dft"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "window",
@@ -3088,6 +3729,8 @@ class STFTOp(OVOp):
         AttrSpec("transpose_frames", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ScaledDotProductAttentionOp(OVOp):
@@ -3096,6 +3739,7 @@ class ScaledDotProductAttentionOp(OVOp):
     name = "ov.ScaledDotProductAttention"
     OV_TYPE: ClassVar[str] = "ScaledDotProductAttention"
     OV_VERSION: ClassVar[str] = "opset13"
+    OV_FAMILY: ClassVar[str] = "matmul"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "query",
         "key",
@@ -3108,6 +3752,8 @@ class ScaledDotProductAttentionOp(OVOp):
         AttrSpec("causal", "bool", False),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class ScatterElementsUpdateOp(OVOp):
@@ -3116,12 +3762,15 @@ class ScatterElementsUpdateOp(OVOp):
     name = "ov.ScatterElementsUpdate"
     OV_TYPE: ClassVar[str] = "ScatterElementsUpdate"
     OV_VERSION: ClassVar[str] = "opset12"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "updates", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("reduction", "str", "none"),
         AttrSpec("use_init_val", "bool", True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3131,8 +3780,11 @@ class ScatterElementsUpdateOpset3Op(OVOp):
     name = "ov.ScatterElementsUpdate_opset3"
     OV_TYPE: ClassVar[str] = "ScatterElementsUpdate"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "updates", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3142,11 +3794,14 @@ class ScatterNDUpdateOp(OVOp):
     name = "ov.ScatterNDUpdate"
     OV_TYPE: ClassVar[str] = "ScatterNDUpdate"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "updates")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("reduction", "str", "none"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3156,8 +3811,11 @@ class ScatterNDUpdateOpset4Op(OVOp):
     name = "ov.ScatterNDUpdate_opset4"
     OV_TYPE: ClassVar[str] = "ScatterNDUpdate"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "updates")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3167,8 +3825,11 @@ class ScatterUpdateOp(OVOp):
     name = "ov.ScatterUpdate"
     OV_TYPE: ClassVar[str] = "ScatterUpdate"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "indices", "updates", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3178,12 +3839,15 @@ class SearchSortedOp(OVOp):
     name = "ov.SearchSorted"
     OV_TYPE: ClassVar[str] = "SearchSorted"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "detection"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("sorted_sequence", "values")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("right_mode", "bool", False),
         AttrSpec("output_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3193,11 +3857,14 @@ class SegmentMaxOp(OVOp):
     name = "ov.SegmentMax"
     OV_TYPE: ClassVar[str] = "SegmentMax"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "segment_ids", "num_segments?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("fill_mode", "str", "zero"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3207,11 +3874,14 @@ class SelectOp(OVOp):
     name = "ov.Select"
     OV_TYPE: ClassVar[str] = "Select"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("cond", "then_node", "else_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -3221,8 +3891,11 @@ class SeluOp(OVOp):
     name = "ov.Selu"
     OV_TYPE: ClassVar[str] = "Selu"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "alpha", "lambda_value")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3232,11 +3905,14 @@ class ShapeOfOp(OVOp):
     name = "ov.ShapeOf"
     OV_TYPE: ClassVar[str] = "ShapeOf"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("output_type", "etype", "i64"),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3246,8 +3922,11 @@ class ShapeOfOpset1Op(OVOp):
     name = "ov.ShapeOf_opset1"
     OV_TYPE: ClassVar[str] = "ShapeOf"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3257,12 +3936,15 @@ class ShuffleChannelsOp(OVOp):
     name = "ov.ShuffleChannels"
     OV_TYPE: ClassVar[str] = "ShuffleChannels"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 1),
         AttrSpec("group", "i64", 1),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3272,8 +3954,11 @@ class SigmoidOp(OVOp):
     name = "ov.Sigmoid"
     OV_TYPE: ClassVar[str] = "Sigmoid"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3283,8 +3968,11 @@ class SignOp(OVOp):
     name = "ov.Sign"
     OV_TYPE: ClassVar[str] = "Sign"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3294,8 +3982,11 @@ class SinOp(OVOp):
     name = "ov.Sin"
     OV_TYPE: ClassVar[str] = "Sin"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3305,8 +3996,11 @@ class SinhOp(OVOp):
     name = "ov.Sinh"
     OV_TYPE: ClassVar[str] = "Sinh"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3316,8 +4010,11 @@ class SliceOp(OVOp):
     name = "ov.Slice"
     OV_TYPE: ClassVar[str] = "Slice"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "start", "stop", "step", "axes?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3327,6 +4024,7 @@ class SliceScatterOp(OVOp):
     name = "ov.SliceScatter"
     OV_TYPE: ClassVar[str] = "SliceScatter"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "updates",
@@ -3337,6 +4035,8 @@ class SliceScatterOp(OVOp):
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class SoftPlusOp(OVOp):
@@ -3345,8 +4045,11 @@ class SoftPlusOp(OVOp):
     name = "ov.SoftPlus"
     OV_TYPE: ClassVar[str] = "SoftPlus"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3356,8 +4059,11 @@ class SoftSignOp(OVOp):
     name = "ov.SoftSign"
     OV_TYPE: ClassVar[str] = "SoftSign"
     OV_VERSION: ClassVar[str] = "opset9"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3367,11 +4073,14 @@ class SoftmaxOp(OVOp):
     name = "ov.Softmax"
     OV_TYPE: ClassVar[str] = "Softmax"
     OV_VERSION: ClassVar[str] = "opset8"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 1),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3381,11 +4090,14 @@ class SoftmaxOpset1Op(OVOp):
     name = "ov.Softmax_opset1"
     OV_TYPE: ClassVar[str] = "Softmax"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("axis", "i64", 0),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3395,6 +4107,7 @@ class SpaceToBatchOp(OVOp):
     name = "ov.SpaceToBatch"
     OV_TYPE: ClassVar[str] = "SpaceToBatch"
     OV_VERSION: ClassVar[str] = "opset2"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "data",
         "block_shape",
@@ -3402,6 +4115,8 @@ class SpaceToBatchOp(OVOp):
         "pads_end",
     )
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3411,12 +4126,15 @@ class SpaceToDepthOp(OVOp):
     name = "ov.SpaceToDepth"
     OV_TYPE: ClassVar[str] = "SpaceToDepth"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("block_size", "i64", 0, required=True),
         AttrSpec("mode", "str", "blocks_first", required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3426,6 +4144,7 @@ class SparseFillEmptyRowsOp(OVOp):
     name = "ov.SparseFillEmptyRows"
     OV_TYPE: ClassVar[str] = "SparseFillEmptyRows"
     OV_VERSION: ClassVar[str] = "opset16"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "values",
         "dense_shape",
@@ -3438,6 +4157,8 @@ class SparseFillEmptyRowsOp(OVOp):
         "empty_row_indicator",
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class SplitOp(OVOp):
@@ -3446,11 +4167,14 @@ class SplitOp(OVOp):
     name = "ov.Split"
     OV_TYPE: ClassVar[str] = "Split"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axis")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("outputs*",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("num_splits", "i64", 0, required=True),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3460,8 +4184,11 @@ class SqrtOp(OVOp):
     name = "ov.Sqrt"
     OV_TYPE: ClassVar[str] = "Sqrt"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3471,10 +4198,18 @@ class SquaredDifferenceOp(OVOp):
     name = "ov.SquaredDifference"
     OV_TYPE: ClassVar[str] = "SquaredDifference"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("x1", "x2")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
+    )
+
+    traits = traits_def(
+        Pure(),
+        Commutative(),
+        ElementwiseBroadcast(),
+        HasShapeInference(),
     )
 
 
@@ -3485,11 +4220,14 @@ class SqueezeOp(OVOp):
     name = "ov.Squeeze"
     OV_TYPE: ClassVar[str] = "Squeeze"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("allow_axis_skip", "bool", False),
     )
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3499,8 +4237,11 @@ class SqueezeOpset1Op(OVOp):
     name = "ov.Squeeze_opset1"
     OV_TYPE: ClassVar[str] = "Squeeze"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3510,6 +4251,7 @@ class StridedSliceOp(OVOp):
     name = "ov.StridedSlice"
     OV_TYPE: ClassVar[str] = "StridedSlice"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "indexing"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "begin", "end", "strides?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -3520,6 +4262,8 @@ class StridedSliceOp(OVOp):
         AttrSpec("ellipsis_mask", "i64[]", ()),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class StringTensorPackOp(OVOp):
@@ -3528,8 +4272,11 @@ class StringTensorPackOp(OVOp):
     name = "ov.StringTensorPack"
     OV_TYPE: ClassVar[str] = "StringTensorPack"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "string"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("begins", "ends", "symbols")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3539,8 +4286,11 @@ class StringTensorUnpackOp(OVOp):
     name = "ov.StringTensorUnpack"
     OV_TYPE: ClassVar[str] = "StringTensorUnpack"
     OV_VERSION: ClassVar[str] = "opset15"
+    OV_FAMILY: ClassVar[str] = "string"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("begins", "ends", "symbols")
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3550,11 +4300,14 @@ class SubtractOp(OVOp):
     name = "ov.Subtract"
     OV_TYPE: ClassVar[str] = "Subtract"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), ElementwiseBroadcast(), HasShapeInference())
 
 
 @ov_op
@@ -3564,8 +4317,11 @@ class SwishOp(OVOp):
     name = "ov.Swish"
     OV_TYPE: ClassVar[str] = "Swish"
     OV_VERSION: ClassVar[str] = "opset4"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "beta?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3575,8 +4331,11 @@ class TanOp(OVOp):
     name = "ov.Tan"
     OV_TYPE: ClassVar[str] = "Tan"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3586,8 +4345,11 @@ class TanhOp(OVOp):
     name = "ov.Tanh"
     OV_TYPE: ClassVar[str] = "Tanh"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "activations"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("node",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), ElementwiseUnary(), HasShapeInference())
 
 
 @ov_op
@@ -3601,8 +4363,11 @@ class TensorIteratorOp(OVOp):
     name = "ov.TensorIterator"
     OV_TYPE: ClassVar[str] = "TensorIterator"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "control"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("inputs*",)
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("outputs*",)
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3612,8 +4377,11 @@ class TileOp(OVOp):
     name = "ov.Tile"
     OV_TYPE: ClassVar[str] = "Tile"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "generation"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "repeats")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3623,6 +4391,7 @@ class TopKOp(OVOp):
     name = "ov.TopK"
     OV_TYPE: ClassVar[str] = "TopK"
     OV_VERSION: ClassVar[str] = "opset11"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "k")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("values", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -3633,6 +4402,8 @@ class TopKOp(OVOp):
         AttrSpec("stable", "bool", False),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class TopKOpset1Op(OVOp):
@@ -3641,6 +4412,7 @@ class TopKOpset1Op(OVOp):
     name = "ov.TopK_opset1"
     OV_TYPE: ClassVar[str] = "TopK"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "k")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("values", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -3649,6 +4421,8 @@ class TopKOpset1Op(OVOp):
         AttrSpec("sort", "str", "none", required=True),
         AttrSpec("index_element_type", "etype", "i32"),
     )
+
+    traits = traits_def(Pure())
 
 
 @ov_op
@@ -3658,6 +4432,7 @@ class TopKOpset3Op(OVOp):
     name = "ov.TopK_opset3"
     OV_TYPE: ClassVar[str] = "TopK"
     OV_VERSION: ClassVar[str] = "opset3"
+    OV_FAMILY: ClassVar[str] = "reductions"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "k")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("values", "indices")
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
@@ -3667,6 +4442,8 @@ class TopKOpset3Op(OVOp):
         AttrSpec("index_element_type", "etype", "i32"),
     )
 
+    traits = traits_def(Pure())
+
 
 @ov_op
 class TransposeOp(OVOp):
@@ -3675,8 +4452,11 @@ class TransposeOp(OVOp):
     name = "ov.Transpose"
     OV_TYPE: ClassVar[str] = "Transpose"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "input_order")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3686,6 +4466,7 @@ class UniqueOp(OVOp):
     name = "ov.Unique"
     OV_TYPE: ClassVar[str] = "Unique"
     OV_VERSION: ClassVar[str] = "opset10"
+    OV_FAMILY: ClassVar[str] = "unique"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axis?")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = (
         "output",
@@ -3699,6 +4480,8 @@ class UniqueOp(OVOp):
         AttrSpec("count_element_type", "etype", "i64"),
     )
 
+    traits = traits_def(Pure(), HasShapeInference())
+
 
 @ov_op
 class UnsqueezeOp(OVOp):
@@ -3707,8 +4490,11 @@ class UnsqueezeOp(OVOp):
     name = "ov.Unsqueeze"
     OV_TYPE: ClassVar[str] = "Unsqueeze"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axes")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3718,8 +4504,11 @@ class VariadicSplitOp(OVOp):
     name = "ov.VariadicSplit"
     OV_TYPE: ClassVar[str] = "VariadicSplit"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "shape_ops"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("data", "axis", "split_lengths")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("outputs*",)
+
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op
@@ -3729,11 +4518,14 @@ class XorOpset1Op(OVOp):
     name = "ov.Xor_opset1"
     OV_TYPE: ClassVar[str] = "Xor"
     OV_VERSION: ClassVar[str] = "opset1"
+    OV_FAMILY: ClassVar[str] = "elementwise"
     OV_INPUTS: ClassVar[tuple[str, ...]] = ("left_node", "right_node")
     OV_OUTPUTS: ClassVar[tuple[str, ...]] = ("output",)
     OV_ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec("auto_broadcast", "str", "numpy"),
     )
+
+    traits = traits_def(Pure(), Commutative(), ElementwiseBroadcast())
 
 
 GENERATED_OPS: tuple[type[OVOp], ...] = (

@@ -60,12 +60,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute
+from xmo.errors import XmoError
 
 #: Value kinds of :class:`RtInfoKey` (``flag``: no value, stored as ``""``).
 KINDS = ("flag", "str", "bool", "int", "float", "str[]", "int[]")
 
 
-class RtInfoError(ValueError):
+class RtInfoError(XmoError, ValueError):
     """A runtime info value that cannot be stored."""
 
 

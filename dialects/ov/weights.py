@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 from xmo.dialects.ov import element_types as et
+from xmo.errors import XmoError
 
 #: Constants with at most this many bytes are stored inline as ``dense<...>``.
 INLINE_MAX_BYTES = 64
@@ -53,7 +54,7 @@ _NEXT_SUFFIX: dict[str, int] = {}
 _HANDLE_SANITIZE = re.compile(r"[^A-Za-z0-9_.$-]")
 
 
-class WeightStoreError(KeyError):
+class WeightStoreError(XmoError, KeyError):
     """A ``dense_resource`` handle with no payload behind it."""
 
     def __str__(self) -> str:  # KeyError quotes its message otherwise

@@ -24,8 +24,6 @@ from xdsl.ir import Dialect
 from xmo.dialects.tf import ops as _generated
 from xmo.dialects.tf.base import (
     Arg,
-    AttrSpec,
-    AttributeValueError,
     ConstBase,
     OutputOp,
     PlaceholderBase,
@@ -74,8 +72,6 @@ __all__ = [
     "TF",
     "TF_VERSION",
     "Arg",
-    "AttrSpec",
-    "AttributeValueError",
     "BytesHexAttr",
     "ConstBase",
     "ConstOp",

@@ -20,9 +20,10 @@ Classes:
   ``TF_TYPE``, ``INPUTS`` / ``OUTPUTS`` (:class:`Arg` = ``(name, kind)`` with
   kind ``single``/``variadic``), ``INPUT_TYPES`` / ``OUTPUT_TYPES`` (one
   :class:`TypeRule` per arg: fixed type, ``type_attr``, ``number_attr``,
-  ``type_list_attr``), ``ATTRS`` (:class:`AttrSpec` = ``(name, tf_kind,
-  default)``), ``REQUIRED_ATTRS`` (attrs without an OpDef default),
-  ``ALLOWED_VALUES``, ``MINIMUMS``, ``IS_STATEFUL``.
+  ``type_list_attr``), ``ATTRS`` (one :class:`~xmo.dialects.attr_spec.AttrSpec`
+  per attr: name, TF kind, OpDef default, ``required`` when the OpDef has no
+  default), ``REQUIRED_ATTRS`` (the names of the required ones, set by
+  :func:`tf_op`), ``ALLOWED_VALUES``, ``MINIMUMS``, ``IS_STATEFUL``.
 * :class:`PlaceholderBase`, :class:`ConstBase` -- the hand-written parts of
   ``tf.Placeholder`` and ``tf.Const`` (the generated classes derive from them).
 * :class:`UnknownOp` (``tf.Unknown``) -- a NodeDef whose op type has no
@@ -86,6 +87,7 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.irdl.operations import OptPropertyDef
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
 from xmo.dialects.tf import dtypes
 from xmo.dialects.tf.types import (
     BytesHexAttr,
@@ -135,19 +137,6 @@ class TypeRule(NamedTuple):
     number_attr: str | None = None
     type_list_attr: str | None = None
     is_ref: bool = False
-
-
-class AttrSpec(NamedTuple):
-    """One OpDef attr: ``(name, tf_kind, default)``; default is the Python value
-    (None when the OpDef has none: see ``REQUIRED_ATTRS``)."""
-
-    name: str
-    kind: str
-    default: Any = None
-
-
-class AttributeValueError(ValueError):
-    """A value that does not fit a TF attribute kind."""
 
 
 # ---------------------------------------------------------------------------
@@ -388,6 +377,7 @@ class TFNodeOp(IRDLOperation):
 
     TF_TYPE: ClassVar[str] = ""
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = ()
+    #: names of the ``required`` attrs (:func:`tf_op` sets it from ``ATTRS``)
     REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset()
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {}
     MINIMUMS: ClassVar[dict[str, int]] = {}
@@ -772,12 +762,14 @@ _NodeT = TypeVar("_NodeT", bound=TFNodeOp)
 
 
 def tf_op(cls: type[_NodeT]) -> type[_NodeT]:
-    """Class decorator of ``tf`` ops: declares ``ATTRS`` as optional properties,
-    IRDL-defines the class and installs the ``tf`` verifier (which accepts TF
-    attributes beyond the declared ones, unlike plain IRDL)."""
+    """Class decorator of ``tf`` ops: declares ``ATTRS`` as optional properties
+    (and the required ones in ``REQUIRED_ATTRS``), IRDL-defines the class and
+    installs the ``tf`` verifier (which accepts TF attributes beyond the
+    declared ones, unlike plain IRDL)."""
     for spec in cls.ATTRS:
         setattr(cls, field_name(spec.name), opt_prop_def(AnyAttr(), prop_name=spec.name))
     cls = irdl_op_definition(cls)
+    cls.REQUIRED_ATTRS = frozenset(s.name for s in cls.ATTRS if s.required)
     cls.verify_ = _verify_tf_op  # type: ignore[method-assign]
     return cls
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.tf.base import (
     Arg,
-    AttrSpec,
     ConstBase,
     PlaceholderBase,
     TFOp,
@@ -30,9 +30,8 @@ class AbsOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64'),
     }
@@ -49,9 +48,8 @@ class AcosOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -68,9 +66,8 @@ class AcoshOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -90,9 +87,8 @@ class AddOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'i16', 'i32', 'i64',
@@ -114,10 +110,9 @@ class AddNOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -142,9 +137,8 @@ class AddV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'u16', 'u32', 'u64', 'i8', 'i16', 'i32',
@@ -220,11 +214,10 @@ class ArgMaxOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='output_type'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
         AttrSpec('output_type', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -253,11 +246,10 @@ class ArgMinOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='output_type'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
         AttrSpec('output_type', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -280,9 +272,8 @@ class AsinOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -299,9 +290,8 @@ class AsinhOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -324,10 +314,9 @@ class AssertOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = ()
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'list(type)', None),
+        AttrSpec('T', 'list(type)', required=True),
         AttrSpec('summarize', 'int', 3),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     MINIMUMS: ClassVar[dict[str, int]] = {'T': 1}
     IS_STATEFUL: ClassVar[bool] = True
 
@@ -348,11 +337,10 @@ class AssignOp(TFOp):
         TypeRule(type_attr='T', is_ref=True),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('validate_shape', 'bool', True),
         AttrSpec('use_locking', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -366,9 +354,8 @@ class AtanOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -388,9 +375,8 @@ class Atan2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -407,9 +393,8 @@ class AtanhOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -426,18 +411,12 @@ class AvgPoolOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ksize', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('ksize', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'ksize',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'padding': ('SAME', 'VALID'),
         'data_format': ('NHWC', 'NCHW'),
@@ -457,18 +436,12 @@ class AvgPool3DOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ksize', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('ksize', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NDHWC'),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'ksize',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'padding': ('SAME', 'VALID'),
         'data_format': ('NDHWC', 'NCDHW'),
@@ -491,13 +464,12 @@ class BatchMatMulOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('adj_x', 'bool', False),
         AttrSpec('adj_y', 'bool', False),
         AttrSpec('grad_x', 'bool', False),
         AttrSpec('grad_y', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i32', 'i64', 'tf.complex64', 'tf.complex128',
@@ -519,13 +491,12 @@ class BatchMatMulV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('adj_x', 'bool', False),
         AttrSpec('adj_y', 'bool', False),
         AttrSpec('grad_x', 'bool', False),
         AttrSpec('grad_y', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64',
@@ -548,15 +519,14 @@ class BatchMatMulV3Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='Tout'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Ta', 'type', None),
-        AttrSpec('Tb', 'type', None),
-        AttrSpec('Tout', 'type', None),
+        AttrSpec('Ta', 'type', required=True),
+        AttrSpec('Tb', 'type', required=True),
+        AttrSpec('Tout', 'type', required=True),
         AttrSpec('adj_x', 'bool', False),
         AttrSpec('adj_y', 'bool', False),
         AttrSpec('grad_x', 'bool', False),
         AttrSpec('grad_y', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Ta', 'Tb', 'Tout'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Ta': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'i16', 'i32', 'i64',
@@ -596,15 +566,10 @@ class BatchNormWithGlobalNormalizationOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('variance_epsilon', 'float', None),
-        AttrSpec('scale_after_normalization', 'bool', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('variance_epsilon', 'float', required=True),
+        AttrSpec('scale_after_normalization', 'bool', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'scale_after_normalization',
-        'variance_epsilon',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -633,11 +598,10 @@ class BatchToSpaceNDOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tblock_shape', 'type', 'i32'),
         AttrSpec('Tcrops', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tblock_shape': ('i32', 'i64'),
         'Tcrops': ('i32', 'i64'),
@@ -658,10 +622,9 @@ class BiasAddOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -683,10 +646,9 @@ class BiasAddGradOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -711,9 +673,8 @@ class BiasAddV1Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -734,10 +695,9 @@ class BitcastOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='type'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('type', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('type', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'type'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i64', 'i32', 'u8', 'u16', 'u32', 'u64', 'i8',
@@ -787,10 +747,9 @@ class BroadcastToOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tidx': ('i32', 'i64'),
     }
@@ -807,10 +766,9 @@ class BucketizeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('boundaries', 'list(float)', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('boundaries', 'list(float)', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'boundaries'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i32', 'i64', 'f32', 'f64'),
     }
@@ -827,11 +785,10 @@ class CastOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='SrcT'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='DstT'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('SrcT', 'type', None),
-        AttrSpec('DstT', 'type', None),
+        AttrSpec('SrcT', 'type', required=True),
+        AttrSpec('DstT', 'type', required=True),
         AttrSpec('Truncate', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('DstT', 'SrcT'))
 
 
 @tf_op
@@ -845,9 +802,8 @@ class CeilOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -864,10 +820,9 @@ class CheckNumericsOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('message', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('message', 'string', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'message'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -893,9 +848,8 @@ class ClipByValueOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -962,10 +916,9 @@ class ConcatOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     MINIMUMS: ClassVar[dict[str, int]] = {'N': 2}
 
 
@@ -986,11 +939,10 @@ class ConcatV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tidx': ('i32', 'i64'),
     }
@@ -1008,10 +960,9 @@ class ConstOp(ConstBase):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = ()
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('value', 'tensor', None),
-        AttrSpec('dtype', 'type', None),
+        AttrSpec('value', 'tensor', required=True),
+        AttrSpec('dtype', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype', 'value'))
 
 
 @tf_op
@@ -1031,15 +982,14 @@ class Conv2DOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
         AttrSpec('use_cudnn_on_gpu', 'bool', True),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1)),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64', 'i32'),
         'padding': ('SAME', 'VALID', 'EXPLICIT'),
@@ -1066,15 +1016,14 @@ class Conv2DBackpropInputOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
         AttrSpec('use_cudnn_on_gpu', 'bool', True),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1)),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64', 'i32'),
         'padding': ('SAME', 'VALID', 'EXPLICIT'),
@@ -1099,13 +1048,12 @@ class Conv3DOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NDHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1, 1)),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
         'padding': ('SAME', 'VALID'),
@@ -1133,14 +1081,13 @@ class Conv3DBackpropInputV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NDHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1, 1)),
         AttrSpec('Tshape', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
         'padding': ('SAME', 'VALID'),
@@ -1161,9 +1108,8 @@ class CosOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -1180,9 +1126,8 @@ class CoshOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -1209,11 +1154,10 @@ class CropAndResizeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('method', 'string', 'bilinear'),
         AttrSpec('extrapolation_value', 'float', 0.0),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('u8', 'u16', 'i8', 'i16', 'i32', 'i64', 'f16', 'f32', 'f64'),
         'method': ('bilinear', 'nearest'),
@@ -1236,10 +1180,9 @@ class CumprodOp(TFOp):
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('exclusive', 'bool', False),
         AttrSpec('reverse', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -1266,10 +1209,9 @@ class CumsumOp(TFOp):
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('exclusive', 'bool', False),
         AttrSpec('reverse', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -1291,11 +1233,10 @@ class DepthToSpaceOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('block_size', 'int', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('block_size', 'int', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'block_size'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'data_format': ('NHWC', 'NCHW', 'NCHW_VECT_C'),
     }
@@ -1319,14 +1260,13 @@ class DepthwiseConv2dNativeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1)),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
         'padding': ('SAME', 'VALID', 'EXPLICIT'),
@@ -1353,14 +1293,13 @@ class DepthwiseConv2dNativeBackpropInputOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1)),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'padding', 'strides'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
         'padding': ('SAME', 'VALID', 'EXPLICIT'),
@@ -1387,13 +1326,12 @@ class DequantizeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('mode', 'string', 'MIN_COMBINED'),
         AttrSpec('narrow_range', 'bool', False),
         AttrSpec('axis', 'int', -1),
         AttrSpec('dtype', 'type', 'f32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('tf.qint8', 'tf.quint8', 'tf.qint32', 'tf.qint16', 'tf.quint16'),
         'mode': ('MIN_COMBINED', 'MIN_FIRST', 'SCALED'),
@@ -1415,9 +1353,8 @@ class DivOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'u32', 'u64',
@@ -1440,9 +1377,8 @@ class DivNoNanOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'f32', 'bf16', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -1461,11 +1397,10 @@ class EinsumOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('equation', 'string', None),
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('equation', 'string', required=True),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T', 'equation'))
     MINIMUMS: ClassVar[dict[str, int]] = {'N': 1}
 
 
@@ -1480,9 +1415,8 @@ class EluOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -1499,10 +1433,9 @@ class EnsureShapeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('shape', 'shape', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('shape', 'shape', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'shape'))
 
 
 @tf_op
@@ -1516,12 +1449,11 @@ class EnterOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('frame_name', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('frame_name', 'string', required=True),
         AttrSpec('is_constant', 'bool', False),
         AttrSpec('parallel_iterations', 'int', 10),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'frame_name'))
 
 
 @tf_op
@@ -1538,10 +1470,9 @@ class EqualOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('incompatible_shape_error', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -1555,9 +1486,8 @@ class ErfOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -1574,9 +1504,8 @@ class ErfcOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -1600,10 +1529,9 @@ class EuclideanNormOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -1625,9 +1553,8 @@ class ExitOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -1641,9 +1568,8 @@ class ExpOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -1663,10 +1589,9 @@ class ExpandDimsOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tdim', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tdim': ('i32', 'i64'),
     }
@@ -1683,9 +1608,8 @@ class Expm1Op(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -1702,19 +1626,12 @@ class ExtractImagePatchesOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ksizes', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('rates', 'list(int)', None),
-        AttrSpec('T', 'type', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('ksizes', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('rates', 'list(int)', required=True),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('padding', 'string', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'ksizes',
-        'padding',
-        'rates',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32',
@@ -1805,10 +1722,9 @@ class FillOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('index_type', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'index_type': ('i32', 'i64'),
     }
@@ -1825,9 +1741,8 @@ class FloorOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -1847,9 +1762,8 @@ class FloorDivOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'u32', 'u64',
@@ -1872,9 +1786,8 @@ class FloorModOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64', 'bf16', 'f16', 'f32',
@@ -1918,13 +1831,12 @@ class FusedBatchNormOp(TFOp):
         TypeRule(type_attr='T'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('exponential_avg_factor', 'float', 1.0),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('is_training', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f32',),
         'data_format': ('NHWC', 'NCHW'),
@@ -1966,14 +1878,13 @@ class FusedBatchNormV2Op(TFOp):
         TypeRule(type_attr='U'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('U', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('U', 'type', required=True),
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('exponential_avg_factor', 'float', 1.0),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('is_training', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'U'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32'),
         'U': ('f32',),
@@ -2018,14 +1929,13 @@ class FusedBatchNormV3Op(TFOp):
         TypeRule(type_attr='U'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('U', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('U', 'type', required=True),
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('exponential_avg_factor', 'float', 1.0),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('is_training', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'U'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32'),
         'U': ('bf16', 'f32'),
@@ -2051,10 +1961,9 @@ class GatherOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='Tparams'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('validate_indices', 'bool', True),
-        AttrSpec('Tparams', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('Tparams', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Tindices', 'Tparams'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -2077,11 +1986,10 @@ class GatherNdOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='Tparams'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Tparams', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('Tparams', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Tindices', 'Tparams'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i16', 'i32', 'i64'),
     }
@@ -2107,15 +2015,10 @@ class GatherV2Op(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='Tparams'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('batch_dims', 'int', 0),
-        AttrSpec('Tparams', 'type', None),
-        AttrSpec('Tindices', 'type', None),
-        AttrSpec('Taxis', 'type', None),
+        AttrSpec('Tparams', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
+        AttrSpec('Taxis', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'Taxis',
-        'Tindices',
-        'Tparams',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i16', 'i32', 'i64'),
         'Taxis': ('i32', 'i64'),
@@ -2136,9 +2039,8 @@ class GreaterOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2161,9 +2063,8 @@ class GreaterEqualOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2183,9 +2084,8 @@ class IdentityOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -2199,9 +2099,8 @@ class IdentityNOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'list(type)', None),
+        AttrSpec('T', 'list(type)', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     MINIMUMS: ClassVar[dict[str, int]] = {'T': 1}
 
 
@@ -2222,20 +2121,13 @@ class IfOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tout'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Tcond', 'type', None),
-        AttrSpec('Tin', 'list(type)', None),
-        AttrSpec('Tout', 'list(type)', None),
-        AttrSpec('then_branch', 'func', None),
-        AttrSpec('else_branch', 'func', None),
+        AttrSpec('Tcond', 'type', required=True),
+        AttrSpec('Tin', 'list(type)', required=True),
+        AttrSpec('Tout', 'list(type)', required=True),
+        AttrSpec('then_branch', 'func', required=True),
+        AttrSpec('else_branch', 'func', required=True),
         AttrSpec('output_shapes', 'list(shape)', ()),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'Tcond',
-        'Tin',
-        'Tout',
-        'else_branch',
-        'then_branch',
-    })
     MINIMUMS: ClassVar[dict[str, int]] = {'Tin': 0, 'Tout': 0}
     IS_STATEFUL: ClassVar[bool] = True
 
@@ -2251,9 +2143,8 @@ class InvOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -2291,9 +2182,8 @@ class IsFiniteOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -2310,9 +2200,8 @@ class IsInfOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -2329,9 +2218,8 @@ class IsNanOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -2348,9 +2236,8 @@ class L2LossOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -2411,9 +2298,8 @@ class LessOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2436,9 +2322,8 @@ class LessEqualOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2466,10 +2351,9 @@ class LinSpaceOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
         'Tidx': ('i32', 'i64'),
@@ -2487,9 +2371,8 @@ class LogOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -2506,9 +2389,8 @@ class Log1pOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -2525,9 +2407,8 @@ class LogSoftmaxOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -2603,11 +2484,10 @@ class MatMulOp(TFOp):
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('transpose_a', 'bool', False),
         AttrSpec('transpose_b', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('grad_a', 'bool', False),
         AttrSpec('grad_b', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64',
@@ -2635,10 +2515,9 @@ class MatrixBandPartOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tindex', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindex': ('i32', 'i64'),
     }
@@ -2662,10 +2541,9 @@ class MaxOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2687,17 +2565,12 @@ class MaxPoolOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('T', 'type', 'f32'),
-        AttrSpec('ksize', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('ksize', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'ksize',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f16', 'bf16', 'f32', 'f64', 'i32', 'i64', 'u8', 'i16', 'i8', 'u16',
@@ -2720,18 +2593,12 @@ class MaxPool3DOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ksize', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('ksize', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NDHWC'),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'ksize',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'padding': ('SAME', 'VALID'),
         'data_format': ('NDHWC', 'NCDHW'),
@@ -2760,10 +2627,9 @@ class MaxPoolV2Op(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('T', 'type', 'f32'),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('padding',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f16', 'bf16', 'f32', 'f64', 'i32', 'i64', 'u8', 'i16', 'i8', 'u16',
@@ -2791,19 +2657,13 @@ class MaxPoolWithArgmaxOp(TFOp):
         TypeRule(type_attr='Targmax'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('ksize', 'list(int)', None),
-        AttrSpec('strides', 'list(int)', None),
+        AttrSpec('ksize', 'list(int)', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
         AttrSpec('Targmax', 'type', 'i64'),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('include_batch_in_index', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'ksize',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Targmax': ('i32', 'i64'),
         'padding': ('SAME', 'VALID'),
@@ -2829,9 +2689,8 @@ class MaximumOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64',
@@ -2858,10 +2717,9 @@ class MeanOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -2891,10 +2749,9 @@ class MergeOp(TFOp):
         TypeRule(type='i32'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('N', 'int', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('N', 'int', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     MINIMUMS: ClassVar[dict[str, int]] = {'N': 1}
 
 
@@ -2916,10 +2773,9 @@ class MinOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -2943,9 +2799,8 @@ class MinimumOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64',
@@ -2971,11 +2826,10 @@ class MirrorPadOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tpaddings', 'type', 'i32'),
-        AttrSpec('mode', 'string', None),
+        AttrSpec('mode', 'string', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'mode'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tpaddings': ('i32', 'i64'),
         'mode': ('REFLECT', 'SYMMETRIC'),
@@ -2996,9 +2850,8 @@ class ModOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i32', 'i64', 'f16', 'f16', 'bf16', 'f32', 'f64'),
     }
@@ -3018,9 +2871,8 @@ class MulOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'u32', 'u64',
@@ -3040,9 +2892,8 @@ class NegOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -3062,9 +2913,8 @@ class NextIterationOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -3258,10 +3108,9 @@ class NotEqualOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='boolean'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('incompatible_shape_error', 'bool', True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -3286,10 +3135,9 @@ class OneHotOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('axis', 'int', -1),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('TI', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'TI': ('u8', 'i8', 'i32', 'i64'),
     }
@@ -3306,9 +3154,8 @@ class OnesLikeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64',
@@ -3330,11 +3177,10 @@ class PackOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('axis', 'int', 0),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     MINIMUMS: ClassVar[dict[str, int]] = {'N': 1}
 
 
@@ -3355,10 +3201,9 @@ class PadOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tpaddings', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tpaddings': ('i32', 'i64'),
     }
@@ -3383,10 +3228,9 @@ class PadV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tpaddings', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tpaddings': ('i32', 'i64'),
     }
@@ -3403,14 +3247,13 @@ class PartitionedCallOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tin'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tout'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Tin', 'list(type)', None),
-        AttrSpec('Tout', 'list(type)', None),
-        AttrSpec('f', 'func', None),
+        AttrSpec('Tin', 'list(type)', required=True),
+        AttrSpec('Tout', 'list(type)', required=True),
+        AttrSpec('f', 'func', required=True),
         AttrSpec('config', 'string', ''),
         AttrSpec('config_proto', 'string', ''),
         AttrSpec('executor_type', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Tin', 'Tout', 'f'))
     MINIMUMS: ClassVar[dict[str, int]] = {'Tin': 0, 'Tout': 0}
 
 
@@ -3425,10 +3268,9 @@ class PlaceholderOp(PlaceholderBase):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = ()
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'type', None),
-        AttrSpec('shape', 'shape', None),
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('shape', 'shape'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype',))
 
 
 @tf_op
@@ -3442,10 +3284,9 @@ class PlaceholderWithDefaultOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'type', None),
-        AttrSpec('shape', 'shape', None),
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('shape', 'shape', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype', 'shape'))
 
 
 @tf_op
@@ -3462,9 +3303,8 @@ class PowOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f32', 'f16', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -3484,10 +3324,9 @@ class PreventGradientOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('message', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -3507,13 +3346,12 @@ class PrintOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('U', 'list(type)', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('U', 'list(type)', required=True),
         AttrSpec('message', 'string', ''),
         AttrSpec('first_n', 'int', -1),
         AttrSpec('summarize', 'int', 3),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'U'))
     MINIMUMS: ClassVar[dict[str, int]] = {'U': 0}
     IS_STATEFUL: ClassVar[bool] = True
 
@@ -3553,10 +3391,9 @@ class ProdOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -3594,14 +3431,13 @@ class QuantizeV2Op(TFOp):
         TypeRule(type='f32'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('mode', 'string', 'MIN_COMBINED'),
         AttrSpec('round_mode', 'string', 'HALF_AWAY_FROM_ZERO'),
         AttrSpec('narrow_range', 'bool', False),
         AttrSpec('axis', 'int', -1),
         AttrSpec('ensure_minimum_range', 'float', 0.01),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('tf.qint8', 'tf.quint8', 'tf.qint32', 'tf.qint16', 'tf.quint16'),
         'mode': ('MIN_COMBINED', 'MIN_FIRST', 'SCALED'),
@@ -3622,10 +3458,9 @@ class RandomUniformOp(TFOp):
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('seed', 'int', 0),
         AttrSpec('seed2', 'int', 0),
-        AttrSpec('dtype', 'type', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'dtype'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'dtype': ('f16', 'bf16', 'f32', 'f64'),
         'T': ('i32', 'i64'),
@@ -3672,9 +3507,8 @@ class RankOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -3688,9 +3522,8 @@ class ReadVariableOpOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.resource'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('dtype', 'type', None),
+        AttrSpec('dtype', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype',))
     IS_STATEFUL: ClassVar[bool] = True
 
 
@@ -3708,9 +3541,8 @@ class RealDivOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'u32', 'u64',
@@ -3730,9 +3562,8 @@ class ReciprocalOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -3752,9 +3583,8 @@ class ReluOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -3774,9 +3604,8 @@ class Relu6Op(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -3802,10 +3631,9 @@ class ReshapeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tshape', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tshape': ('i32', 'i64'),
     }
@@ -3825,10 +3653,9 @@ class ResizeAreaOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('align_corners', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i8', 'u8', 'i16', 'u16', 'i32', 'i64', 'f16', 'f32', 'f64', 'bf16'),
     }
@@ -3848,11 +3675,10 @@ class ResizeBicubicOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('align_corners', 'bool', False),
         AttrSpec('half_pixel_centers', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i8', 'u8', 'i16', 'u16', 'i32', 'i64', 'f16', 'f32', 'f64', 'bf16'),
     }
@@ -3872,11 +3698,10 @@ class ResizeBilinearOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('align_corners', 'bool', False),
         AttrSpec('half_pixel_centers', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'i8', 'u8', 'i16', 'u16', 'i32', 'i64', 'bf16', 'f16', 'f32', 'f64', 'bf16',
@@ -3898,11 +3723,10 @@ class ResizeNearestNeighborOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('align_corners', 'bool', False),
         AttrSpec('half_pixel_centers', 'bool', False),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i8', 'u8', 'i16', 'u16', 'i32', 'i64', 'f16', 'f32', 'f64', 'bf16'),
     }
@@ -3925,12 +3749,11 @@ class ReverseSequenceOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('seq_dim', 'int', None),
+        AttrSpec('seq_dim', 'int', required=True),
         AttrSpec('batch_dim', 'int', 0),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tlen', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'seq_dim'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tlen': ('i32', 'i64'),
     }
@@ -3951,9 +3774,8 @@ class ReverseV2Op(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('Tidx', 'type', 'i32'),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tidx': ('i32', 'i64'),
         'T': (
@@ -3974,9 +3796,8 @@ class RintOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64'),
     }
@@ -4001,11 +3822,10 @@ class RollOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tshift', 'type', None),
-        AttrSpec('Taxis', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tshift', 'type', required=True),
+        AttrSpec('Taxis', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Taxis', 'Tshift'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tshift': ('i32', 'i64'),
         'Taxis': ('i32', 'i64'),
@@ -4023,9 +3843,8 @@ class RoundOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -4045,9 +3864,8 @@ class RsqrtOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4072,11 +3890,10 @@ class ScatterNdOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i16', 'i32', 'i64'),
     }
@@ -4099,10 +3916,9 @@ class SegmentSumOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -4132,9 +3948,8 @@ class SelectOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -4156,9 +3971,8 @@ class SelectV2Op(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -4172,9 +3986,8 @@ class SeluOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -4191,10 +4004,9 @@ class ShapeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='out_type'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('out_type', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'out_type': ('i32', 'i64'),
     }
@@ -4215,11 +4027,10 @@ class ShapeNOp(TFOp):
         TypeRule(type_attr='out_type', number_attr='N'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('N', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('N', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('out_type', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('N', 'T'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'out_type': ('i32', 'i64'),
     }
@@ -4237,9 +4048,8 @@ class SigmoidOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4256,9 +4066,8 @@ class SignOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'tf.complex64',
@@ -4278,9 +4087,8 @@ class SinOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4297,9 +4105,8 @@ class SinhOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4316,10 +4123,9 @@ class SizeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='out_type'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('out_type', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'out_type': ('i32', 'i64'),
     }
@@ -4344,10 +4150,9 @@ class SliceOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Index', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Index', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Index', 'T'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Index': ('i32', 'i64'),
     }
@@ -4364,9 +4169,8 @@ class SnapshotOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -4380,9 +4184,8 @@ class SoftmaxOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -4399,9 +4202,8 @@ class SoftplusOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -4418,9 +4220,8 @@ class SoftsignOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
     }
@@ -4445,11 +4246,10 @@ class SpaceToBatchNDOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tblock_shape', 'type', 'i32'),
         AttrSpec('Tpaddings', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tblock_shape': ('i32', 'i64'),
         'Tpaddings': ('i32', 'i64'),
@@ -4467,11 +4267,10 @@ class SpaceToDepthOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('block_size', 'int', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('block_size', 'int', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'block_size'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'data_format': ('NHWC', 'NCHW', 'NCHW_VECT_C'),
     }
@@ -4500,10 +4299,9 @@ class SparseToDenseOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('validate_indices', 'bool', True),
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -4528,10 +4326,9 @@ class SplitOp(TFOp):
         TypeRule(type_attr='T', number_attr='num_split'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('num_split', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('num_split', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'num_split'))
     MINIMUMS: ClassVar[dict[str, int]] = {'num_split': 1}
 
 
@@ -4556,11 +4353,10 @@ class SplitVOp(TFOp):
         TypeRule(type_attr='T', number_attr='num_split'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('num_split', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('num_split', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tlen', 'type', 'i64'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'num_split'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tlen': ('i8', 'i32', 'i64'),
     }
@@ -4578,9 +4374,8 @@ class SqrtOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4597,9 +4392,8 @@ class SquareOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32',
@@ -4622,9 +4416,8 @@ class SquaredDifferenceOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'i32', 'i64', 'tf.complex64', 'tf.complex128',
@@ -4643,10 +4436,9 @@ class SqueezeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('squeeze_dims', 'list(int)', ()),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     MINIMUMS: ClassVar[dict[str, int]] = {'squeeze_dims': 0}
 
 
@@ -4661,14 +4453,13 @@ class StatefulPartitionedCallOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tin'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tout'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Tin', 'list(type)', None),
-        AttrSpec('Tout', 'list(type)', None),
-        AttrSpec('f', 'func', None),
+        AttrSpec('Tin', 'list(type)', required=True),
+        AttrSpec('Tout', 'list(type)', required=True),
+        AttrSpec('f', 'func', required=True),
         AttrSpec('config', 'string', ''),
         AttrSpec('config_proto', 'string', ''),
         AttrSpec('executor_type', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Tin', 'Tout', 'f'))
     MINIMUMS: ClassVar[dict[str, int]] = {'Tin': 0, 'Tout': 0}
     IS_STATEFUL: ClassVar[bool] = True
 
@@ -4690,20 +4481,13 @@ class StatelessIfOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='Tout'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('Tcond', 'type', None),
-        AttrSpec('Tin', 'list(type)', None),
-        AttrSpec('Tout', 'list(type)', None),
-        AttrSpec('then_branch', 'func', None),
-        AttrSpec('else_branch', 'func', None),
+        AttrSpec('Tcond', 'type', required=True),
+        AttrSpec('Tin', 'list(type)', required=True),
+        AttrSpec('Tout', 'list(type)', required=True),
+        AttrSpec('then_branch', 'func', required=True),
+        AttrSpec('else_branch', 'func', required=True),
         AttrSpec('output_shapes', 'list(shape)', ()),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'Tcond',
-        'Tin',
-        'Tout',
-        'else_branch',
-        'then_branch',
-    })
     MINIMUMS: ClassVar[dict[str, int]] = {'Tin': 0, 'Tout': 0}
 
 
@@ -4718,13 +4502,12 @@ class StatelessWhileOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'list(type)', None),
-        AttrSpec('cond', 'func', None),
-        AttrSpec('body', 'func', None),
+        AttrSpec('T', 'list(type)', required=True),
+        AttrSpec('cond', 'func', required=True),
+        AttrSpec('body', 'func', required=True),
         AttrSpec('output_shapes', 'list(shape)', ()),
         AttrSpec('parallel_iterations', 'int', 10),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'body', 'cond'))
     MINIMUMS: ClassVar[dict[str, int]] = {'T': 0}
 
 
@@ -4739,9 +4522,8 @@ class StopGradientOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -4765,15 +4547,14 @@ class StridedSliceOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Index', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Index', 'type', required=True),
         AttrSpec('begin_mask', 'int', 0),
         AttrSpec('end_mask', 'int', 0),
         AttrSpec('ellipsis_mask', 'int', 0),
         AttrSpec('new_axis_mask', 'int', 0),
         AttrSpec('shrink_axis_mask', 'int', 0),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('Index', 'T'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Index': ('i16', 'i32', 'i64'),
     }
@@ -4793,9 +4574,8 @@ class SubOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'i64',
@@ -4822,10 +4602,9 @@ class SumOp(TFOp):
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('keep_dims', 'bool', False),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tidx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -4856,9 +4635,8 @@ class SwitchOp(TFOp):
         TypeRule(type_attr='T'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -4872,9 +4650,8 @@ class TanOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4891,9 +4668,8 @@ class TanhOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32', 'f64', 'tf.complex64', 'tf.complex128'),
     }
@@ -4918,11 +4694,10 @@ class TensorScatterAddOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -4947,11 +4722,10 @@ class TensorScatterMaxOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -4976,11 +4750,10 @@ class TensorScatterMinOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -5005,11 +4778,10 @@ class TensorScatterSubOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i32', 'i64'),
     }
@@ -5034,11 +4806,10 @@ class TensorScatterUpdateOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('bad_indices_policy', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tindices': ('i16', 'i32', 'i64', 'u16'),
     }
@@ -5061,10 +4832,9 @@ class TileOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tmultiples', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tmultiples': ('i32', 'i64'),
     }
@@ -5091,11 +4861,10 @@ class TopKV2Op(TFOp):
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('sorted', 'bool', True),
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tk', 'type', 'i32'),
         AttrSpec('index_type', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -5120,10 +4889,9 @@ class TransposeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('Tperm', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'Tperm': ('i32', 'i64'),
     }
@@ -5143,9 +4911,8 @@ class TruncateDivOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'bf16', 'f16', 'f32', 'f64', 'u8', 'i8', 'u16', 'i16', 'i32', 'u32', 'u64',
@@ -5168,9 +4935,8 @@ class TruncateModOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('i32', 'i64', 'bf16', 'f16', 'f32', 'f64'),
     }
@@ -5190,10 +4956,9 @@ class UniqueOp(TFOp):
         TypeRule(type_attr='out_idx'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('out_idx', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'out_idx': ('i32', 'i64'),
     }
@@ -5212,11 +4977,10 @@ class UnpackOp(TFOp):
         TypeRule(type_attr='T', number_attr='num'),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('num', 'int', None),
-        AttrSpec('T', 'type', None),
+        AttrSpec('num', 'int', required=True),
+        AttrSpec('T', 'type', required=True),
         AttrSpec('axis', 'int', 0),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'num'))
     MINIMUMS: ClassVar[dict[str, int]] = {'num': 0}
 
 
@@ -5239,11 +5003,10 @@ class UnsortedSegmentMaxOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('Tnumsegments', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -5273,11 +5036,10 @@ class UnsortedSegmentMinOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('Tnumsegments', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'i64', 'bf16', 'u16', 'f16', 'u32',
@@ -5307,11 +5069,10 @@ class UnsortedSegmentProdOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('Tnumsegments', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -5342,11 +5103,10 @@ class UnsortedSegmentSumOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('Tindices', 'type', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('Tindices', 'type', required=True),
         AttrSpec('Tnumsegments', 'type', 'i32'),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'Tindices'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': (
             'f32', 'f64', 'i32', 'u8', 'i16', 'i8', 'tf.complex64', 'i64', 'tf.qint8',
@@ -5372,11 +5132,10 @@ class VarHandleOpOp(TFOp):
         AttrSpec('container', 'string', ''),
         AttrSpec('shared_name', 'string', ''),
         AttrSpec('debug_name', 'string', ''),
-        AttrSpec('dtype', 'type', None),
-        AttrSpec('shape', 'shape', None),
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('shape', 'shape', required=True),
         AttrSpec('allowed_devices', 'list(string)', ()),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype', 'shape'))
     IS_STATEFUL: ClassVar[bool] = True
 
 
@@ -5393,12 +5152,11 @@ class VariableV2Op(TFOp):
         TypeRule(type_attr='dtype', is_ref=True),
     )
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('shape', 'shape', None),
-        AttrSpec('dtype', 'type', None),
+        AttrSpec('shape', 'shape', required=True),
+        AttrSpec('dtype', 'type', required=True),
         AttrSpec('container', 'string', ''),
         AttrSpec('shared_name', 'string', ''),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('dtype', 'shape'))
     IS_STATEFUL: ClassVar[bool] = True
 
 
@@ -5435,13 +5193,12 @@ class WhileOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_list_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'list(type)', None),
-        AttrSpec('cond', 'func', None),
-        AttrSpec('body', 'func', None),
+        AttrSpec('T', 'list(type)', required=True),
+        AttrSpec('cond', 'func', required=True),
+        AttrSpec('body', 'func', required=True),
         AttrSpec('output_shapes', 'list(shape)', ()),
         AttrSpec('parallel_iterations', 'int', 10),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'body', 'cond'))
     MINIMUMS: ClassVar[dict[str, int]] = {'T': 0}
     IS_STATEFUL: ClassVar[bool] = True
 
@@ -5457,9 +5214,8 @@ class ZerosLikeOp(TFOp):
     INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
+        AttrSpec('T', 'type', required=True),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T',))
 
 
 @tf_op
@@ -5483,12 +5239,12 @@ class InternalFusedConv2DOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('TArgs', 'list(type)', None),
-        AttrSpec('num_args', 'int', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('TArgs', 'list(type)', required=True),
+        AttrSpec('num_args', 'int', required=True),
         AttrSpec('num_host_args', 'int', 0),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('explicit_paddings', 'list(int)', ()),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('filter_format', 'string', 'HWIO'),
@@ -5498,13 +5254,6 @@ class InternalFusedConv2DOp(TFOp):
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('leakyrelu_alpha', 'float', 0.2),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'TArgs',
-        'num_args',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'f32', 'f64', 'i8', 'tf.qint8'),
         'padding': ('SAME', 'VALID', 'EXPLICIT'),
@@ -5533,22 +5282,16 @@ class InternalFusedDepthwiseConv2dNativeOp(TFOp):
     )
     OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='T'),)
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
-        AttrSpec('T', 'type', None),
-        AttrSpec('num_args', 'int', None),
-        AttrSpec('strides', 'list(int)', None),
-        AttrSpec('padding', 'string', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('num_args', 'int', required=True),
+        AttrSpec('strides', 'list(int)', required=True),
+        AttrSpec('padding', 'string', required=True),
         AttrSpec('data_format', 'string', 'NHWC'),
         AttrSpec('dilations', 'list(int)', (1, 1, 1, 1)),
         AttrSpec('fused_ops', 'list(string)', ()),
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('leakyrelu_alpha', 'float', 0.2),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset({
-        'T',
-        'num_args',
-        'padding',
-        'strides',
-    })
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('f16', 'bf16', 'f32', 'f64'),
         'padding': ('SAME', 'VALID'),
@@ -5578,13 +5321,12 @@ class InternalFusedMatMulOp(TFOp):
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
         AttrSpec('transpose_a', 'bool', False),
         AttrSpec('transpose_b', 'bool', False),
-        AttrSpec('T', 'type', None),
-        AttrSpec('num_args', 'int', None),
+        AttrSpec('T', 'type', required=True),
+        AttrSpec('num_args', 'int', required=True),
         AttrSpec('fused_ops', 'list(string)', ()),
         AttrSpec('epsilon', 'float', 0.0001),
         AttrSpec('leakyrelu_alpha', 'float', 0.2),
     )
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset(('T', 'num_args'))
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
         'T': ('bf16', 'f16', 'f32'),
     }

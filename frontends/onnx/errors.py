@@ -1,9 +1,10 @@
 """The ONNX frontend's error type."""
 
 from __future__ import annotations
+from xmo.errors import ModelError
 
 
-class OnnxFrontendError(ValueError):
+class OnnxFrontendError(ModelError):
     """A model the ONNX frontend cannot read (malformed, unsafe or unsupported).
 
     The message is one line and names the offending tensor or node.

@@ -680,10 +680,10 @@ class _Loader:
                     f"'{a.ref_attr_name}' outside a function"
                 )
             spec = specs.get(a.name)
-            if spec is not None and spec.type != kind:
+            if spec is not None and spec.kind != kind:
                 raise OnnxFrontendError(
                     f"{label}: attribute '{a.name}' has type {kind}, the "
-                    f"{node.op_type}-{cls.SINCE_VERSION} schema expects {spec.type}"
+                    f"{node.op_type}-{cls.SINCE_VERSION} schema expects {spec.kind}"
                 )
             if kind in ("GRAPH", "GRAPHS"):
                 inf_attr = None

@@ -36,9 +36,10 @@ from xmo.dialects.tf.types import (
     xmo_type_name,
 )
 from xmo.frontends.tf import tensors as tz
+from xmo.errors import ModelError
 
 
-class AttrDecodeError(ValueError):
+class AttrDecodeError(ModelError):
     """An AttrValue that does not fit its kind (the loader adds the node name)."""
 
 

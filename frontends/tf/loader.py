@@ -29,6 +29,7 @@ from xmo.dialects.tf.types import ShapeAttr, UnknownType, element_type, xmo_type
 from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
+from xmo.errors import ModelError
 
 #: op types that are never default graph outputs (inputs and constants)
 _NOT_OUTPUTS = frozenset({"Const", "Placeholder"})
@@ -38,7 +39,7 @@ _INPUT_OPS = ("Placeholder", "PlaceholderWithDefault")
 TEXT_SUFFIXES = (".pbtxt", ".prototxt", ".txt")
 
 
-class TFFrontendError(ValueError):
+class TFFrontendError(ModelError):
     """A GraphDef the TF frontend cannot read; the message is one line naming the
     file, node or tensor at fault."""
 

@@ -41,9 +41,10 @@ from xmo.dialects.tf.types import (
     element_type,
     string_attr,
 )
+from xmo.errors import ModelError
 
 
-class TensorDecodeError(ValueError):
+class TensorDecodeError(ModelError):
     """A TensorProto that cannot be decoded (bad dtype, shape or size)."""
 
 

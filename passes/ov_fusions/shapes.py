@@ -33,6 +33,7 @@ from xmo.passes.transformations import (
     value_matches,
     wrap_type,
 )
+from xmo.passes.transpose_sinking.permutations import compose, is_identity, transpose_order
 
 _RESHAPES = ["Reshape", "Squeeze", "Unsqueeze"]
 
@@ -87,8 +88,6 @@ class TransposePairFusion(MatcherPass):
         return wrap_type("Transpose", [any_input(label="x"), constant()])
 
     def callback(self, m: Match) -> bool:
-        from xmo.passes.ov_transpose_sinking import _compose, _identity, transpose_order
-
         outer = m.root
         p2 = transpose_order(outer.op)
         if p2 is None:
@@ -97,12 +96,12 @@ class TransposePairFusion(MatcherPass):
         p1 = transpose_order(src.node.op) if src.node.type == "Transpose" else None
         if p1 is not None and len(p1) == len(p2) and len(src.get_destinations()) == 1:
             x = src.node.in_port(0).get_source()
-            q = _compose(p1, p2)
-            if _identity(q):
+            q = compose(p1, p2)
+            if is_identity(q):
                 return replace_output_update_name(outer.out_port(0), x)
             t = m.graph.create_node("Transpose", [x, np.asarray(q, np.int64)])
             return fuse(outer, t, [outer, src.node])
-        if _identity(p2):
+        if is_identity(p2):
             return replace_output_update_name(outer.out_port(0), src)
         return False
 

@@ -16,18 +16,14 @@ See ``docs/extensions.md``.
 from xmo.passes.phases.config import ConfigReplacement, SubgraphMatch, TransformationsConfig
 from xmo.passes.phases.manager import DISABLED_ENV, ENABLED_ENV, PhaseManager
 from xmo.passes.phases.transformation import (
-    BACK,
-    FRONT,
-    MIDDLE,
-    PHASES,
     OpReplacement,
     SubgraphReplacement,
     Transformation,
-    TransformationFailed,
     TransformationOrderError,
     find_matches,
 )
 from xmo.passes.phases.view import ModuleView, OpView, op_attr, op_name, op_type, value_of
+from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES
 
 __all__ = [
     "BACK",
@@ -45,7 +41,6 @@ __all__ = [
     "PhaseManager",
     "SubgraphReplacement",
     "Transformation",
-    "TransformationFailed",
     "TransformationOrderError",
     "find_matches",
     "op_attr",

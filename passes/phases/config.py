@@ -40,14 +40,16 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xmo.passes.phases.transformation import FRONT, Transformation
+from xmo.passes.phases.transformation import Transformation
 from xmo.passes.phases.view import ModuleView, OpView, op_name
+from xmo.passes.pipeline import FRONT
+from xmo.errors import XmoError
 
 MATCH_KINDS = ("scope", "points", "general")
 _INPUT_OPS = ("tf.Placeholder", "onnx.Input", "ov.Parameter")
 
 
-class TransformationsConfigError(Exception):
+class TransformationsConfigError(XmoError):
     """A malformed or unmatchable transformations config (names the file and entry)."""
 
 

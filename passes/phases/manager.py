@@ -49,7 +49,6 @@ from xmo.passes.pipeline import (
 from xmo.passes.phases.transformation import (
     OpReplacement,
     Transformation,
-    TransformationFailed,
     TransformationOrderError,
 )
 
@@ -391,6 +390,5 @@ __all__ = [
     "DISABLED_ENV",
     "ENABLED_ENV",
     "PhaseManager",
-    "TransformationFailed",
     "iter_transformations",
 ]

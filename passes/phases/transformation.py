@@ -25,13 +25,13 @@ Kinds:
   the values replacing the op's outputs. In the front phase it legalizes that
   framework op, taking the place of its converter (built-in ones included):
   ``replace_op(node, builder)`` gets what a converter gets and returns ov
-  values, one per output. For TF ``node`` is a
-  :class:`~xmo.passes.tf_to_ov.builder.TFNode` and ``builder`` a
-  :class:`~xmo.passes.tf_to_ov.builder.TFBuilder`; for ONNX (``op`` of
-  ``domain``, default ``""`` = ai.onnx; any version) a
-  :class:`~xmo.passes.onnx_to_ov.builder.Node` (``.domain``, ``.version``
-  besides ``.input(i)``, ``.attr(name, default)``, ``.const(i)``) and a
-  :class:`~xmo.passes.to_ov.builder.Builder`. In the middle and back
+  values, one per output: ``node`` is a
+  :class:`~xmo.passes.to_ov.builder.ConverterNode` (``.input(i)``,
+  ``.attr(name, default)``, ``.const(i)``; for ONNX also ``.domain``,
+  ``.version``); ``builder`` a
+  :class:`~xmo.passes.tf_to_ov.builder.TFBuilder` for TF and a
+  :class:`~xmo.passes.to_ov.builder.Builder` for ONNX (``op`` of
+  ``domain``, default ``""`` = ai.onnx; any version). In the middle and back
   phases it replaces ``ov`` ops of that type (``replace_op(graph, node)``,
   returning output ports or a node). Friendly and tensor names move to the
   replacement.
@@ -52,19 +52,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 
+from xmo.errors import TransformationError
 from xmo.passes.phases.view import ModuleView, OpView
-from xmo.passes.pipeline import BACK, FRONT, MIDDLE, PHASES, make_pass
+from xmo.passes.pipeline import FRONT, MIDDLE, make_pass
 from xmo.passes.transformations.base import TransformationPass
 
 log = logging.getLogger("xmo.transformations")
 
 
-class TransformationOrderError(Exception):
+class TransformationOrderError(TransformationError):
     """Dependencies that cannot be ordered (a cycle, an unknown id)."""
-
-
-class TransformationFailed(Exception):
-    """A transformation that raised (the message names it and its file)."""
 
 
 class Transformation(TransformationPass):
@@ -118,13 +115,13 @@ class Transformation(TransformationPass):
 
     def run(self, ctx: Context, module: ModuleOp) -> bool:
         """Run once on ``module`` as a pass; True when it changed it. Errors
-        are a :class:`TransformationFailed` naming the transformation."""
+        are a :class:`TransformationError` naming the transformation."""
         cls = type(self)
         if cls.phase == FRONT:
             from xmo.frontends import frontend_of_module
 
             if isinstance(self, OpReplacement):
-                raise TransformationFailed(
+                raise TransformationError(
                     f"{self.describe()} replaces {cls.op} during the legalization; it is not a pass"
                 )
             frontend = frontend_of_module(module)
@@ -135,10 +132,10 @@ class Transformation(TransformationPass):
             return False
         try:
             changed = self.apply_to(ctx, module)
-        except (TransformationOrderError, TransformationFailed):
+        except TransformationError:
             raise
         except Exception as e:
-            raise TransformationFailed(f"transformation {self.describe()}: {e}") from e
+            raise TransformationError(f"transformation {self.describe()}: {e}") from e
         if changed and cls.clean_up and cls.phase != FRONT:
             make_pass("ov-dce").apply(ctx, module)
         return changed
@@ -342,14 +339,9 @@ def find_matches(block: Block, pattern: dict[str, Any]) -> list[dict[str, OpView
 
 
 __all__ = [
-    "BACK",
-    "FRONT",
-    "MIDDLE",
-    "PHASES",
     "OpReplacement",
     "SubgraphReplacement",
     "Transformation",
-    "TransformationFailed",
     "TransformationOrderError",
     "find_matches",
 ]

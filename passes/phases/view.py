@@ -167,8 +167,14 @@ class ModuleView:
         self.changed = True
 
     def remove_dead(self, keep: frozenset[str] = frozenset()) -> int:
-        """Erase ops whose results are all unused (graph outputs and inputs stay)."""
-        from xdsl.traits import IsTerminator
+        """Erase ops whose results are all unused (graph outputs and inputs stay).
+
+        An op that declares its memory effects (every ``ov`` op) goes only when
+        xDSL's ``would_be_trivially_dead`` says so (not Parameters, state or
+        random ops); framework-dialect ops declare none and go unless they are
+        graph inputs."""
+        from xdsl.traits import IsTerminator, MemoryEffect
+        from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
         removed = 0
         again = True
@@ -177,7 +183,12 @@ class ModuleView:
             for op in reversed(list(self.block.ops)):
                 if not op.results or op.get_trait(IsTerminator) is not None:
                     continue
-                if op.name in _NEVER_DEAD or op_type(op) in keep:
+                if op.get_traits_of_type(MemoryEffect):
+                    if not would_be_trivially_dead(op):
+                        continue
+                elif op.name in _FRAMEWORK_INPUTS:
+                    continue
+                if op_type(op) in keep:
                     continue
                 if any(r.uses for r in op.results):
                     continue
@@ -190,7 +201,6 @@ class ModuleView:
         return removed
 
 
-#: ops ``remove_dead`` never removes (graph inputs and stateful ops)
-_NEVER_DEAD = frozenset(
-    {"tf.Placeholder", "ov.Parameter", "ov.ReadValue", "ov.Assign", "onnx.Input"}
-)
+#: graph inputs of the framework dialects (whose ops declare no effects):
+#: ``remove_dead`` keeps them
+_FRAMEWORK_INPUTS = frozenset({"tf.Placeholder", "onnx.Input"})

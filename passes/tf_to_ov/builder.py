@@ -1,14 +1,17 @@
-"""The TensorFlow side of legalization: :class:`TFNode` (a ``tf`` op seen by a
-converter: inputs, attributes, data format) and :class:`TFBuilder` (the shared
+"""The TensorFlow side of legalization: :class:`TFBuilder` (the shared
 :class:`~xmo.passes.to_ov.builder.Builder` whose shape inference also sees the
 values of small constant sub-graphs, e.g. ``Shape -> StridedSlice -> Pack`` of a
-static tensor, as TensorFlow graphs compute shapes at run time).
+static tensor, as TensorFlow graphs compute shapes at run time), the
+:class:`ConstEvaluator` behind it, and how ``tf`` ops give their attributes to
+converters (:data:`TF_ATTRIBUTES`). A converter's node is the
+:class:`~xmo.passes.to_ov.builder.ConverterNode` every frontend shares
+(:data:`~xmo.passes.to_ov.builder.DEAD` is defined there too).
 
 A converter (see :mod:`.registry`) receives both and returns the ov values of
 the node's outputs::
 
     @tf_converter("Relu")
-    def relu(node: TFNode, b: TFBuilder):
+    def relu(node: ConverterNode, b: TFBuilder):
         return b.out("Relu", [node.input(0)])
 """
 
@@ -21,17 +24,9 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
-from xmo.passes.to_ov.builder import (
-    DYN,
-    Builder,
-    ConversionFailure,
-    NodeBase,
-    is_none,
-    value_etype,
-)
+from xmo.dialects.ov.traits import is_pure
+from xmo.passes.to_ov.builder import AttributeReader, Builder, value_etype
 
-#: ops a constant sub-graph evaluation never runs
-_NEVER_EVALUATE = {"Parameter", "Result", "ReadValue", "Assign", "RandomUniform", "Multinomial"}
 #: largest value (elements) evaluated to feed converters and shape inference
 _MAX_EVAL_ELEMENTS = 1 << 16
 
@@ -58,7 +53,7 @@ class ConstEvaluator:
 
     def _evaluate(self, v: SSAValue) -> np.ndarray | None:
         op = v.owner
-        if not isinstance(op, OVOp) or op.OV_TYPE in _NEVER_EVALUATE or op.regions:
+        if not isinstance(op, OVOp) or not is_pure(op) or op.regions:
             return None
         dims = dims_of(v.type)
         if dims is None or any(d < 0 for d in dims) or int(np.prod(dims)) > _MAX_EVAL_ELEMENTS:
@@ -89,22 +84,6 @@ class ConstEvaluator:
             if r is not v:
                 self._memo.setdefault(r, np.asarray(o))
         return np.asarray(outs[index])
-
-
-class _Dead:
-    """The value of a TF1 control-flow branch that is not taken (see :data:`DEAD`)."""
-
-    def __repr__(self) -> str:
-        return "DEAD"
-
-
-#: what a converter returns for an output that is never computed because its
-#: control-flow branch is not taken (the untaken output of a ``Switch`` whose
-#: predicate is a constant); convert-tf-to-ov propagates it as TensorFlow's
-#: executor propagates dead tensors: a node with a dead input (data or
-#: control) is dead and is not converted, a ``Merge`` forwards its one live
-#: input.
-DEAD = _Dead()
 
 
 class TFBuilder(Builder):
@@ -151,28 +130,12 @@ class TFBuilder(Builder):
         return self.out("Transpose", [v, self.i64(list(perm))])
 
 
-class TFNode(NodeBase):
-    """A ``tf`` op as a converter sees it: ov input values, attributes, names.
+class TFAttributes(AttributeReader):
+    """TF attributes: the tf op's ``attr()`` (the OpDef default when the node
+    does not set one); strings come back as ``str``."""
 
-    ``attr(name, default)`` delegates to the tf op's ``attr()`` (OpDef default,
-    then ``default``); strings come back as ``str``.
-    """
-
-    def __init__(
-        self,
-        op: Operation,
-        inputs: Sequence[SSAValue | None],
-        name: str,
-        op_type: str,
-        output_names: Sequence[str],
-        evaluator: ConstEvaluator | None = None,
-    ) -> None:
-        super().__init__(op, inputs, name, op_type, output_names)
-        self.evaluator = evaluator or ConstEvaluator()
-
-    # -- attributes ------------------------------------------------------------------
-    def attr(self, name: str, default: Any = None) -> Any:
-        getter = getattr(self.op, "attr", None)
+    def value(self, op: Operation, name: str, default: Any) -> Any:
+        getter = getattr(op, "attr", None)
         if getter is None:
             return default
         try:
@@ -183,62 +146,14 @@ class TFNode(NodeBase):
             value = value.decode("utf-8", "replace")
         return default if value is None else value
 
-    def has_attr(self, name: str) -> bool:
-        fn = getattr(self.op, "has_attr", None)
+    def has(self, op: Operation, name: str) -> bool:
+        fn = getattr(op, "has_attr", None)
         if fn is not None:
             return bool(fn(name))
-        return name in self.op.properties
-
-    def str_attr(self, name: str, default: str = "") -> str:
-        v = self.attr(name, default)
-        return v.decode() if isinstance(v, bytes) else str(v)
-
-    def int_list(self, name: str, default: Sequence[int] = ()) -> list[int]:
-        v = self.attr(name, None)
-        return [int(x) for x in (default if v is None else v)]
-
-    # -- data format -------------------------------------------------------------------
-    @property
-    def data_format(self) -> str:
-        """``data_format`` attribute (NHWC when absent)."""
-        return self.str_attr("data_format", "NHWC") or "NHWC"
-
-    @property
-    def channels_last(self) -> bool:
-        """True for NHWC / NDHWC / NWC (channel is the last axis)."""
-        fmt = self.data_format
-        if fmt not in ("NHWC", "NCHW", "NDHWC", "NCDHW", "NWC", "NCW"):
-            raise self.unsupported(f"data_format {fmt}")
-        return fmt.endswith("C")
-
-    # -- constant inputs ------------------------------------------------------------------
-    def const(self, i: int) -> np.ndarray | None:
-        """Value of input ``i`` when it is (or evaluates from) constants, else None."""
-        if not self.has_input(i):
-            return None
-        v = self.inputs[i]
-        if not isinstance(v, SSAValue):
-            return None
-        return self.evaluator.value(v)
-
-    def is_dead(self, i: int) -> bool:
-        """Input ``i`` comes from a control-flow branch that is not taken."""
-        return i < len(self.inputs) and self.inputs[i] is DEAD
-
-    def const_scalar_int(self, i: int, what: str) -> int:
-        vals = self.const_ints(i, what)
-        if len(vals) != 1:
-            raise self.unsupported(f"{what} (input {i}) must hold one value")
-        return vals[0]
+        return name in op.properties
 
 
-__all__ = [
-    "DEAD",
-    "DYN",
-    "ConstEvaluator",
-    "ConversionFailure",
-    "TFBuilder",
-    "TFNode",
-    "is_none",
-    "value_etype",
-]
+#: the attribute reader of ``tf`` ops
+TF_ATTRIBUTES = TFAttributes()
+
+__all__ = ["TF_ATTRIBUTES", "ConstEvaluator", "TFAttributes", "TFBuilder"]

@@ -1,5 +1,8 @@
 """``convert-tf-to-ov``: legalize a ``tf``-dialect module into the ``ov`` dialect.
 
+The shared driver (:mod:`xmo.passes.to_ov.driver`) does the walk, the value
+map, the report and the naming; :class:`TFHooks` says what is TensorFlow's.
+
 Graph I/O: ``tf.Placeholder`` becomes ``ov.Parameter``, ``tf.Const``
 ``ov.Constant`` (the same weight payload, no copy) and ``tf.Output``
 ``ov.Result``; every other node goes through the converter registered for its
@@ -42,8 +45,6 @@ module untouched.
 
 from __future__ import annotations
 
-import logging
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,27 +55,23 @@ from xdsl.dialects.builtin import (
     DenseResourceAttr,
     ModuleOp,
     StringAttr,
-    TensorType,
-    UnrankedTensorType,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xmo.context import weight_store
-from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
-from xmo.dialects.ov import element_types as et
-from xmo.dialects.ov.base import OVOp, dims_of
-from xmo.passes.tf_to_ov.builder import (
-    DEAD,
-    ConstEvaluator,
-    ConversionFailure,
-    TFBuilder,
-    TFNode,
-)
+from xmo.dialects.ov import ConstantOp
+from xmo.dialects.ov.weights import WeightStore
+from xmo.passes.tf_to_ov.builder import TF_ATTRIBUTES, ConstEvaluator, TFBuilder
 from xmo.passes.tf_to_ov.registry import lookup
-from xmo.passes.to_ov.builder import converter_outputs
-from xmo.passes.to_ov.report import UnsupportedOpsError
-
-log = logging.getLogger("xmo.convert")
+from xmo.passes.to_ov.builder import DEAD, NotConvertible, ConverterNode
+from xmo.passes.to_ov.driver import (
+    LegalizationHooks,
+    Legalizer,
+    OpInfo,
+    OVValue,
+    ValueScope,
+    legalize,
+)
+from xmo.passes.to_ov.registry import ConverterFn
 
 #: nodes whose output ``k`` is their input ``k``
 PASS_THROUGH = frozenset(
@@ -103,14 +100,6 @@ def tf_type_of(op: Operation) -> str:
     if op.name == "tf.Unknown":
         return _str(op.properties.get("op_type")) or "Unknown"
     return op.name.removeprefix("tf.")
-
-
-def _tensor_type_ok(t) -> str | None:
-    if not isinstance(t, TensorType | UnrankedTensorType):
-        return f"type {t} is not supported by OpenVINO"
-    if not et.is_ov_element_type(t.get_element_type()):
-        return f"element type {t.get_element_type()} has no OpenVINO equivalent"
-    return None
 
 
 #: TF1 control-flow ops that route a value by a predicate (input 1)
@@ -160,208 +149,143 @@ def output_names(name: str, n: int) -> list[list[str]]:
     return [[name, f"{name}:0"] if k == 0 else [f"{name}:{k}"] for k in range(n)]
 
 
-def add_tensor_names(v: SSAValue, names: Sequence[str]) -> None:
-    owner = v.owner
-    if not isinstance(owner, OVOp):
-        return
-    idx = v.index  # type: ignore[attr-defined]
-    have = owner.get_tensor_names(idx)
-    extra = [n for n in names if n and n not in have]
-    if extra:
-        owner.set_tensor_names(idx, [*have, *extra])
+def _pass_through(node: ConverterNode, b: TFBuilder) -> list[OVValue]:
+    return list(node.inputs[: len(node.op.results)])
 
 
-@dataclass
-class _Converter:
-    ctx: Context
+class TFHooks(LegalizationHooks):
+    """What is TensorFlow's in the legalization (see the module docstring):
+    liveness, control edges and deadness, Placeholder / Const, pass-through
+    nodes, the constant evaluator, ``node:port`` names."""
 
-    def run(self, module: ModuleOp) -> None:
-        store = weight_store(self.ctx)
-        ops = list(module.body.block.ops)
-        live, control = _live_ops(ops)
-        value_map: dict[SSAValue, SSAValue | None] = {}
-        poisoned: set[SSAValue] = set()
-        poisoned_nodes: set[str] = set()  # followed through control edges
-        dead: set[SSAValue] = set()
-        dead_nodes: set[str] = set()
-        failures: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        new_ops: list[Operation] = []
-        used_names: set[str] = set()
-        evaluator = ConstEvaluator()
+    foreign_op_problem = "not a TensorFlow graph op"
+    non_tensor_problem = "is not supported by OpenVINO"
 
-        def poison(op: Operation) -> None:
-            poisoned.update(op.results)
-            poisoned_nodes.add(node_name_of(op))
+    def __init__(self) -> None:
+        self.live: set[Operation] = set()
+        self.control: set[Operation] = set()
+        self.dead: set[SSAValue] = set()
+        self.dead_nodes: set[str] = set()
+        self.evaluator = ConstEvaluator()
 
-        def fail(key: str, name: str, why: str, op: Operation) -> None:
-            failures[key].append((name, why))
-            poison(op)
+    def start(self, ops: Sequence[Operation]) -> None:
+        self.live, self.control = _live_ops(ops)
 
-        def live_use(res: SSAValue) -> bool:
-            return any(u.operation in live for u in res.uses)
-
-        for op in ops:
-            if op not in live and op not in control:
-                continue
-            if op.name == "tf.Output":
-                v = op.operands[0]
-                tname = _str(op.properties.get("tensor_name"))
-                if v in poisoned:
-                    continue
-                if v in dead:
-                    failures["graph output"].append(
-                        (tname, "the output is in a control-flow branch that is not taken")
-                    )
-                    continue
-                mapped = value_map.get(v)
-                if mapped is None:
-                    failures["graph output"].append((tname, "output has no value"))
-                    continue
-                add_tensor_names(mapped, [tname])
-                new_ops.append(ResultOp.new(mapped))
-                continue
-            if not op.name.startswith("tf."):
-                fail(op.name, op.name, "not a TensorFlow graph op", op)
-                continue
-            name = node_name_of(op)
-            op_type = tf_type_of(op)
-            ctrl = control_input_names(op) if control or dead_nodes else []
-            if any(c in poisoned_nodes for c in ctrl):
-                poison(op)
-                continue
-            if _is_dead(op, op_type, ctrl, dead, dead_nodes):
-                dead.update(op.results)
-                dead_nodes.add(name)
-                for r in op.results:
-                    value_map[r] = DEAD  # type: ignore[assignment]
-                continue
-            if op not in live:  # followed through control edges for deadness only
-                if any(v in poisoned for v in op.operands):
-                    poison(op)
-                continue
-            if op.name != "tf.Unknown" and op_type == "Placeholder":
-                t = op.results[0].type
-                why = _tensor_type_ok(t)
-                if why:
-                    fail(op_type, name, why, op)
-                    continue
-                p = ParameterOp.new(
-                    et.from_xdsl(t.get_element_type()),
-                    dims_of(t),
-                    name=name,
-                    tensor_names=output_names(name, 1)[0],
-                )
-                used_names.add(name)
-                new_ops.append(p)
-                value_map[op.results[0]] = p.results[0]
-                continue
-            if op.name != "tf.Unknown" and op_type == "Const":
-                c, why = _constant(op, name)
-                if why or c is None:
-                    fail(op_type, name, why or "no value", op)
-                    continue
-                used_names.add(name)
-                new_ops.append(c)
-                value_map[op.results[0]] = c.results[0]
-                continue
-            if any(v in poisoned for v in op.operands):
-                poison(op)
-                if op_type not in PASS_THROUGH and lookup(op_type) is None:
-                    # unconvertible on its own too: the report lists it
-                    fail(op_type, name, _no_converter(op), op)
-                continue
-            b = TFBuilder(store, name, evaluator)
-            try:
-                outs = self._convert_node(op, op_type, name, value_map, evaluator, b, live_use)
-            except ConversionFailure as e:
-                fail(op_type, name, str(e), op)
-                continue
-            new_ops.extend(b.ops)
-            for res, v in zip(op.results, outs):
-                if v is DEAD:
-                    dead.add(res)
-            self._name_outputs(op, name, outs, set(b.ops), value_map, used_names)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug(
-                    "%s '%s' -> %d ov ops; outputs %s", op_type, name, len(b.ops),
-                    ", ".join(f"{k}: {v.type}" for k, v in enumerate(outs) if v is not None),
-                )
-
-        if failures:
-            raise UnsupportedOpsError(dict(failures))
-        block = module.body.block
-        for op in reversed(list(block.ops)):
-            op.detach()
-            op.erase(safe_erase=False)
-        block.add_ops(new_ops)
-
-    @staticmethod
-    def _convert_node(op, op_type, name, value_map, evaluator, b, live_use):
-        inputs = [value_map.get(v) for v in op.operands]
-        if any(v is None for v in inputs):
-            raise ConversionFailure("an input has no value")
-        node = TFNode(op, inputs, name, op_type, [f"{name}:{k}" for k in range(len(op.results))], evaluator)
-        if op_type in PASS_THROUGH:
-            outs: list[SSAValue | None] = list(inputs[: len(op.results)])
-        else:
-            # tf.Unknown (an op type the dialect has no OpDef for) still
-            # converts when there is a converter; its attrs have no defaults
-            fn = lookup(op_type)
-            if fn is None:
-                raise ConversionFailure(_no_converter(op))
-            outs = converter_outputs(fn(node, b))
-        outs += [None] * (len(op.results) - len(outs))
-        for k, (res, v) in enumerate(zip(op.results, outs)):
-            if v is None and live_use(res):
-                raise ConversionFailure(f"output {k} is not supported")
-        return outs[: len(op.results)]
-
-    @staticmethod
-    def _name_outputs(op, name, outs, created, value_map, used_names) -> None:
-        named: set[Operation] = set()
-        for k, (res, v) in enumerate(zip(op.results, outs)):
-            if v is None:
-                continue
-            value_map[res] = v
-            if v is DEAD:
-                continue
-            add_tensor_names(v, output_names(name, len(op.results))[k])
-            owner = v.owner
-            if isinstance(owner, OVOp) and owner in created and owner not in named:
-                named.add(owner)
-                fname = name if k == 0 else f"{name}:{k}"
-                if fname in used_names:
-                    continue
-                owner.set_friendly_name(fname)
-                used_names.add(fname)
-
-
-def _is_dead(
-    op: Operation, op_type: str, ctrl: Sequence[str], dead: set[SSAValue], dead_nodes: set[str]
-) -> bool:
-    """TensorFlow's deadness: a Merge is dead when all its data inputs are; any
-    other node when one of its data inputs is, or one of its control inputs
-    is a dead node."""
-    if not dead:
+    def skip(self, op: Operation, lz: Legalizer) -> bool:
+        if op not in self.live and op not in self.control:
+            return True
+        if op.name == "tf.Output" or not op.name.startswith("tf."):
+            return False
+        name = node_name_of(op)
+        ctrl = control_input_names(op) if self.control or self.dead_nodes else []
+        if any(c in lz.poisoned_names for c in ctrl):
+            lz.poison(op, name)
+            return True
+        if self._is_dead(op, ctrl):
+            self.dead.update(op.results)
+            self.dead_nodes.add(name)
+            for r in op.results:
+                lz.values[r] = DEAD
+            return True
+        if op not in self.live:  # followed through control edges for deadness only
+            if lz.has_poisoned_input(op):
+                lz.poison(op, name)
+            return True
         return False
-    if op_type in MERGE:
-        return bool(op.operands) and all(v in dead for v in op.operands)
-    return any(v in dead for v in op.operands) or any(c in dead_nodes for c in ctrl)
+
+    def _is_dead(self, op: Operation, ctrl: Sequence[str]) -> bool:
+        """TensorFlow's deadness: a Merge is dead when all its data inputs are; any
+        other node when one of its data inputs is, or one of its control inputs
+        is a dead node."""
+        dead = self.dead
+        if not dead:
+            return False
+        if tf_type_of(op) in MERGE:
+            return bool(op.operands) and all(v in dead for v in op.operands)
+        return any(v in dead for v in op.operands) or any(c in self.dead_nodes for c in ctrl)
+
+    def graph_output(self, op: Operation) -> tuple[SSAValue, str, list[str]] | None:
+        if op.name != "tf.Output":
+            return None
+        tname = _str(op.properties.get("tensor_name"))
+        return op.operands[0], tname, [tname]
+
+    def convert_source(self, op: Operation, lz: Legalizer) -> bool:
+        if op.name == "tf.Unknown" or not op.name.startswith("tf."):
+            return False
+        op_type = tf_type_of(op)
+        name = node_name_of(op)
+        if op_type == "Placeholder":
+            lz.parameter(op, key=op_type, name=name, tensor_names=output_names(name, 1)[0],
+                         claim_name=True)
+        elif op_type == "Const":
+            c, why = _constant(lz, op, name)
+            if why or c is None:
+                lz.fail(op_type, name, why or "no value", op)
+            else:
+                lz.constant(op, c, claim_name=True)
+        else:
+            return False
+        return True
+
+    def is_node(self, op: Operation) -> bool:
+        return op.name.startswith("tf.")
+
+    def describe(self, op: Operation, index: int) -> OpInfo:
+        name = node_name_of(op)
+        op_type = tf_type_of(op)
+        return OpInfo(op_type, name, op_type, [f"{name}:{k}" for k in range(len(op.results))])
+
+    def unconvertible(self, op: Operation, info: OpInfo) -> str | None:
+        if info.op_type not in PASS_THROUGH and lookup(info.op_type) is None:
+            return _no_converter(op)  # unconvertible on its own too: the report lists it
+        return None
+
+    def builder(self, store: WeightStore, info: OpInfo) -> TFBuilder:
+        return TFBuilder(store, info.name, self.evaluator)
+
+    def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
+        inputs = [scope.values.get(v) for v in op.operands]
+        if any(v is None for v in inputs):
+            raise NotConvertible("an input has no value")
+        node = ConverterNode(op, inputs, info.name, info.op_type, info.output_names,
+                      attributes=TF_ATTRIBUTES, evaluator=self.evaluator, scope=scope)
+        if info.op_type in PASS_THROUGH:
+            return _pass_through, node
+        # tf.Unknown (an op type the dialect has no OpDef for) still
+        # converts when there is a converter; its attrs have no defaults
+        fn = lookup(info.op_type)
+        if fn is None:
+            raise NotConvertible(_no_converter(op))
+        return fn, node
+
+    def missing_output(self, op: Operation, info: OpInfo, index: int) -> str | None:
+        live = self.live
+        if any(u.operation in live for u in op.results[index].uses):
+            return f"output {index} is not supported"
+        return None
+
+    def converted(self, op: Operation, info: OpInfo, outs: Sequence[OVValue]) -> None:
+        for res, v in zip(op.results, outs):
+            if v is DEAD:
+                self.dead.add(res)
+
+    def tensor_names(self, op: Operation, info: OpInfo, index: int) -> list[str]:
+        return output_names(info.name, len(op.results))[index]
 
 
 def _no_converter(op: Operation) -> str:
     return "unknown operation" if op.name == "tf.Unknown" else "no converter for this operation"
 
 
-def _constant(op: Operation, name: str) -> tuple[ConstantOp | None, str | None]:
+def _constant(lz: Legalizer, op: Operation, name: str) -> tuple[ConstantOp | None, str | None]:
     value = op.properties.get("value")
     if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
         return None, f"constants of type {op.results[0].type} are not supported"
-    why = _tensor_type_ok(value.type)
+    why = lz.tensor_type_problem(value.type)
     if why:
         return None, why
-    c = ConstantOp.create(result_types=[value.type], properties={"value": value})
-    c.set_friendly_name(name)
+    c = lz.dense_constant(value, name)
     c.set_tensor_names(0, output_names(name, 1)[0])
     return c, None
 
@@ -373,12 +297,13 @@ class ConvertTFToOVPass(ModulePass):
     name = "convert-tf-to-ov"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _Converter(ctx).run(op)
+        convert_tf_to_ov(op, ctx)
 
 
 def convert_tf_to_ov(module: ModuleOp, ctx: Context) -> None:
-    """Legalize ``module`` in place (raises :class:`UnsupportedOpsError`)."""
-    _Converter(ctx).run(module)
+    """Legalize ``module`` in place (raises
+    :class:`~xmo.passes.to_ov.report.UnsupportedOpsError`)."""
+    legalize(module, ctx, TFHooks())
 
 
 __all__: Sequence[str] = [
@@ -386,6 +311,6 @@ __all__: Sequence[str] = [
     "PASS_THROUGH",
     "SWITCH",
     "ConvertTFToOVPass",
-    "UnsupportedOpsError",
+    "TFHooks",
     "convert_tf_to_ov",
 ]

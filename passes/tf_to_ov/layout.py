@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
+from xmo.passes.to_ov.builder import ConverterNode
 
 
 def to_channels_first_perm(rank: int) -> list[int]:
@@ -48,7 +49,7 @@ def hwio_to_oihw(b: TFBuilder, w: SSAValue, rank: int) -> SSAValue:
     return b.transpose(w, filter_perm(rank))
 
 
-def spatial(node: TFNode, values: Sequence[int], rank: int, what: str) -> list[int]:
+def spatial(node: ConverterNode, values: Sequence[int], rank: int, what: str) -> list[int]:
     """The spatial entries of a per-dimension attribute in ``data_format`` order."""
     values = [int(v) for v in values]
     if len(values) != rank:
@@ -62,7 +63,7 @@ def spatial(node: TFNode, values: Sequence[int], rank: int, what: str) -> list[i
     return sp
 
 
-def spatial_pads(node: TFNode, rank: int) -> tuple[list[int], list[int]]:
+def spatial_pads(node: ConverterNode, rank: int) -> tuple[list[int], list[int]]:
     """pads_begin / pads_end from ``explicit_paddings`` (pairs in data_format order)."""
     p = node.int_list("explicit_paddings")
     if len(p) != 2 * rank:
@@ -79,14 +80,14 @@ def spatial_pads(node: TFNode, rank: int) -> tuple[list[int], list[int]]:
     return pb, pe
 
 
-def channel_axis(node: TFNode, rank: int) -> int:
+def channel_axis(node: ConverterNode, rank: int) -> int:
     return rank - 1 if node.channels_last else 1
 
 
 class Layout:
     """In/out of the channels-first world for one node (no-ops for NCHW)."""
 
-    def __init__(self, node: TFNode, b: TFBuilder, rank: int) -> None:
+    def __init__(self, node: ConverterNode, b: TFBuilder, rank: int) -> None:
         self.node, self.b, self.rank = node, b, rank
         self.last = node.channels_last
 

@@ -8,12 +8,12 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
-from xmo.passes.to_ov.builder import Builder, NodeBase, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 
 _I64_MAX = int(np.iinfo(np.int64).max)
 
 
-def rank_of(node: NodeBase, v: SSAValue, what: str = "input") -> int:
+def rank_of(node: ConverterNode, v: SSAValue, what: str = "input") -> int:
     """Static rank of ``v`` (the node is unsupported when the rank is dynamic)."""
     s = dims_of(v.type)
     if s is None:
@@ -21,7 +21,7 @@ def rank_of(node: NodeBase, v: SSAValue, what: str = "input") -> int:
     return len(s)
 
 
-def norm_axis(node: NodeBase, axis: int, rank: int) -> int:
+def norm_axis(node: ConverterNode, axis: int, rank: int) -> int:
     """ONNX ``axis`` in ``[-rank, rank)`` -> ``[0, rank)``."""
     axis = int(axis)
     if not -rank <= axis < rank:
@@ -147,7 +147,7 @@ def einsum_shape(equation: str, shapes: list[list[int] | None]) -> list[int] | N
 CUMPROD_UNROLL_LIMIT = 512
 
 
-def cumprod(node: NodeBase, b: Builder, exclusive: bool, reverse: bool) -> SSAValue:
+def cumprod(node: ConverterNode, b: Builder, exclusive: bool, reverse: bool) -> SSAValue:
     """Cumulative product of input 0 along the axis of input 1 (a scalar), as
     ONNX ``CumProd`` and TensorFlow ``Cumprod`` define it (same inputs, same
     ``exclusive`` / ``reverse`` meaning); OpenVINO has no such op."""
@@ -174,7 +174,7 @@ def cumprod(node: NodeBase, b: Builder, exclusive: bool, reverse: bool) -> SSAVa
 
 
 def _cumprod_axis(
-    node: NodeBase, b: Builder, x: SSAValue, axis: int, exclusive: bool, reverse: bool
+    node: ConverterNode, b: Builder, x: SSAValue, axis: int, exclusive: bool, reverse: bool
 ) -> SSAValue:
     dims = dims_of(x.type)
     assert dims is not None
@@ -201,7 +201,7 @@ def _cumprod_axis(
     return y
 
 
-def _cumprod_log(node: NodeBase, b: Builder, x: SSAValue, axis: int, exclusive: bool) -> SSAValue:
+def _cumprod_log(node: ConverterNode, b: Builder, x: SSAValue, axis: int, exclusive: bool) -> SSAValue:
     """Float cumulative product through exp(cumsum(log|x|)) with sign and zero counts."""
     t = value_etype(x)
     if t not in ("f16", "bf16", "f32", "f64"):

@@ -1,6 +1,7 @@
 """The one report a legalization raises when nodes cannot be converted."""
 
 from __future__ import annotations
+from xmo.errors import ConversionError
 
 
 def _printable(text: str) -> str:
@@ -8,7 +9,7 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-class UnsupportedOpsError(Exception):
+class UnsupportedOpsError(ConversionError):
     """Some nodes cannot be converted; ``str()`` is the full report."""
 
     def __init__(self, failures: dict[str, list[tuple[str, str]]]) -> None:

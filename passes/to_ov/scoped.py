@@ -1,9 +1,10 @@
 """Converter tables scoped to the conversions that load an extension.
 
-Shared by the converter registries of every frontend:
-:mod:`xmo.passes.tf_to_ov.registry` (keys: TF op types) and
-:mod:`xmo.passes.onnx_to_ov.registry` (keys: ``(domain, op type)``, values:
-version ranges). Each registry owns one :class:`ConverterScope`:
+Part of the one converter registry (:mod:`xmo.passes.to_ov.registry`):
+each framework's :class:`~xmo.passes.to_ov.registry.FrameworkConverters`
+(declared in :mod:`xmo.passes.tf_to_ov.registry`, keys: TF op types, and
+:mod:`xmo.passes.onnx_to_ov.registry`, keys: ``(domain, op type)``, values:
+version ranges) is its :class:`ConverterScope`:
 
 * while the extension loader imports a ``front/<framework>/`` file,
   :meth:`ConverterScope.capturing` makes the registry's decorator put
@@ -26,11 +27,12 @@ import contextvars
 import importlib
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Generic, TypeVar
+from xmo.errors import ExtensionError
 
 K = TypeVar("K")
 V = TypeVar("V")
 
-#: framework -> module of its registry (imported on first use)
+#: framework -> the module declaring its converters (imported on first use)
 REGISTRIES = {
     "tf": "xmo.passes.tf_to_ov.registry",
     "onnx": "xmo.passes.onnx_to_ov.registry",
@@ -38,7 +40,7 @@ REGISTRIES = {
 _SCOPES: dict[str, ConverterScope[Any, Any]] = {}
 
 
-class ConverterClashError(ValueError):
+class ConverterClashError(ExtensionError, ValueError):
     """Two tables (extensions, front op replacements) convert the same op."""
 
 
@@ -66,11 +68,12 @@ class ConverterTable(dict[K, V]):
 
 
 class ConverterScope(Generic[K, V]):
-    """The capture and scoped-table context variables of one registry.
+    """The capture and scoped-table context variables of one framework's
+    converters.
 
-    Subclasses (one per registry) say how keys read in messages
-    (:meth:`describe`) and when two values of a key conflict
-    (:meth:`overlap`).
+    The subclass (:class:`~xmo.passes.to_ov.registry.FrameworkConverters`)
+    says how keys read in messages (:meth:`describe`) and when two values of
+    a key conflict (:meth:`overlap`).
     """
 
     def __init__(self, framework: str) -> None:

@@ -13,13 +13,9 @@ them from ``xmo-opt -p``. ``docs/transformations.md`` is the guide.
 
 from __future__ import annotations
 
+from xmo.errors import TransformationError
 from xmo.passes.transformations import pattern
-from xmo.passes.transformations.base import (
-    ModelPass,
-    TransformationError,
-    TransformationPass,
-    disabled_names,
-)
+from xmo.passes.transformations.base import ModelPass, TransformationPass, disabled_names
 from xmo.passes.transformations.manager import ConstantFolding, InitNodeInfo, Manager
 from xmo.passes.transformations.matcher import GraphRewrite, MatcherPass, run_matchers
 from xmo.passes.transformations.pattern import (

@@ -14,10 +14,6 @@ from xdsl.passes import ModulePass
 from xmo.graph import Graph
 
 
-class TransformationError(Exception):
-    """A transformation that failed (the message names it)."""
-
-
 #: Names disabled by the running Manager (passes and matchers).
 _disabled: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
     "xmo_disabled_transformations", default=frozenset()
@@ -82,7 +78,6 @@ class ModelPass(TransformationPass):
 
 __all__ = [
     "ModelPass",
-    "TransformationError",
     "TransformationPass",
     "disabled_names",
     "disabling",

@@ -10,14 +10,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
+from xmo.errors import TransformationError
 from xmo.graph import Graph, GraphError
 from xmo.graph.rt_info import init_node_info
-from xmo.passes.transformations.base import (
-    ModelPass,
-    TransformationError,
-    TransformationPass,
-    disabling,
-)
+from xmo.passes.transformations.base import ModelPass, TransformationPass, disabling
 
 
 class Manager:
@@ -118,10 +114,8 @@ class ConstantFolding(TransformationPass):
     max_growth: float = 4.0
 
     def run(self, ctx: Context, module: ModuleOp) -> bool:
-        from xmo.passes.ov_constant_fold import (
-            OVConstantFoldPass,
-            OVDeadCodeEliminationPass,
-        )
+        from xmo.passes.ov_constant_fold import OVConstantFoldPass
+        from xmo.passes.ov_dce import OVDeadCodeEliminationPass
         from xmo.passes.tracing import fingerprint
 
         before = fingerprint(module)

@@ -44,13 +44,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.traits import removable_if_unused
+from xmo.errors import TransformationError
 from xmo.graph import Graph
-from xmo.graph.graph import _SINK_TYPES, describe
-from xmo.passes.transformations.base import (
-    TransformationError,
-    TransformationPass,
-    disabled_names,
-)
+from xmo.graph.base import describe
+from xmo.passes.transformations.base import TransformationPass, disabled_names
 from xmo.passes.transformations.pattern import Match, Pattern, match
 
 
@@ -157,8 +155,7 @@ class _MatcherPattern(RewritePattern):
         if (
             op.results
             and not any(r.uses for r in op.results)
-            and isinstance(op, OVOp)
-            and op.OV_TYPE not in _SINK_TYPES
+            and removable_if_unused(op)
         ):
             return  # dead: it will be erased, not rewritten
         start = time.perf_counter()

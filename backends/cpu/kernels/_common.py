@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 
 
-def norm_axis(axis: int, rank: int, node: Node | None = None) -> int:
+def norm_axis(axis: int, rank: int, node: KernelNode | None = None) -> int:
     """``axis`` in ``[0, rank)`` (negative axes count from the end)."""
     a = int(axis)
     if a < 0:
@@ -20,7 +20,7 @@ def norm_axis(axis: int, rank: int, node: Node | None = None) -> int:
     return a
 
 
-def norm_axes(axes: np.ndarray | Sequence[int], rank: int, node: Node | None = None) -> list[int]:
+def norm_axes(axes: np.ndarray | Sequence[int], rank: int, node: KernelNode | None = None) -> list[int]:
     return [norm_axis(a, rank, node) for a in np.asarray(axes).reshape(-1).tolist()]
 
 
@@ -33,7 +33,7 @@ def scalar(a: np.ndarray) -> float | int:
     return np.asarray(a).reshape(-1)[0].item()
 
 
-def broadcast_args(node: Node, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+def broadcast_args(node: KernelNode, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """Check ``auto_broadcast`` of an elementwise op (numpy semantics or none)."""
     mode = str(node.attr("auto_broadcast", "numpy")).lower()
     if mode == "none":
@@ -61,7 +61,7 @@ def float_work(a: np.ndarray) -> np.ndarray:
 
 
 def spatial_pads(
-    node: Node,
+    node: KernelNode,
     in_dims: Sequence[int],
     kernel: Sequence[int],
     strides: Sequence[int],
@@ -90,7 +90,7 @@ def spatial_pads(
     return [int(v) for v in pb], [int(v) for v in pe]
 
 
-def spatial_attr(node: Node, name: str, n: int, default: int = 1) -> list[int]:
+def spatial_attr(node: KernelNode, name: str, n: int, default: int = 1) -> list[int]:
     v = list(node.attr(name, ()) or ())
     return [int(x) for x in v] if v else [default] * n
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 # ---------------------------------------------------------------------------
@@ -85,7 +85,7 @@ _ANY_TYPE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 def _make_float_unary(fn: Callable[[np.ndarray], np.ndarray]):
-    def kernel(node: Node, x: np.ndarray) -> np.ndarray:
+    def kernel(node: KernelNode, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return fn(float_work(x))
 
@@ -93,7 +93,7 @@ def _make_float_unary(fn: Callable[[np.ndarray], np.ndarray]):
 
 
 def _make_unary(fn: Callable[[np.ndarray], np.ndarray]):
-    def kernel(node: Node, x: np.ndarray) -> np.ndarray:
+    def kernel(node: KernelNode, x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return fn(x)
 
@@ -107,7 +107,7 @@ for _n, _f in _ANY_TYPE.items():
 
 
 @register_kernel("ov.Round")
-def _round(node: Node, x: np.ndarray) -> np.ndarray:
+def _round(node: KernelNode, x: np.ndarray) -> np.ndarray:
     if x.dtype.kind != "f":
         return x
     mode = str(node.attr("mode", "half_to_even")).lower()
@@ -115,7 +115,7 @@ def _round(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Gelu", "ov.Gelu_opset2")
-def _gelu(node: Node, x: np.ndarray) -> np.ndarray:
+def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     mode = str(node.attr("approximation_mode", "erf")).lower()
     if mode == "tanh":
@@ -125,14 +125,14 @@ def _gelu(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Swish")
-def _swish(node: Node, x: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
+def _swish(node: KernelNode, x: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
     x = float_work(x)
     b = 1.0 if beta is None else scalar(beta)
     return x * _sigmoid(x * np.asarray(b, x.dtype))
 
 
 @register_kernel("ov.Elu")
-def _elu(node: Node, x: np.ndarray) -> np.ndarray:
+def _elu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     alpha = np.asarray(node.attr("alpha", 1.0), x.dtype)
     with np.errstate(over="ignore"):
@@ -140,7 +140,7 @@ def _elu(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Selu")
-def _selu(node: Node, x: np.ndarray, alpha: np.ndarray, lam: np.ndarray) -> np.ndarray:
+def _selu(node: KernelNode, x: np.ndarray, alpha: np.ndarray, lam: np.ndarray) -> np.ndarray:
     x = float_work(x)
     a = np.asarray(scalar(alpha), x.dtype)
     l_ = np.asarray(scalar(lam), x.dtype)
@@ -148,7 +148,7 @@ def _selu(node: Node, x: np.ndarray, alpha: np.ndarray, lam: np.ndarray) -> np.n
 
 
 @register_kernel("ov.PRelu")
-def _prelu(node: Node, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
+def _prelu(node: KernelNode, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
     if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1]:
         # per channel (axis 1) -- OpenVINO reads it so even when it also matches the last dim
         slope = slope.reshape((1, -1) + (1,) * (x.ndim - 2))
@@ -156,7 +156,7 @@ def _prelu(node: Node, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Clamp")
-def _clamp(node: Node, x: np.ndarray) -> np.ndarray:
+def _clamp(node: KernelNode, x: np.ndarray) -> np.ndarray:
     lo, hi = float(node.attr("min", 0.0)), float(node.attr("max", 0.0))
     if x.dtype.kind != "f":
         lo, hi = math.ceil(lo), math.floor(hi)
@@ -164,18 +164,18 @@ def _clamp(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.HardSigmoid")
-def _hard_sigmoid(node: Node, x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+def _hard_sigmoid(node: KernelNode, x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     x = float_work(x)
     a, b = np.asarray(scalar(alpha), x.dtype), np.asarray(scalar(beta), x.dtype)
     return np.clip(a * x + b, 0, 1)
 
 
-def _axis(node: Node, x: np.ndarray) -> int:
+def _axis(node: KernelNode, x: np.ndarray) -> int:
     return norm_axis(node.attr("axis", 1), x.ndim, node)
 
 
 @register_kernel("ov.Softmax", "ov.Softmax_opset1")
-def _softmax(node: Node, x: np.ndarray) -> np.ndarray:
+def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = _axis(node, x)
     e = np.exp(x - np.max(x, axis=ax, keepdims=True))
@@ -183,7 +183,7 @@ def _softmax(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.LogSoftmax")
-def _log_softmax(node: Node, x: np.ndarray) -> np.ndarray:
+def _log_softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = _axis(node, x)
     s = x - np.max(x, axis=ax, keepdims=True)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import ints, spatial_attr
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Col2Im")
-def _col2im(node: Node, data: np.ndarray, output_size: np.ndarray,
+def _col2im(node: KernelNode, data: np.ndarray, output_size: np.ndarray,
             kernel_size: np.ndarray) -> np.ndarray:
     size, kernel = ints(output_size), ints(kernel_size)
     nsp = len(size)

@@ -18,7 +18,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -173,7 +173,7 @@ def _tap_gemm_conv(
     return out.reshape(n, m, oh, wp)[:, :, :, :ow]
 
 
-def _prepared_weights(node: Node, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:
+def _prepared_weights(node: KernelNode, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:
     """``w`` as a contiguous [G, Mg, Cg, K...] array of ``dtype``, cached per op
     (the weights are usually the same constant array on every run)."""
     hit = node.cache.get("w")
@@ -186,7 +186,7 @@ def _prepared_weights(node: Node, w: np.ndarray, dtype: np.dtype, groups: bool) 
     return wp
 
 
-def _conv(node: Node, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
+def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
     x = float_work(x)
     w = _prepared_weights(node, w, x.dtype, groups)
     geo = node.cache.get("geo")
@@ -202,17 +202,17 @@ def _conv(node: Node, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
 
 
 @register_kernel("ov.Convolution")
-def _convolution(node: Node, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=False)
 
 
 @register_kernel("ov.GroupConvolution")
-def _group_convolution(node: Node, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)
 
 
 def _backprop(
-    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None
+    node: KernelNode, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None
 ) -> np.ndarray:
     """``x``: [N, G*Cg, D...], ``w``: [G, Cg, Mg, K...] (transposed conv)."""
     x = float_work(x)
@@ -261,13 +261,13 @@ def _backprop(
 
 @register_kernel("ov.ConvolutionBackpropData")
 def _conv_backprop(
-    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
+    node: KernelNode, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
 ) -> np.ndarray:
     return _backprop(node, x, w[None], output_shape)
 
 
 @register_kernel("ov.GroupConvolutionBackpropData")
 def _group_conv_backprop(
-    node: Node, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
+    node: KernelNode, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None
 ) -> np.ndarray:
     return _backprop(node, x, w, output_shape)

@@ -6,12 +6,12 @@ import heapq
 
 import numpy as np
 from xmo.backends.cpu.kernels._common import scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Bucketize")
-def _bucketize(node: Node, data: np.ndarray, buckets: np.ndarray) -> np.ndarray:
+def _bucketize(node: KernelNode, data: np.ndarray, buckets: np.ndarray) -> np.ndarray:
     # with_right_bound: bucket i holds buckets[i-1] < x <= buckets[i] (numpy's
     # "left" side); else buckets[i-1] <= x < buckets[i] ("right")
     side = "left" if node.attr("with_right_bound", True) else "right"
@@ -75,7 +75,7 @@ def _nms_class(
 
 
 @register_kernel("ov.NonMaxSuppression", "ov.NonMaxSuppression_opset5")
-def _nms(node: Node, boxes: np.ndarray, scores: np.ndarray, *opt: np.ndarray):
+def _nms(node: KernelNode, boxes: np.ndarray, scores: np.ndarray, *opt: np.ndarray):
     max_out = int(scalar(opt[0])) if len(opt) > 0 else 0
     iou_t = float(scalar(opt[1])) if len(opt) > 1 else 0.0
     score_t = float(scalar(opt[2])) if len(opt) > 2 else float("-inf")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import ints, norm_axes
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -28,7 +28,7 @@ def _sizes(signal_size: np.ndarray | None, axes: list[int], shape: tuple[int, ..
     return [shape[a] if s == -1 else s for a, s in zip(axes, ints(signal_size))]
 
 
-def _dft(node: Node, x: np.ndarray, axes: np.ndarray, signal_size, inverse: bool):
+def _dft(node: KernelNode, x: np.ndarray, axes: np.ndarray, signal_size, inverse: bool):
     r = x.ndim - 1
     ax = norm_axes(axes, r, node)
     sizes = _sizes(signal_size, ax, x.shape)
@@ -44,17 +44,17 @@ def _dft(node: Node, x: np.ndarray, axes: np.ndarray, signal_size, inverse: bool
 
 
 @register_kernel("ov.DFT")
-def _dft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None):
+def _dft_kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray, signal_size=None):
     return _dft(node, x, axes, signal_size, inverse=False)
 
 
 @register_kernel("ov.IDFT")
-def _idft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None):
+def _idft_kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray, signal_size=None):
     return _dft(node, x, axes, signal_size, inverse=True)
 
 
 @register_kernel("ov.RDFT")
-def _rdft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None):
+def _rdft_kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray, signal_size=None):
     ax = norm_axes(axes, x.ndim, node)
     sizes = _sizes(signal_size, ax, x.shape)
     z = np.fft.rfftn(x.astype(np.float64), s=sizes, axes=ax)
@@ -62,7 +62,7 @@ def _rdft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None):
 
 
 @register_kernel("ov.IRDFT")
-def _irdft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None):
+def _irdft_kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray, signal_size=None):
     r = x.ndim - 1
     ax = norm_axes(axes, r, node)
     sizes = [x.shape[a] for a in ax]
@@ -74,7 +74,7 @@ def _irdft_kernel(node: Node, x: np.ndarray, axes: np.ndarray, signal_size=None)
 
 
 @register_kernel("ov.FFT")
-def _fft_kernel(node: Node, x: np.ndarray):
+def _fft_kernel(node: KernelNode, x: np.ndarray):
     """xmo's custom ``FFT`` op (Model Optimizer's Custom Operations Guide):
     a real tensor [..., H, W, 2] of (re, im) pairs, 2-D transform over H and W;
     attribute ``inverse``. Any op named ``ov.FFT`` (e.g. defined by an

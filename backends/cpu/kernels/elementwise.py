@@ -10,7 +10,7 @@ import numpy as np
 from xmo.backends.cpu.dtypes import round_bf16
 from xmo.backends.cpu.fusion import mark_fusable
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -24,26 +24,26 @@ def _int_divide(a: np.ndarray, b: np.ndarray, python_div: bool) -> np.ndarray:
     return q + fix.astype(q.dtype)
 
 
-def _divide(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _divide(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_float(a):
         return np.divide(a, b)
     return _int_divide(a, b, bool(node.attr("m_pythondiv", True)))
 
 
-def _power(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _power(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_float(a):
         return np.power(a, b)
     r = np.power(a.astype(np.float64), b.astype(np.float64))
     return np.trunc(r).astype(np.result_type(a, b))
 
 
-def _floor_mod(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _floor_mod(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_float(a):
         return np.mod(a, b)
     return np.mod(a, np.where(b == 0, 1, b))
 
 
-def _mod(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _mod(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if is_float(a):
         return np.fmod(a, b)
     return np.fmod(a, np.where(b == 0, 1, b))
@@ -53,7 +53,7 @@ def _simple(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     return lambda node, a, b: fn(a, b)
 
 
-_BINARY: dict[str, Callable[[Node, np.ndarray, np.ndarray], np.ndarray]] = {
+_BINARY: dict[str, Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]] = {
     "Add": _simple(np.add),
     "Subtract": _simple(np.subtract),
     "Multiply": _simple(np.multiply),
@@ -81,8 +81,8 @@ _BINARY: dict[str, Callable[[Node, np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
-def _make_binary(fn: Callable[[Node, np.ndarray, np.ndarray], np.ndarray]):
-    def kernel(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _make_binary(fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]):
+    def kernel(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         broadcast_args(node, a, b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return fn(node, a, b)
@@ -98,17 +98,17 @@ register_kernel("ov.Xor_opset1")(_make_binary(_BINARY["LogicalXor"]))
 
 
 @register_kernel("ov.LogicalNot")
-def _logical_not(node: Node, x: np.ndarray) -> np.ndarray:
+def _logical_not(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.logical_not(x)
 
 
 @register_kernel("ov.BitwiseNot")
-def _bitwise_not(node: Node, x: np.ndarray) -> np.ndarray:
+def _bitwise_not(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
 
 @register_kernel("ov.Select")
-def _select(node: Node, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _select(node: KernelNode, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     broadcast_args(node, cond, a, b)
     return np.where(cond.astype(bool), a, b)
 
@@ -172,38 +172,38 @@ def convert_to(x: np.ndarray, dtype: np.dtype, bf16: bool = False) -> np.ndarray
 
 
 @register_kernel("ov.Convert")
-def _convert(node: Node, x: np.ndarray) -> np.ndarray:
+def _convert(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return convert_to(x, node.out_dtype(0), node.out_etypes[0] == "bf16")
 
 
 @register_kernel("ov.ConvertLike")
-def _convert_like(node: Node, x: np.ndarray, like: np.ndarray) -> np.ndarray:
+def _convert_like(node: KernelNode, x: np.ndarray, like: np.ndarray) -> np.ndarray:
     return convert_to(x, node.out_dtype(0, like.dtype), node.out_etypes[0] == "bf16")
 
 
 @register_kernel("ov.IsNaN")
-def _is_nan(node: Node, x: np.ndarray) -> np.ndarray:
+def _is_nan(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.isnan(x)
 
 
 @register_kernel("ov.IsFinite")
-def _is_finite(node: Node, x: np.ndarray) -> np.ndarray:
+def _is_finite(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.isfinite(x)
 
 
 @register_kernel("ov.IsInf")
-def _is_inf(node: Node, x: np.ndarray) -> np.ndarray:
+def _is_inf(node: KernelNode, x: np.ndarray) -> np.ndarray:
     neg, pos = bool(node.attr("detect_negative", True)), bool(node.attr("detect_positive", True))
     return (np.isneginf(x) & neg) | (np.isposinf(x) & pos)
 
 
 @register_kernel("ov.Identity")
-def _identity(node: Node, x: np.ndarray) -> np.ndarray:
+def _identity(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return x
 
 
 @register_kernel("ov.FakeQuantize")
-def _fake_quantize(node: Node, x, in_lo, in_hi, out_lo, out_hi) -> np.ndarray:
+def _fake_quantize(node: KernelNode, x, in_lo, in_hi, out_lo, out_hi) -> np.ndarray:
     broadcast_args(node, x, in_lo)
     levels = int(node.attr("levels", 256))
     dt = x.dtype

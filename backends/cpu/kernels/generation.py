@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Pad", "ov.Pad_opset1")
 def _pad(
-    node: Node, x: np.ndarray, pads_begin: np.ndarray, pads_end: np.ndarray,
+    node: KernelNode, x: np.ndarray, pads_begin: np.ndarray, pads_end: np.ndarray,
     pad_value: np.ndarray | None = None,
 ) -> np.ndarray:
     pb, pe = ints(pads_begin), ints(pads_end)
@@ -32,7 +32,7 @@ def _pad(
 
 @register_kernel("ov.Broadcast", "ov.Broadcast_opset1")
 def _broadcast(
-    node: Node, x: np.ndarray, target: np.ndarray, axes_mapping: np.ndarray | None = None
+    node: KernelNode, x: np.ndarray, target: np.ndarray, axes_mapping: np.ndarray | None = None
 ) -> np.ndarray:
     shape = ints(target)
     mode = str(node.attr("mode", "numpy")).lower()
@@ -51,12 +51,12 @@ def _broadcast(
 
 
 @register_kernel("ov.Tile")
-def _tile(node: Node, x: np.ndarray, repeats: np.ndarray) -> np.ndarray:
+def _tile(node: KernelNode, x: np.ndarray, repeats: np.ndarray) -> np.ndarray:
     return np.tile(x, ints(repeats))
 
 
 @register_kernel("ov.Range", "ov.Range_opset1")
-def _range(node: Node, start: np.ndarray, stop: np.ndarray, step: np.ndarray) -> np.ndarray:
+def _range(node: KernelNode, start: np.ndarray, stop: np.ndarray, step: np.ndarray) -> np.ndarray:
     dtype = node.out_dtype(0, np.result_type(start, stop, step))
     a, b, s = scalar(start), scalar(stop), scalar(step)
     if dtype.kind in "iu":
@@ -69,7 +69,7 @@ def _range(node: Node, start: np.ndarray, stop: np.ndarray, step: np.ndarray) ->
 
 @register_kernel("ov.OneHot", "ov.OneHot_opset1")
 def _one_hot(
-    node: Node, indices: np.ndarray, depth: np.ndarray, on: np.ndarray, off: np.ndarray
+    node: KernelNode, indices: np.ndarray, depth: np.ndarray, on: np.ndarray, off: np.ndarray
 ) -> np.ndarray:
     d = int(scalar(depth))
     idx = indices.astype(np.int64)
@@ -83,7 +83,7 @@ def _one_hot(
 
 
 @register_kernel("ov.NonZero")
-def _non_zero(node: Node, x: np.ndarray) -> np.ndarray:
+def _non_zero(node: KernelNode, x: np.ndarray) -> np.ndarray:
     dtype = node.out_dtype(0, np.int64)
     if x.ndim == 0:
         return np.zeros((1, int(x != 0)), dtype)

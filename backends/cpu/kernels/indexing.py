@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -20,7 +20,7 @@ def _wrap(idx: np.ndarray, size: int | np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Gather", "ov.Gather_opset7", "ov.Gather_opset1")
-def _gather(node: Node, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
+def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
     ax = norm_axis(scalar(axis), data.ndim, node)
     bd = int(node.attr("batch_dims", 0))
     if bd < 0:
@@ -43,7 +43,7 @@ def _gather(node: Node, data: np.ndarray, indices: np.ndarray, axis: np.ndarray)
 
 
 @register_kernel("ov.GatherND", "ov.GatherND_opset5")
-def _gather_nd(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _gather_nd(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
     bd = int(node.attr("batch_dims", 0))
     k = indices.shape[-1]
     b_shape = data.shape[:bd]
@@ -61,7 +61,7 @@ def _gather_nd(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.GatherElements")
-def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def _gather_elements(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
     ax = norm_axis(node.attr("axis", 0), data.ndim, node)
     return np.take_along_axis(data, _wrap(indices, data.shape[ax]), axis=ax)
 
@@ -73,7 +73,7 @@ def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.nd
 
 @register_kernel("ov.ScatterUpdate")
 def _scatter_update(
-    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
+    node: KernelNode, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
 ) -> np.ndarray:
     ax = norm_axis(scalar(axis), data.ndim, node)
     out = data.copy()
@@ -94,7 +94,7 @@ _UFUNCS = {
 
 @register_kernel("ov.ScatterNDUpdate", "ov.ScatterNDUpdate_opset4")
 def _scatter_nd_update(
-    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray
+    node: KernelNode, data: np.ndarray, indices: np.ndarray, updates: np.ndarray
 ) -> np.ndarray:
     out = data.copy()
     k = indices.shape[-1]
@@ -115,7 +115,7 @@ def _scatter_nd_update(
 
 @register_kernel("ov.ScatterElementsUpdate", "ov.ScatterElementsUpdate_opset3")
 def _scatter_elements_update(
-    node: Node, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
+    node: KernelNode, data: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: np.ndarray
 ) -> np.ndarray:
     ax = norm_axis(scalar(axis), data.ndim, node)
     grid = list(np.indices(indices.shape, sparse=True))
@@ -159,14 +159,14 @@ def _scatter_elements_update(
 # ---------------------------------------------------------------------------
 
 
-def _mask(node: Node, name: str, n: int) -> list[int]:
+def _mask(node: KernelNode, name: str, n: int) -> list[int]:
     m = [int(v) for v in (node.attr(name, ()) or ())]
     return m + [0] * (n - len(m))
 
 
 @register_kernel("ov.StridedSlice")
 def _strided_slice(
-    node: Node, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
+    node: KernelNode, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
     stride: np.ndarray | None = None,
 ) -> np.ndarray:
     b, e = ints(begin), ints(end)
@@ -192,7 +192,7 @@ def _strided_slice(
 
 @register_kernel("ov.Slice")
 def _slice(
-    node: Node, data: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
+    node: KernelNode, data: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
     axes: np.ndarray | None = None,
 ) -> np.ndarray:
     st, sp, stp = ints(start), ints(stop), ints(step)

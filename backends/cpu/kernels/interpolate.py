@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, ints, norm_axes
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
-def _in_coord(node: Node, out_len: int, in_len: int, scale: float) -> np.ndarray:
+def _in_coord(node: KernelNode, out_len: int, in_len: int, scale: float) -> np.ndarray:
     x = np.arange(out_len, dtype=np.float64)
     mode = str(node.attr("coordinate_transformation_mode", "half_pixel")).lower()
     if mode == "half_pixel":
@@ -31,7 +31,7 @@ def _in_coord(node: Node, out_len: int, in_len: int, scale: float) -> np.ndarray
     raise node.error(f"unknown coordinate_transformation_mode '{mode}'")
 
 
-def _nearest_index(node: Node, c: np.ndarray, scale: float, in_len: int) -> np.ndarray:
+def _nearest_index(node: KernelNode, c: np.ndarray, scale: float, in_len: int) -> np.ndarray:
     mode = str(node.attr("nearest_mode", "round_prefer_floor")).lower()
     fl = np.floor(c)
     half = (c - fl) == 0.5
@@ -60,7 +60,7 @@ def _cubic_weights(t: np.ndarray, a: float) -> list[np.ndarray]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def _weight_matrix(node: Node, mode: str, c: np.ndarray, in_len: int, scale: float) -> np.ndarray:
+def _weight_matrix(node: KernelNode, mode: str, c: np.ndarray, in_len: int, scale: float) -> np.ndarray:
     out_len = c.shape[0]
     m = np.zeros((out_len, in_len), np.float64)
     rows = np.arange(out_len)
@@ -92,7 +92,7 @@ def _weight_matrix(node: Node, mode: str, c: np.ndarray, in_len: int, scale: flo
 
 
 def interpolate(
-    node: Node, x: np.ndarray, sizes: list[int] | None, scales: list[float] | None,
+    node: KernelNode, x: np.ndarray, sizes: list[int] | None, scales: list[float] | None,
     axes: list[int],
 ) -> np.ndarray:
     rank = x.ndim
@@ -127,7 +127,7 @@ def interpolate(
 
 @register_kernel("ov.Interpolate")
 def _interpolate_v11(
-    node: Node, x: np.ndarray, scales_or_sizes: np.ndarray, axes: np.ndarray | None = None
+    node: KernelNode, x: np.ndarray, scales_or_sizes: np.ndarray, axes: np.ndarray | None = None
 ) -> np.ndarray:
     ax = list(range(x.ndim)) if axes is None else norm_axes(axes, x.ndim, node)
     values = np.asarray(scales_or_sizes).reshape(-1)
@@ -138,7 +138,7 @@ def _interpolate_v11(
 
 @register_kernel("ov.Interpolate_opset4")
 def _interpolate_v4(
-    node: Node, x: np.ndarray, sizes: np.ndarray, scales: np.ndarray,
+    node: KernelNode, x: np.ndarray, sizes: np.ndarray, scales: np.ndarray,
     axes: np.ndarray | None = None,
 ) -> np.ndarray:
     ax = list(range(x.ndim)) if axes is None else norm_axes(axes, x.ndim, node)

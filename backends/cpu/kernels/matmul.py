@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.MatMul")
-def _matmul(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if node.attr("transpose_a", False) and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
     if node.attr("transpose_b", False) and b.ndim >= 2:
@@ -20,6 +20,6 @@ def _matmul(node: Node, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Einsum")
-def _einsum(node: Node, *inputs: np.ndarray) -> np.ndarray:
+def _einsum(node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
     eq = str(node.attr("equation", "")).replace(" ", "")
     return np.einsum(eq, *inputs, optimize=len(inputs) > 2)

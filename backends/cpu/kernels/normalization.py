@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.MVN")
-def _mvn(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
     y = x - np.mean(x, axis=ax, keepdims=True)
@@ -25,7 +25,7 @@ def _mvn(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.NormalizeL2")
-def _normalize_l2(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _normalize_l2(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
     sq = np.sum(np.square(x), axis=ax, keepdims=True) if ax else np.square(x)
@@ -35,7 +35,7 @@ def _normalize_l2(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     return x / np.sqrt(np.maximum(sq, eps))
 
 
-def _batch_norm(node: Node, x, gamma, beta, mean, var) -> np.ndarray:
+def _batch_norm(node: KernelNode, x, gamma, beta, mean, var) -> np.ndarray:
     x = float_work(x)
     shape = (1, -1) + (1,) * (x.ndim - 2)
     eps = node.attr("epsilon", 0.0)
@@ -44,17 +44,17 @@ def _batch_norm(node: Node, x, gamma, beta, mean, var) -> np.ndarray:
 
 
 @register_kernel("ov.BatchNormInference")
-def _batch_norm_v5(node: Node, x, gamma, beta, mean, var) -> np.ndarray:
+def _batch_norm_v5(node: KernelNode, x, gamma, beta, mean, var) -> np.ndarray:
     return _batch_norm(node, x, gamma, beta, mean, var)
 
 
 @register_kernel("ov.BatchNormInference_opset1")
-def _batch_norm_v1(node: Node, gamma, beta, x, mean, var) -> np.ndarray:
+def _batch_norm_v1(node: KernelNode, gamma, beta, x, mean, var) -> np.ndarray:
     return _batch_norm(node, x, gamma, beta, mean, var)
 
 
 @register_kernel("ov.GroupNormalization")
-def _group_norm(node: Node, x: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> np.ndarray:
+def _group_norm(node: KernelNode, x: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> np.ndarray:
     x = float_work(x)
     g = int(node.attr("num_groups", 1))
     n, c = x.shape[:2]
@@ -79,7 +79,7 @@ def window_sum(a: np.ndarray, axis: int, before: int, after: int) -> np.ndarray:
 
 
 @register_kernel("ov.LRN")
-def _lrn(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _lrn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     xf = float_work(x)
     ax = sorted(set(norm_axes(axes, x.ndim, node)))
     size = int(node.attr("size", 1))

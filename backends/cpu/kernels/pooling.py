@@ -13,12 +13,12 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     window_views,
 )
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 class _Geometry:
-    def __init__(self, node: Node, x: np.ndarray) -> None:
+    def __init__(self, node: KernelNode, x: np.ndarray) -> None:
         nsp = x.ndim - 2
         self.in_dims = list(x.shape[2:])
         self.kernel = spatial_attr(node, "kernel", nsp)
@@ -70,7 +70,7 @@ class _Geometry:
         return reduce_windows(xp, self.kernel, self.strides, self.dil, self.out_dims, ufunc)
 
 
-def _max_pool(node: Node, x: np.ndarray, with_indices: bool):
+def _max_pool(node: KernelNode, x: np.ndarray, with_indices: bool):
     g = _Geometry(node, x)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     if not with_indices:
@@ -97,7 +97,7 @@ def _max_pool(node: Node, x: np.ndarray, with_indices: bool):
 
 
 @register_kernel("ov.MaxPool", "ov.MaxPool_opset8")
-def _max_pool_v8(node: Node, x: np.ndarray):
+def _max_pool_v8(node: KernelNode, x: np.ndarray):
     used = node.cache.get("indices_used")
     if used is None:  # indices cost a window copy: only when someone reads them
         used = node.num_outputs > 1 and bool(node.op.results[1].uses)
@@ -109,12 +109,12 @@ def _max_pool_v8(node: Node, x: np.ndarray):
 
 
 @register_kernel("ov.MaxPool_opset1")
-def _max_pool_v1(node: Node, x: np.ndarray):
+def _max_pool_v1(node: KernelNode, x: np.ndarray):
     return _max_pool(node, x, with_indices=False)
 
 
 @register_kernel("ov.AvgPool", "ov.AvgPool_opset14", "ov.AvgPool_opset1")
-def _avg_pool(node: Node, x: np.ndarray) -> np.ndarray:
+def _avg_pool(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     g = _Geometry(node, x)
     total = g.reduce(x, 0, np.add)

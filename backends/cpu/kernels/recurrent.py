@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -36,7 +36,7 @@ def reverse_sequences(x: np.ndarray, lengths: np.ndarray, batch_axis: int,
 
 
 @register_kernel("ov.ReverseSequence")
-def _reverse_sequence(node: Node, x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def _reverse_sequence(node: KernelNode, x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     b = norm_axis(node.attr("batch_axis", 0), x.ndim, node)
     s = norm_axis(node.attr("seq_axis", 1), x.ndim, node)
     return reverse_sequences(x, lengths, b, s)
@@ -66,7 +66,7 @@ _ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
 }
 
 
-def _activations(node: Node, defaults: list[str]) -> list[Callable[[np.ndarray], np.ndarray]]:
+def _activations(node: KernelNode, defaults: list[str]) -> list[Callable[[np.ndarray], np.ndarray]]:
     names = [str(a).lower() for a in (node.attr("activations", ()) or ())] or defaults
     alphas = list(node.attr("activations_alpha", ()) or ())
     betas = list(node.attr("activations_beta", ()) or ())
@@ -88,7 +88,7 @@ def _activations(node: Node, defaults: list[str]) -> list[Callable[[np.ndarray],
 class _Cell:
     """One cell kind: number of gates, state count and the step function."""
 
-    def __init__(self, node: Node, kind: str) -> None:
+    def __init__(self, node: KernelNode, kind: str) -> None:
         self.kind = kind
         self.clip = float(node.attr("clip", 0.0) or 0.0)
         self.lbr = bool(node.attr("linear_before_reset", False))
@@ -126,7 +126,7 @@ class _Cell:
         return ((1 - zg) * hh + zg * h,)
 
 
-def _run_sequence(node: Node, kind: str, x: np.ndarray, states: list[np.ndarray],
+def _run_sequence(node: KernelNode, kind: str, x: np.ndarray, states: list[np.ndarray],
                   lengths: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray):
     """Shared driver. ``x``: [B, T, I]; states: [B, D, H] each; w: [D, G*H, I]."""
     dt = float_work(x).dtype
@@ -167,15 +167,15 @@ def _run_sequence(node: Node, kind: str, x: np.ndarray, states: list[np.ndarray]
 
 
 @register_kernel("ov.RNNSequence")
-def _rnn_sequence(node: Node, x, h0, lengths, w, r, b):
+def _rnn_sequence(node: KernelNode, x, h0, lengths, w, r, b):
     return _run_sequence(node, "rnn", x, [h0], lengths, w, r, b)
 
 
 @register_kernel("ov.GRUSequence")
-def _gru_sequence(node: Node, x, h0, lengths, w, r, b):
+def _gru_sequence(node: KernelNode, x, h0, lengths, w, r, b):
     return _run_sequence(node, "gru", x, [h0], lengths, w, r, b)
 
 
 @register_kernel("ov.LSTMSequence")
-def _lstm_sequence(node: Node, x, h0, c0, lengths, w, r, b):
+def _lstm_sequence(node: KernelNode, x, h0, c0, lengths, w, r, b):
     return _run_sequence(node, "lstm", x, [h0, c0], lengths, w, r, b)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -49,7 +49,7 @@ def _empty_extreme(x: np.ndarray, ax: tuple[int, ...], keep: bool, is_max: bool)
 
 
 def _make_reduce(fn: Callable[..., np.ndarray]):
-    def kernel(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    def kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
         ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
         keep = bool(node.attr("keep_dims", False))
         if not ax:
@@ -66,7 +66,7 @@ for _n, _f in _REDUCE.items():
 
 
 @register_kernel("ov.TopK", "ov.TopK_opset3", "ov.TopK_opset1")
-def _topk(node: Node, x: np.ndarray, k: np.ndarray):
+def _topk(node: KernelNode, x: np.ndarray, k: np.ndarray):
     ax = norm_axis(node.attr("axis", -1), x.ndim, node)
     kk = min(int(scalar(k)), x.shape[ax])
     mode = str(node.attr("mode", "max")).lower()
@@ -82,7 +82,7 @@ def _topk(node: Node, x: np.ndarray, k: np.ndarray):
 
 
 @register_kernel("ov.CumSum")
-def _cumsum(node: Node, x: np.ndarray, axis: np.ndarray | None = None) -> np.ndarray:
+def _cumsum(node: KernelNode, x: np.ndarray, axis: np.ndarray | None = None) -> np.ndarray:
     ax = norm_axis(scalar(axis) if axis is not None else 0, x.ndim, node)
     exclusive = bool(node.attr("exclusive", False))
     reverse = bool(node.attr("reverse", False))

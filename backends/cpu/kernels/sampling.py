@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -65,7 +65,7 @@ def _cubic_weights(t: np.ndarray, a: float = -0.75) -> list[np.ndarray]:
 
 
 @register_kernel("ov.GridSample")
-def _grid_sample(node: Node, x: np.ndarray, grid: np.ndarray) -> np.ndarray:
+def _grid_sample(node: KernelNode, x: np.ndarray, grid: np.ndarray) -> np.ndarray:
     mode = str(node.attr("mode", "bilinear")).lower()
     pad = str(node.attr("padding_mode", "zeros")).lower()
     align = bool(node.attr("align_corners", False))

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import ints, norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Reshape")
-def _reshape(node: Node, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
+def _reshape(node: KernelNode, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
     dims = ints(shape)
     if node.attr("special_zero", False):
         dims = [x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(dims)]
@@ -19,7 +19,7 @@ def _reshape(node: Node, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Transpose")
-def _transpose(node: Node, x: np.ndarray, order: np.ndarray) -> np.ndarray:
+def _transpose(node: KernelNode, x: np.ndarray, order: np.ndarray) -> np.ndarray:
     perm = ints(order)
     if not perm:
         perm = list(range(x.ndim))[::-1]
@@ -27,13 +27,13 @@ def _transpose(node: Node, x: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Concat")
-def _concat(node: Node, *xs: np.ndarray) -> np.ndarray:
+def _concat(node: KernelNode, *xs: np.ndarray) -> np.ndarray:
     axis = norm_axis(node.attr("axis", 0), xs[0].ndim, node)
     return np.concatenate(xs, axis=axis)
 
 
 @register_kernel("ov.Split")
-def _split(node: Node, x: np.ndarray, axis: np.ndarray):
+def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     n = int(node.attr("num_splits", node.num_outputs))
     if x.shape[ax] % n:
@@ -42,7 +42,7 @@ def _split(node: Node, x: np.ndarray, axis: np.ndarray):
 
 
 @register_kernel("ov.VariadicSplit")
-def _variadic_split(node: Node, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
+def _variadic_split(node: KernelNode, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     ls = ints(lengths)
     if -1 in ls:
@@ -51,7 +51,7 @@ def _variadic_split(node: Node, x: np.ndarray, axis: np.ndarray, lengths: np.nda
 
 
 @register_kernel("ov.Squeeze", "ov.Squeeze_opset1")
-def _squeeze(node: Node, x: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
+def _squeeze(node: KernelNode, x: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
     if axes is None:
         return x.reshape([d for d in x.shape if d != 1])
     ax = set(norm_axes(axes, x.ndim, node))
@@ -67,7 +67,7 @@ def _squeeze(node: Node, x: np.ndarray, axes: np.ndarray | None = None) -> np.nd
 
 
 @register_kernel("ov.Unsqueeze")
-def _unsqueeze(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _unsqueeze(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     rank = x.ndim + len(ints(axes))
     ax = sorted(set(norm_axes(axes, rank, node)))
     shape = list(x.shape)
@@ -77,12 +77,12 @@ def _unsqueeze(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.ShapeOf", "ov.ShapeOf_opset1")
-def _shape_of(node: Node, x: np.ndarray) -> np.ndarray:
+def _shape_of(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.array(x.shape, dtype=node.out_dtype(0, np.int64))
 
 
 @register_kernel("ov.DepthToSpace")
-def _depth_to_space(node: Node, x: np.ndarray) -> np.ndarray:
+def _depth_to_space(node: KernelNode, x: np.ndarray) -> np.ndarray:
     bs = int(node.attr("block_size", 1))
     n, c, *sp = x.shape
     k = len(sp)
@@ -98,7 +98,7 @@ def _depth_to_space(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.SpaceToDepth")
-def _space_to_depth(node: Node, x: np.ndarray) -> np.ndarray:
+def _space_to_depth(node: KernelNode, x: np.ndarray) -> np.ndarray:
     bs = int(node.attr("block_size", 1))
     n, c, *sp = x.shape
     k = len(sp)
@@ -113,7 +113,7 @@ def _space_to_depth(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Roll")
-def _roll(node: Node, x: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _roll(node: KernelNode, x: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> np.ndarray:
     ax = norm_axes(axes, x.ndim, node)
     sh = ints(shift)
     if len(sh) == 1 and len(ax) > 1:
@@ -122,7 +122,7 @@ def _roll(node: Node, x: np.ndarray, shift: np.ndarray, axes: np.ndarray) -> np.
 
 
 @register_kernel("ov.ShuffleChannels")
-def _shuffle_channels(node: Node, x: np.ndarray) -> np.ndarray:
+def _shuffle_channels(node: KernelNode, x: np.ndarray) -> np.ndarray:
     ax = norm_axis(node.attr("axis", 1), x.ndim, node)
     g = int(node.attr("group", 1))
     c = x.shape[ax]
@@ -131,7 +131,7 @@ def _shuffle_channels(node: Node, x: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("ov.Reverse_opset1")
-def _reverse(node: Node, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+def _reverse(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     if str(node.attr("mode", "index")).lower() == "mask":
         ax = [i for i, m in enumerate(np.asarray(axes).reshape(-1)) if m]
     else:

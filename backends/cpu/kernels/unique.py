@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import norm_axis, scalar
-from xmo.backends.cpu.node import Node
+from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Unique")
-def _unique(node: Node, x: np.ndarray, axis: np.ndarray | None = None):
+def _unique(node: KernelNode, x: np.ndarray, axis: np.ndarray | None = None):
     ax = None if axis is None else norm_axis(scalar(axis), x.ndim, node)
     data = x.reshape(-1) if ax is None else x
     vals, first, inverse, counts = np.unique(

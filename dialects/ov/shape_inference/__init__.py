@@ -1,22 +1,26 @@
 """Result type inference for ``ov`` ops, one module per op family.
 
-Each module registers functions with :func:`xmo.dialects.ov.base.shape_infer`;
-importing this package registers them all.
+An op's family is its ``OV_FAMILY`` (the generator's ``FAMILIES`` table); the
+family's module here registers the op's function with
+:func:`xmo.dialects.ov.base.shape_infer`, and the op declares the
+``HasShapeInference`` trait. Importing this package registers them all.
 """
 
 from xmo.dialects.ov.shape_inference import (  # noqa: F401  (registration)
     activations,
     convolution,
+    core,
+    detection,
+    dft,
     elementwise,
-    fft,
     generation,
     indexing,
     interpolate,
-    math_ops,
     matmul,
     normalization,
     pooling,
+    recurrent,
     reductions,
     shape_ops,
-    tensor_indexing,
+    unique,
 )

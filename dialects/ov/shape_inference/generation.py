@@ -1,5 +1,5 @@
-"""Ops whose output shape comes from shape-like inputs: Broadcast, Tile, Pad,
-ShapeOf, Range."""
+"""Ops whose output shape comes from shape-like inputs or values: Broadcast,
+Tile, Pad, Range, OneHot, NonZero."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from xmo.dialects.ov.shape_inference._helpers import (
     etype_attr,
     fmt_shape,
     normalize_axes,
+    normalize_axis,
     require_integer,
     result,
     same_etype,
@@ -139,15 +140,8 @@ def infer_pad(ctx: InferContext) -> Sequence[Attribute]:
 
 
 # ---------------------------------------------------------------------------
-# ShapeOf / Range
+# Range
 # ---------------------------------------------------------------------------
-
-
-@shape_infer("ov.ShapeOf")
-def infer_shape_of(ctx: InferContext) -> Sequence[Attribute]:
-    out_t = etype_attr(ctx, "output_type", ("i32", "i64"))
-    r = ctx.rank(0)
-    return [result(out_t, [DYN if r is None else r])]
 
 
 @shape_infer("ov.Range")
@@ -173,3 +167,25 @@ def infer_range(ctx: InferContext) -> Sequence[Attribute]:
     return [result(out_t, [n])]
 
 
+@shape_infer("ov.NonZero")
+def infer_non_zero(ctx: InferContext) -> Sequence[Attribute]:
+    out_t = etype_attr(ctx, "output_type", {"i32", "i64"})
+    rank = ctx.rank(0)
+    return [result(out_t, [DYN if rank is None else rank, DYN])]
+
+
+
+@shape_infer("ov.OneHot")
+def infer_one_hot(ctx: InferContext) -> Sequence[Attribute]:
+    require_integer(ctx, 0, "indices")
+    require_integer(ctx, 1, "depth")
+    t = same_etype(ctx, (2, 3), "on_value and off_value")
+    idx = ctx.shape(0)
+    if idx is None:
+        return [result(t, None)]
+    depth = const_scalar(ctx, 1)
+    d = DYN if depth is None else int(depth)
+    if d < DYN:
+        raise ctx.error(f"depth must not be negative, got {d}")
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(idx) + 1)
+    return [result(t, idx[:axis] + [d] + idx[axis:])]

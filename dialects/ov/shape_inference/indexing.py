@@ -1,5 +1,5 @@
-"""Gathering, scattering and slicing: Gather, GatherND, ScatterUpdate,
-StridedSlice, Slice."""
+"""Gathering, scattering and slicing: Gather, GatherND, GatherElements,
+ScatterUpdate, ScatterElementsUpdate, ScatterNDUpdate, StridedSlice, Slice."""
 
 from __future__ import annotations
 
@@ -212,3 +212,33 @@ def infer_slice(ctx: InferContext) -> Sequence[Attribute]:
         else:
             out[a] = _slice_len(ctx, data[a], start[i], stop[i], step[i])
     return [result(t, out)]
+
+
+@shape_infer("ov.GatherElements")
+def infer_gather_elements(ctx: InferContext) -> Sequence[Attribute]:
+    t = ctx.etype(0)
+    require_integer(ctx, 1, "indices")
+    data, idx = ctx.shape(0), ctx.shape(1)
+    if data is not None and idx is not None:
+        if len(data) != len(idx):
+            raise ctx.error(
+                f"data {fmt_shape(data)} and indices {fmt_shape(idx)} must have the same rank"
+            )
+        axis = normalize_axis(ctx, ctx.attr("axis"), len(data))
+        out = [
+            d if i == axis else merge_dim(ctx, d, x, f"dimension {i}")
+            for i, (d, x) in enumerate(zip(data, idx))
+        ]
+        # indices define the output; a static data dim fills a dynamic index
+        # dim (OpenVINO requires equal dims outside the axis)
+        out[axis] = idx[axis]
+        return [result(t, out)]
+    return [result(t, idx if idx is not None else data)]
+
+
+
+@shape_infer("ov.ScatterElementsUpdate", "ov.ScatterNDUpdate")
+def infer_scatter_update(ctx: InferContext) -> Sequence[Attribute]:
+    t = same_etype(ctx, (0, 2), "data and updates")
+    require_integer(ctx, 1, "indices")
+    return [result(t, ctx.shape(0))]

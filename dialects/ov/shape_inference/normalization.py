@@ -1,4 +1,4 @@
-"""Normalizations: MVN, NormalizeL2, BatchNormInference."""
+"""Normalizations: MVN, NormalizeL2, BatchNormInference, LRN, GroupNormalization."""
 
 from __future__ import annotations
 
@@ -71,3 +71,33 @@ def infer_batch_norm(ctx: InferContext) -> Sequence[Attribute]:
     out = list(data)
     out[1] = channels
     return [result(t, out)]
+
+
+@shape_infer("ov.LRN")
+def infer_lrn(ctx: InferContext) -> Sequence[Attribute]:
+    require_etype(ctx, 0, et.FLOAT_TYPES, "data")
+    require_integer(ctx, 1, "axes")
+    require_rank(ctx, 1, (1,), "axes")
+    return [result(ctx.etype(0), ctx.shape(0))]
+
+
+
+@shape_infer("ov.GroupNormalization")
+def infer_group_norm(ctx: InferContext) -> Sequence[Attribute]:
+    t = same_etype(ctx, (0, 1, 2))
+    require_etype(ctx, 0, et.FLOAT_TYPES, "data")
+    groups = int(ctx.attr("num_groups"))
+    if groups <= 0:
+        raise ctx.error(f"num_groups must be positive, got {groups}")
+    data = ctx.shape(0)
+    if data is not None and len(data) < 2:
+        raise ctx.error(f"data must have rank 2 or more, got {fmt_shape(data)}")
+    channels = -1 if data is None else data[1]
+    if channels >= 0 and channels % groups:
+        raise ctx.error(f"{channels} channels are not divisible into {groups} groups")
+    for i, name in ((1, "scale"), (2, "bias")):
+        require_rank(ctx, i, (1,), name)
+        s = ctx.shape(i)
+        if s is not None:
+            channels = merge_dim(ctx, channels, s[0], f"{name} size vs data channels")
+    return [result(t, ctx.shape(0))]

@@ -1,4 +1,4 @@
-"""Reductions over axes (ReduceSum, ReduceMean, ...) and TopK."""
+"""Reductions over axes (ReduceSum, ReduceMean, ...), TopK and CumSum."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from xmo.dialects.ov.shape_inference._helpers import (
     normalize_axes,
     normalize_axis,
     require_integer,
+    require_rank,
     result,
     vector_length,
 )
@@ -75,3 +76,11 @@ def infer_topk(ctx: InferContext) -> Sequence[Attribute]:
     out = list(data)
     out[axis] = DYN if k is None else int(k)
     return [result(t, out), result(idx_t, out)]
+
+
+@shape_infer("ov.CumSum")
+def infer_cumsum(ctx: InferContext) -> Sequence[Attribute]:
+    if ctx.num_inputs > 1:
+        require_integer(ctx, 1, "axis")
+        require_rank(ctx, 1, (0,), "axis")
+    return [result(ctx.etype(0), ctx.shape(0))]

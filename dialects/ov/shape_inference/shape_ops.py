@@ -1,5 +1,5 @@
 """Ops that rearrange dimensions: Reshape, Transpose, Squeeze, Unsqueeze, Concat,
-Split, VariadicSplit, DepthToSpace, SpaceToDepth."""
+Split, VariadicSplit, DepthToSpace, SpaceToDepth, Roll, ShapeOf."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from xmo.dialects.ov.shape_inference._helpers import (
     all_static,
     const_ints,
     const_scalar,
+    etype_attr,
     fmt_shape,
     merge_dim,
     normalize_axes,
     normalize_axis,
     num_elements,
     require_integer,
+    require_rank,
     result,
     same_etype,
     vector_length,
@@ -316,3 +318,18 @@ def infer_space_to_depth(ctx: InferContext) -> Sequence[Attribute]:
     out = [data[0], c * bs ** (len(data) - 2) if c >= 0 else DYN]
     out += [d // bs if d >= 0 else DYN for d in data[2:]]
     return [result(ctx.etype(0), out)]
+
+
+@shape_infer("ov.Roll")
+def infer_roll(ctx: InferContext) -> Sequence[Attribute]:
+    for i, what in ((1, "shift"), (2, "axes")):
+        require_integer(ctx, i, what)
+        require_rank(ctx, i, (0, 1), what)
+    return [result(ctx.etype(0), ctx.shape(0))]
+
+
+@shape_infer("ov.ShapeOf")
+def infer_shape_of(ctx: InferContext) -> Sequence[Attribute]:
+    out_t = etype_attr(ctx, "output_type", ("i32", "i64"))
+    r = ctx.rank(0)
+    return [result(out_t, [DYN if r is None else r])]

@@ -1,13 +1,13 @@
 """Example of a new ``ov`` operation: ScaledTanh (y = alpha * tanh(beta * x)).
 
 Load it with ``xmo-opt --extensions examples/custom_op`` or
-``xmo.extensions.load_extensions(ctx, "examples/custom_op")``. The README's
+``xmo.extensions.load_extension_ops(ctx, "examples/custom_op")``. The README's
 "Defining a new dialect operation" walks through this file.
 """
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import InferContext, OVOp, ov_op, shape_infer, tensor
 
 

@@ -9,7 +9,7 @@ In IR it is ``<layer type="FFT" version="fft_extension">``.
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import InferContext, OVOp, ov_op, shape_infer, tensor
 
 

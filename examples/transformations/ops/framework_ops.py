@@ -7,12 +7,12 @@
   ``squeeze-axes-to-input`` turns it into the opset Squeeze with an axes input.
 
 Load with ``xmo-opt --extensions examples/transformations`` (or
-``xmo.extensions.load_extensions``).
+``xmo.extensions.load_extension_ops``).
 """
 
 from typing import ClassVar
 
-from xmo.dialects.ov.attributes import AttrSpec
+from xmo.dialects.attr_spec import AttrSpec
 from xmo.dialects.ov.base import InferContext, OVOp, ov_op, shape_infer, tensor
 
 

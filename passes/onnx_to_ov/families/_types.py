@@ -3,7 +3,7 @@ types, string attribute values."""
 
 from __future__ import annotations
 
-from xmo.passes.onnx_to_ov.builder import ConversionFailure, Node
+from xmo.passes.to_ov.builder import NotConvertible, ConverterNode
 
 #: onnx.TensorProto.DataType -> OpenVINO element type
 _ONNX_DTYPES = {
@@ -14,11 +14,11 @@ _ONNX_DTYPES = {
 }  # fmt: skip
 
 
-def onnx_dtype_to_etype(node: Node, dtype: int) -> str:
+def onnx_dtype_to_etype(node: ConverterNode, dtype: int) -> str:
     try:
         return _ONNX_DTYPES[int(dtype)]
     except KeyError:
-        raise ConversionFailure(f"ONNX data type {dtype} has no OpenVINO element type") from None
+        raise NotConvertible(f"ONNX data type {dtype} has no OpenVINO element type") from None
 
 
 def attr_str(v) -> str:  # noqa: ANN001

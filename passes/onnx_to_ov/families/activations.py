@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import (
     broadcast_along,
     dim_of,
@@ -22,7 +22,7 @@ def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
 
 
 @converter("Relu")
-def relu(node: Node, b: Builder):
+def relu(node: ConverterNode, b: Builder):
     x = node.input(0)
     if node.etype(0) in ("f32", "f16", "bf16", "f64"):
         return b.out("Relu", [x])
@@ -30,12 +30,12 @@ def relu(node: Node, b: Builder):
 
 
 @converter("LeakyRelu")
-def leaky_relu(node: Node, b: Builder):
+def leaky_relu(node: ConverterNode, b: Builder):
     x = node.input(0)
     return b.out("PRelu", [x, _c(b, node.attr("alpha", 0.01), x)])
 
 
-def _prelu_per_channel(node: Node) -> bool:
+def _prelu_per_channel(node: ConverterNode) -> bool:
     """Whether PRelu's 1-D slope of length != 1 is per channel (axis 1).
 
     PRelu-1/6 define the slope per channel ("if Slope is of size 1, the value
@@ -53,7 +53,7 @@ def _prelu_per_channel(node: Node) -> bool:
 
 
 @converter("PRelu")
-def prelu(node: Node, b: Builder):
+def prelu(node: ConverterNode, b: Builder):
     # slope broadcasts unidirectionally to x (numpy rules): select on the sign
     x, slope = node.input(0), node.input(1)
     if _prelu_per_channel(node):  # a [C] slope applies along axis 1
@@ -63,35 +63,35 @@ def prelu(node: Node, b: Builder):
 
 
 @converter("Sigmoid")
-def sigmoid(node: Node, b: Builder):
+def sigmoid(node: ConverterNode, b: Builder):
     return b.out("Sigmoid", [node.input(0)])
 
 
 @converter("Tanh")
-def tanh(node: Node, b: Builder):
+def tanh(node: ConverterNode, b: Builder):
     return b.out("Tanh", [node.input(0)])
 
 
 @converter("HardSigmoid")
-def hard_sigmoid(node: Node, b: Builder):
+def hard_sigmoid(node: ConverterNode, b: Builder):
     x = node.input(0)
     alpha, beta = node.attr("alpha", 0.2), node.attr("beta", 0.5)
     return b.out("HardSigmoid", [x, _c(b, alpha, x), _c(b, beta, x)])
 
 
 @converter("HardSwish")
-def hard_swish(node: Node, b: Builder):
+def hard_swish(node: ConverterNode, b: Builder):
     # x * max(0, min(1, x/6 + 1/2)) is exactly HSwish
     return b.out("HSwish", [node.input(0)])
 
 
 @converter("Elu")
-def elu(node: Node, b: Builder):
+def elu(node: ConverterNode, b: Builder):
     return b.out("Elu", [node.input(0)], {"alpha": float(node.attr("alpha", 1.0))})
 
 
 @converter("Selu")
-def selu(node: Node, b: Builder):
+def selu(node: ConverterNode, b: Builder):
     x = node.input(0)
     alpha = node.attr("alpha", 1.67326319217681884765625)
     gamma = node.attr("gamma", 1.05070102214813232421875)
@@ -99,7 +99,7 @@ def selu(node: Node, b: Builder):
 
 
 @converter("Celu")
-def celu(node: Node, b: Builder):
+def celu(node: ConverterNode, b: Builder):
     # max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     x = node.input(0)
     alpha = float(node.attr("alpha", 1.0))
@@ -110,36 +110,36 @@ def celu(node: Node, b: Builder):
 
 
 @converter("ThresholdedRelu")
-def thresholded_relu(node: Node, b: Builder):
+def thresholded_relu(node: ConverterNode, b: Builder):
     x = node.input(0)
     keep = b.out("Greater", [x, _c(b, node.attr("alpha", 1.0), x)])
     return b.out("Select", [keep, x, _c(b, 0, x)])
 
 
 @converter("Softplus")
-def softplus(node: Node, b: Builder):
+def softplus(node: ConverterNode, b: Builder):
     return b.out("SoftPlus", [node.input(0)])
 
 
 @converter("Softsign")
-def softsign(node: Node, b: Builder):
+def softsign(node: ConverterNode, b: Builder):
     x = node.input(0)
     return b.out("Divide", [x, b.out("Add", [b.out("Abs", [x]), _c(b, 1, x)])])
 
 
 @converter("Mish")
-def mish(node: Node, b: Builder):
+def mish(node: ConverterNode, b: Builder):
     return b.out("Mish", [node.input(0)])
 
 
 @converter("Swish")
-def swish(node: Node, b: Builder):
+def swish(node: ConverterNode, b: Builder):
     x = node.input(0)
     return b.out("Swish", [x, _c(b, node.attr("alpha", 1.0), x)])
 
 
 @converter("Gelu")
-def gelu(node: Node, b: Builder):
+def gelu(node: ConverterNode, b: Builder):
     mode = attr_str(node.attr("approximate", "none"))
     if mode not in ("none", "tanh"):
         raise node.unsupported(f"approximate='{mode}'")
@@ -147,7 +147,7 @@ def gelu(node: Node, b: Builder):
 
 
 @converter("Shrink")
-def shrink(node: Node, b: Builder):
+def shrink(node: ConverterNode, b: Builder):
     # x < -lambd: x + bias; x > lambd: x - bias; else 0
     x = node.input(0)
     lambd, bias = float(node.attr("lambd", 0.5)), float(node.attr("bias", 0.0))
@@ -185,7 +185,7 @@ def _softmax_like(kind: str, b: Builder, x: SSAValue, axis: int) -> SSAValue:
 
 
 @converter("Softmax", "LogSoftmax", "Hardmax")
-def softmax(node: Node, b: Builder):
+def softmax(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     if node.version >= 13:

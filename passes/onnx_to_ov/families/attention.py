@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
 from xmo.passes.onnx_to_ov.families.conv import dims_from
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 
 
 def _to_heads(b: Builder, v: SSAValue, heads: int) -> SSAValue:
@@ -32,7 +32,7 @@ def _repeat_heads(b: Builder, v: SSAValue, reps: int) -> SSAValue:
 
 
 @converter("Attention", min_version=23)
-def attention(node: Node, b: Builder):
+def attention(node: ConverterNode, b: Builder):
     q, k, v = node.input(0), node.input(1), node.input(2)
     rank = node.rank(0)
     etype = node.etype(0)

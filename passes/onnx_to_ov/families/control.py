@@ -24,9 +24,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
-from xmo.dialects.ov.base import constant_value_of, dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue, value_etype
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import convert_block
+from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -77,17 +78,9 @@ def known_value(
 def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
     from xmo.backends.cpu import evaluate_op, kernel_for
 
-    ov_type = getattr(op, "OV_TYPE", None)
-    if ov_type in (
-        None,
-        "Parameter",
-        "ReadValue",
-        "RandomUniform",
-        "Multinomial",
-        "Result",
-    ):
+    if not isinstance(op, OVOp) or not is_pure(op):
         return None
-    if ov_type == "ShapeOf":
+    if op.OV_TYPE == "ShapeOf":
         dims = dims_of(op.operands[0].type)
         if dims is None or any(d < 0 for d in dims):
             return None
@@ -118,7 +111,7 @@ def refined_dims(
 
 
 def _refined_type(v: SSAValue, memo: dict, kmemo: dict, depth: int):
-    from xmo.dialects.ov.base import InferContext, OVOp, inference_for
+    from xmo.dialects.ov.base import InferContext, inference_for
 
     owner = v.owner
     if not isinstance(owner, OVOp) or owner.regions or depth > 200:
@@ -151,7 +144,7 @@ def _known_bool(v: SSAValue | None) -> bool | None:
     return bool(np.asarray(val).reshape(-1)[0])
 
 
-def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
+def _tensor(node: ConverterNode, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
     if not isinstance(v, SSAValue):
         raise node.unsupported(
             f"{what} is {'a sequence' if v is not None else 'absent'}"
@@ -166,7 +159,7 @@ def _tensor(node: Node, v: SSAValue | SeqValue | None, what: str) -> SSAValue:
 
 @converter("If", min_version=1)
 @_regions
-def if_(node: Node, b: Builder):
+def if_(node: ConverterNode, b: Builder):
     cond = node.input(0)
     then_r, else_r = node.op.region_of("then_branch"), node.op.region_of("else_branch")  # type: ignore[attr-defined]
     taken = _known_bool(cond)
@@ -202,7 +195,7 @@ def if_(node: Node, b: Builder):
 
 
 def _select(
-    node: Node, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
+    node: ConverterNode, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
 ) -> SSAValue:
     if value_etype(t) != value_etype(e):
         raise node.unsupported(
@@ -230,7 +223,7 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
 
 @converter("Scan", min_version=9)
 @_regions
-def scan(node: Node, b: Builder):
+def scan(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     m = int(node.attr("num_scan_inputs"))
     n_in = node.num_inputs
@@ -295,7 +288,7 @@ def scan(node: Node, b: Builder):
 
 @converter("Scan", min_version=8, max_version=8)
 @_regions
-def scan8(node: Node, b: Builder):
+def scan8(node: ConverterNode, b: Builder):
     """Scan-8: batch axis 0, scan axis 1; ``sequence_lens`` must be absent."""
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     if node.has_input(0):
@@ -357,7 +350,7 @@ def scan8(node: Node, b: Builder):
 
 @converter("Loop", min_version=1)
 @_regions
-def loop(node: Node, b: Builder):
+def loop(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     trip = None
     if node.has_input(0):

@@ -12,9 +12,9 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of, tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 _AUTO_PAD = {
     "NOTSET": "explicit",
@@ -24,7 +24,7 @@ _AUTO_PAD = {
 }
 
 
-def spatial_count(node: Node, i: int = 0, extra: int = 2) -> int:
+def spatial_count(node: ConverterNode, i: int = 0, extra: int = 2) -> int:
     """Number of spatial dims of input ``i`` (rank - ``extra``)."""
     r = node.rank(i)
     if r is None:
@@ -36,7 +36,7 @@ def spatial_count(node: Node, i: int = 0, extra: int = 2) -> int:
     return r - extra
 
 
-def window_attrs(node: Node, n: int) -> dict:
+def window_attrs(node: ConverterNode, n: int) -> dict:
     """strides/dilations/pads_begin/pads_end/auto_pad of an ONNX window op."""
     strides = list(node.attr("strides") or [1] * n)
     dilations = list(node.attr("dilations") or [1] * n)
@@ -85,7 +85,7 @@ def add_channel_bias(b: Builder, y: SSAValue, bias: SSAValue, rank: int) -> SSAV
 
 
 @converter("Conv")
-def conv(node: Node, b: Builder):
+def conv(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(1)
     n = spatial_count(node)
     attrs = window_attrs(node, n)
@@ -100,7 +100,7 @@ def conv(node: Node, b: Builder):
 
 
 @converter("ConvTranspose")
-def conv_transpose(node: Node, b: Builder):
+def conv_transpose(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(1)
     n = spatial_count(node)
     attrs = window_attrs(node, n)
@@ -155,7 +155,7 @@ def conv_transpose(node: Node, b: Builder):
     return y
 
 
-def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
+def _group_deconv(node: ConverterNode, b: Builder, x, wg, attrs, group: int):
     xs, ws = dims_of(x.type), dims_of(wg.type)
     n = len(attrs["strides"])
     out = None
@@ -177,7 +177,7 @@ def _group_deconv(node: Node, b: Builder, x, wg, attrs, group: int):
     return b.out("GroupConvolutionBackpropData", [x, wg], attrs, result_types=rt)
 
 
-def _crop_window(node: Node, b: Builder, y, n, pb, pe, out_pad):
+def _crop_window(node: ConverterNode, b: Builder, y, n, pb, pe, out_pad):
     """Take ``[pb, full - pe + out_pad)`` of each spatial dim of the full output
     (negative ``pb`` / beyond-the-end parts are zeros)."""
     ys = dims_of(y.type)
@@ -201,7 +201,7 @@ def _crop_window(node: Node, b: Builder, y, n, pb, pe, out_pad):
 
 
 @converter("DeformConv")
-def deform_conv(node: Node, b: Builder):
+def deform_conv(node: ConverterNode, b: Builder):
     x, w, offset = node.input(0), node.input(1), node.input(2)
     n = spatial_count(node)
     if n != 2:
@@ -224,7 +224,7 @@ def deform_conv(node: Node, b: Builder):
 
 
 @converter("Col2Im")
-def col2im(node: Node, b: Builder):
+def col2im(node: ConverterNode, b: Builder):
     x = node.input(0)
     n = node.shape(1)
     n = n[0] if n else len(node.attr("strides") or node.attr("dilations") or [])

@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import scalar, strict_iou_threshold, valid_rows
 from xmo.passes.onnx_to_ov.registry import converter
 
 
-def _scalar_input(node: Node, b: Builder, i: int, etype: str) -> SSAValue:
+def _scalar_input(node: ConverterNode, b: Builder, i: int, etype: str) -> SSAValue:
     """Optional 1-element input ``i`` as a scalar of ``etype``."""
     return b.convert(b.reshape(node.input(i), []), etype)
 
 
-def _strict_threshold(node: Node, b: Builder, ft: str) -> SSAValue:
+def _strict_threshold(node: ConverterNode, b: Builder, ft: str) -> SSAValue:
     """ONNX suppresses a box when IoU > iou_threshold (see strict_iou_threshold)."""
     const = node.const(3) if node.has_input(3) else np.zeros(1, np.float32)
     runtime = _scalar_input(node, b, 3, ft) if const is None else None
@@ -23,7 +23,7 @@ def _strict_threshold(node: Node, b: Builder, ft: str) -> SSAValue:
 
 
 @converter("NonMaxSuppression", min_version=10)
-def non_max_suppression(node: Node, b: Builder):
+def non_max_suppression(node: ConverterNode, b: Builder):
     boxes, scores = node.input(0), node.input(1)
     ft = node.etype(0)
     # ONNX: absent max_output_boxes_per_class selects nothing (0), absent

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 #: ONNX binary op -> ov op (numpy broadcasting on both sides)
 _BINARY = {
@@ -56,7 +56,7 @@ _UNARY = {
 }
 
 
-def _legacy_broadcast_rhs(node: Node, b: Builder, c: SSAValue) -> SSAValue:
+def _legacy_broadcast_rhs(node: ConverterNode, b: Builder, c: SSAValue) -> SSAValue:
     """Opset < 7 ``broadcast=1``: B's dims are aligned with A's starting at
     ``axis`` (default: A's trailing dims); B gets trailing 1s up to A's rank
     so that the numpy-broadcasting ov op computes the legacy result."""
@@ -78,7 +78,7 @@ def _legacy_broadcast_rhs(node: Node, b: Builder, c: SSAValue) -> SSAValue:
 
 
 def _binary(ov_type: str):
-    def convert(node: Node, b: Builder):
+    def convert(node: ConverterNode, b: Builder):
         a, c = node.input(0), node.input(1)
         if node.version < 7 and node.attr("broadcast", 0):
             c = _legacy_broadcast_rhs(node, b, c)
@@ -97,7 +97,7 @@ for _onnx, _ov in _BINARY.items():
 
 
 def _unary(ov_type: str):
-    def convert(node: Node, b: Builder):
+    def convert(node: ConverterNode, b: Builder):
         return b.out(ov_type, [node.input(0)])
 
     return convert
@@ -108,30 +108,30 @@ for _onnx, _ov in _UNARY.items():
 
 
 @converter("Identity")
-def identity(node: Node, b: Builder):
+def identity(node: ConverterNode, b: Builder):
     return node.input(0)
 
 
 @converter("Reciprocal")
-def reciprocal(node: Node, b: Builder):
+def reciprocal(node: ConverterNode, b: Builder):
     x = node.input(0)
     return b.out("Divide", [b.scalar_like(1, x), x])
 
 
 @converter("Cast")
-def cast(node: Node, b: Builder):
+def cast(node: ConverterNode, b: Builder):
     from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 
     return b.convert(node.input(0), onnx_dtype_to_etype(node, node.attr("to")))
 
 
 @converter("CastLike")
-def cast_like(node: Node, b: Builder):
+def cast_like(node: ConverterNode, b: Builder):
     return b.convert(node.input(0), node.etype(1))
 
 
 @converter("Max", "Min", "Sum", "Mean")
-def variadic(node: Node, b: Builder):
+def variadic(node: ConverterNode, b: Builder):
     kind = {"Max": "Maximum", "Min": "Minimum", "Sum": "Add", "Mean": "Add"}[node.type]
     values = [node.input(i) for i in range(node.num_inputs)]
     acc = values[0]
@@ -143,7 +143,7 @@ def variadic(node: Node, b: Builder):
 
 
 @converter("Mod")
-def mod(node: Node, b: Builder):
+def mod(node: ConverterNode, b: Builder):
     a, c = node.input(0), node.input(1)
     fmod = bool(node.attr("fmod", 0))
     # fmod: sign of the dividend (C fmod); else sign of the divisor (Python %)
@@ -167,12 +167,12 @@ def mod(node: Node, b: Builder):
 
 
 @converter("Round")
-def round_(node: Node, b: Builder):
+def round_(node: ConverterNode, b: Builder):
     return b.out("Round", [node.input(0)], {"mode": "half_to_even"})
 
 
 @converter("BitShift")
-def bit_shift(node: Node, b: Builder):
+def bit_shift(node: ConverterNode, b: Builder):
     d = node.attr("direction")
     d = d.decode() if isinstance(d, bytes) else str(d)
     kind = {"LEFT": "BitwiseLeftShift", "RIGHT": "BitwiseRightShift"}.get(d)
@@ -197,13 +197,13 @@ def bit_shift(node: Node, b: Builder):
 
 
 def _clip_bound(b: Builder, v, like):
-    from xmo.passes.onnx_to_ov.builder import value_etype
+    from xmo.passes.to_ov.builder import value_etype
 
     return v if value_etype(v) == value_etype(like) else b.convert(v, value_etype(like))
 
 
 @converter("Clip")
-def clip(node: Node, b: Builder):
+def clip(node: ConverterNode, b: Builder):
     x = node.input(0)
     if node.version < 11:
         lo = node.attr("min", None)
@@ -222,12 +222,12 @@ def clip(node: Node, b: Builder):
 
 
 @converter("Where")
-def where(node: Node, b: Builder):
+def where(node: ConverterNode, b: Builder):
     return b.out("Select", [node.input(0), node.input(1), node.input(2)])
 
 
 @converter("IsInf")
-def is_inf(node: Node, b: Builder):
+def is_inf(node: ConverterNode, b: Builder):
     return b.out(
         "IsInf",
         [node.input(0)],
@@ -239,7 +239,7 @@ def is_inf(node: Node, b: Builder):
 
 
 @converter("Constant")
-def constant(node: Node, b: Builder):
+def constant(node: ConverterNode, b: Builder):
     for name, etype, dtype in (
         ("value_float", "f32", np.float32),
         ("value_int", "i64", np.int64),

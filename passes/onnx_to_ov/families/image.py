@@ -9,9 +9,9 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import constant_value_of, tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 _CTM = {
     "half_pixel": "half_pixel",
@@ -24,7 +24,7 @@ _NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
 def _interpolate(
-    node: Node,
+    node: ConverterNode,
     b: Builder,
     x: SSAValue,
     *,
@@ -85,7 +85,7 @@ def _const_of(v: SSAValue):
 
 
 @converter("Resize")
-def resize(node: Node, b: Builder):
+def resize(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:
@@ -133,7 +133,7 @@ def resize(node: Node, b: Builder):
 
 
 @converter("Upsample")
-def upsample(node: Node, b: Builder):
+def upsample(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:
@@ -152,7 +152,7 @@ def upsample(node: Node, b: Builder):
 
 
 @converter("DepthToSpace")
-def depth_to_space(node: Node, b: Builder):
+def depth_to_space(node: ConverterNode, b: Builder):
     mode = attr_str(node.attr("mode", "DCR"))
     ov_mode = {"DCR": "blocks_first", "CRD": "depth_first"}[mode]
     return b.out(
@@ -162,7 +162,7 @@ def depth_to_space(node: Node, b: Builder):
 
 
 @converter("SpaceToDepth")
-def space_to_depth(node: Node, b: Builder):
+def space_to_depth(node: ConverterNode, b: Builder):
     mode = attr_str(node.attr("mode", "DCR"))
     ov_mode = {"DCR": "blocks_first", "CRD": "depth_first"}[mode]
     return b.out(
@@ -172,7 +172,7 @@ def space_to_depth(node: Node, b: Builder):
 
 
 @converter("GridSample")
-def grid_sample(node: Node, b: Builder):
+def grid_sample(node: ConverterNode, b: Builder):
     x, grid = node.input(0), node.input(1)
     if node.rank(0) != 4:
         raise node.unsupported("OpenVINO GridSample is 2-D (4-D input) only")
@@ -194,7 +194,7 @@ def grid_sample(node: Node, b: Builder):
 
 
 @converter("AffineGrid")
-def affine_grid(node: Node, b: Builder):
+def affine_grid(node: ConverterNode, b: Builder):
     theta = node.input(0)
     size = node.const_ints(1, "size")
     n_sp = len(size) - 2
@@ -219,7 +219,7 @@ def affine_grid(node: Node, b: Builder):
 
 
 @converter("CenterCropPad")
-def center_crop_pad(node: Node, b: Builder):
+def center_crop_pad(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:

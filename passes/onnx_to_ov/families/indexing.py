@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import col_minus_row, norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families.shape import ints_input_or_attr
 from xmo.passes.onnx_to_ov.registry import converter
@@ -35,7 +35,7 @@ def dim_scalar(b: Builder, v: SSAValue, axis: int) -> SSAValue:
 
 
 @converter("Gather")
-def gather(node: Node, b: Builder):
+def gather(node: ConverterNode, b: Builder):
     x = node.input(0)
     axis = int(node.attr("axis", 0))
     r = node.rank(0)
@@ -46,7 +46,7 @@ def gather(node: Node, b: Builder):
 
 
 @converter("GatherElements")
-def gather_elements(node: Node, b: Builder):
+def gather_elements(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axis = norm_axis(node, node.attr("axis", 0), r)
@@ -67,7 +67,7 @@ def gather_elements(node: Node, b: Builder):
 
 
 @converter("GatherND")
-def gather_nd(node: Node, b: Builder):
+def gather_nd(node: ConverterNode, b: Builder):
     x = node.input(0)
     bd = int(node.attr("batch_dims", 0))
     return b.out("GatherND", [x, _i64(b, node.input(1))], {"batch_dims": bd})
@@ -80,7 +80,7 @@ def gather_nd(node: Node, b: Builder):
 _REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "max": "max", "min": "min"}
 
 
-def _reduction(node: Node) -> str:
+def _reduction(node: ConverterNode) -> str:
     red = str(node.attr("reduction", "none") or "none")
     if red not in _REDUCTIONS:
         raise node.unsupported(f"reduction '{red}'")
@@ -88,7 +88,7 @@ def _reduction(node: Node) -> str:
 
 
 @converter("ScatterElements", "Scatter")
-def scatter_elements(node: Node, b: Builder):
+def scatter_elements(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axis = norm_axis(node, node.attr("axis", 0), r)
@@ -101,7 +101,7 @@ def scatter_elements(node: Node, b: Builder):
 
 
 @converter("ScatterND")
-def scatter_nd(node: Node, b: Builder):
+def scatter_nd(node: ConverterNode, b: Builder):
     return b.out(
         "ScatterNDUpdate",
         [node.input(0), _i64(b, node.input(1)), node.input(2)],
@@ -132,7 +132,7 @@ def clamp_bounds(b: Builder, v: SSAValue) -> SSAValue:
 
 
 @converter("Slice")
-def slice_(node: Node, b: Builder):
+def slice_(node: ConverterNode, b: Builder):
     x = node.input(0)
     if node.version < 10:
         starts = b.i64([int(v) for v in node.attr("starts")])
@@ -163,7 +163,7 @@ def slice_(node: Node, b: Builder):
 # ---------------------------------------------------------------------------
 
 
-def _pad_vectors(node: Node, b: Builder, r: int) -> tuple[SSAValue, SSAValue, list[int] | None]:
+def _pad_vectors(node: ConverterNode, b: Builder, r: int) -> tuple[SSAValue, SSAValue, list[int] | None]:
     """(pads_begin, pads_end) as i64 vectors of length ``r``, and the pads
     as python ints when constant."""
     if node.version < 11:
@@ -220,7 +220,7 @@ def _wrap_pad(
 
 
 @converter("Pad")
-def pad(node: Node, b: Builder):
+def pad(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     mode = str(node.attr("mode", "constant") or "constant")
@@ -246,7 +246,7 @@ def pad(node: Node, b: Builder):
 
 
 @converter("Trilu")
-def trilu(node: Node, b: Builder):
+def trilu(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     if r < 2:
@@ -259,7 +259,7 @@ def trilu(node: Node, b: Builder):
 
 
 @converter("OneHot")
-def one_hot(node: Node, b: Builder):
+def one_hot(node: ConverterNode, b: Builder):
     idx = node.input(0)
     if node.etype(0) not in ("i32", "i64"):
         idx = b.convert(idx, "i64")
@@ -281,12 +281,12 @@ def one_hot(node: Node, b: Builder):
 
 
 @converter("NonZero")
-def non_zero(node: Node, b: Builder):
+def non_zero(node: ConverterNode, b: Builder):
     return b.out("NonZero", [node.input(0)], {"output_type": "i64"})
 
 
 @converter("Compress")
-def compress(node: Node, b: Builder):
+def compress(node: ConverterNode, b: Builder):
     x = node.input(0)
     cond = node.input(1)
     pos = b.out("NonZero", [b.reshape(cond, [-1])], {"output_type": "i64"})
@@ -299,7 +299,7 @@ def compress(node: Node, b: Builder):
 
 
 @converter("ReverseSequence")
-def reverse_sequence(node: Node, b: Builder):
+def reverse_sequence(node: ConverterNode, b: Builder):
     x = node.input(0)
     return b.out(
         "ReverseSequence",
@@ -309,7 +309,7 @@ def reverse_sequence(node: Node, b: Builder):
 
 
 @converter("Unique")
-def unique(node: Node, b: Builder):
+def unique(node: ConverterNode, b: Builder):
     x = node.input(0)
     ins = [x]
     axis = node.attr("axis")
@@ -331,7 +331,7 @@ def unique(node: Node, b: Builder):
 
 
 @converter("TensorScatter")
-def tensor_scatter(node: Node, b: Builder):
+def tensor_scatter(node: ConverterNode, b: Builder):
     cache, update = node.input(0), node.input(1)
     r = rank_of(node, cache)
     axis = norm_axis(node, node.attr("axis", -2), r)
@@ -358,7 +358,7 @@ _DET_MAX_N = 6
 
 
 @converter("Det")
-def det(node: Node, b: Builder):
+def det(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     dims = node.shape(0) or []

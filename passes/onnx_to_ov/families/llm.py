@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import dim_of, scalar
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
@@ -27,7 +27,7 @@ def _last_slice(b: Builder, v: SSAValue, start: int | SSAValue, stop: int | SSAV
 
 
 @converter("SwiGLU", min_version=1)
-def swiglu(node: Node, b: Builder):
+def swiglu(node: ConverterNode, b: Builder):
     a = node.input(0)
     gate = b.out("Swish", [a, _c(b, float(node.attr("alpha", 1.0)), a)])
     return b.out("Multiply", [gate, node.input(1)])
@@ -37,7 +37,7 @@ def swiglu(node: Node, b: Builder):
 
 
 @converter("RotaryEmbedding", min_version=1)
-def rotary_embedding(node: Node, b: Builder):
+def rotary_embedding(node: ConverterNode, b: Builder):
     x = node.input(0)
     rank = node.rank(0)
     if rank not in (3, 4):
@@ -103,7 +103,7 @@ def rotary_embedding(node: Node, b: Builder):
 
 
 @converter("CausalConvWithState", min_version=1)
-def causal_conv_with_state(node: Node, b: Builder):
+def causal_conv_with_state(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(1)
     act = attr_str(node.attr("activation", "none")).lower()
     if act not in ("none", "silu", "swish"):
@@ -161,7 +161,7 @@ def _step(b: Builder, v: SSAValue, i: int) -> SSAValue:
 
 
 @converter("LinearAttention", min_version=1)
-def linear_attention(node: Node, b: Builder):
+def linear_attention(node: ConverterNode, b: Builder):
     rule = attr_str(node.attr("update_rule", "gated_delta"))
     if rule not in ("linear", "gated", "delta", "gated_delta"):
         raise node.unsupported(f"update_rule '{rule}'")

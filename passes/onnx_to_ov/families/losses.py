@@ -9,13 +9,13 @@ of the weights that apply).
 from __future__ import annotations
 
 from xdsl.ir import SSAValue
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import all_axes, rank_of
 from xmo.passes.onnx_to_ov.registry import converter
 
 
 def nll_loss(
-    node: Node,
+    node: ConverterNode,
     b: Builder,
     log_prob: SSAValue,
     target: SSAValue,
@@ -54,12 +54,12 @@ def nll_loss(
 
 
 @converter("NegativeLogLikelihoodLoss")
-def negative_log_likelihood_loss(node: Node, b: Builder):
+def negative_log_likelihood_loss(node: ConverterNode, b: Builder):
     return nll_loss(node, b, node.input(0), node.input(1), node.optional_input(2))
 
 
 @converter("SoftmaxCrossEntropyLoss")
-def softmax_cross_entropy_loss(node: Node, b: Builder):
+def softmax_cross_entropy_loss(node: ConverterNode, b: Builder):
     log_prob = b.out("LogSoftmax", [node.input(0)], {"axis": 1})
     loss = nll_loss(node, b, log_prob, node.input(1), node.optional_input(2))
     if node.num_outputs > 1 and node.output_names[1]:

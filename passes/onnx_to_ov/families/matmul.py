@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from xmo.dialects.ov.base import tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import einsum_shape
 
 
 @converter("MatMul")
-def matmul(node: Node, b: Builder):
+def matmul(node: ConverterNode, b: Builder):
     return b.out("MatMul", [node.input(0), node.input(1)])
 
 
 @converter("Gemm")
-def gemm(node: Node, b: Builder):
+def gemm(node: ConverterNode, b: Builder):
     a, c = node.input(0), node.input(1)
     if node.version < 7 and node.attr("broadcast", 0) == 0 and node.has_input(2):
         pass  # same-shape C: numpy broadcasting covers it
@@ -40,7 +40,7 @@ def gemm(node: Node, b: Builder):
 
 
 @converter("Einsum")
-def einsum(node: Node, b: Builder):
+def einsum(node: ConverterNode, b: Builder):
     eq = attr_str(node.attr("equation")).replace(" ", "")
     ins = [node.input(i) for i in range(node.num_inputs)]
     shape = einsum_shape(eq, [node.shape(i) for i in range(node.num_inputs)])

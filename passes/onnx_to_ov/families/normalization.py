@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import (
     broadcast_along,
     norm_axis,
@@ -29,7 +29,7 @@ def _channel(b: Builder, v: SSAValue, like: SSAValue, rank: int) -> SSAValue:
 
 
 @converter("BatchNormalization")
-def batch_norm(node: Node, b: Builder):
+def batch_norm(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     eps = float(node.attr("epsilon", 1e-5))
@@ -47,7 +47,7 @@ def batch_norm(node: Node, b: Builder):
     return b.out("Add", [b.out("Multiply", [y, scale]), bias])
 
 
-def _batch_norm_training(node: Node, b: Builder, x, r, scale, bias, eps):  # noqa: ANN001
+def _batch_norm_training(node: ConverterNode, b: Builder, x, r, scale, bias, eps):  # noqa: ANN001
     """Batch statistics; running mean/var = stat * (1 - momentum) + input * momentum."""
     t = value_etype(x)
     axes = b.i64([0, *range(2, r)])
@@ -91,7 +91,7 @@ def _mvn(b: Builder, x: SSAValue, axes: list[int], eps: float, inside: bool = Tr
 
 
 @converter("InstanceNormalization")
-def instance_norm(node: Node, b: Builder):
+def instance_norm(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     y = _mvn(b, x, list(range(2, r)), float(node.attr("epsilon", 1e-5)))
@@ -99,7 +99,7 @@ def instance_norm(node: Node, b: Builder):
     return b.out("Add", [y, _channel(b, node.input(2), x, r)])
 
 
-def _stash(node: Node, b: Builder, x: SSAValue) -> tuple[SSAValue, str]:
+def _stash(node: ConverterNode, b: Builder, x: SSAValue) -> tuple[SSAValue, str]:
     """``x`` in the computation type of ``stash_type`` (1 = f32)."""
     t = value_etype(x)
     if int(node.attr("stash_type", 1)) == 1 and t in ("f16", "bf16"):
@@ -108,7 +108,7 @@ def _stash(node: Node, b: Builder, x: SSAValue) -> tuple[SSAValue, str]:
 
 
 @converter("LayerNormalization")
-def layer_norm(node: Node, b: Builder):
+def layer_norm(node: ConverterNode, b: Builder):
     x0 = node.input(0)
     r = rank_of(node, x0)
     axis = norm_axis(node, node.attr("axis", -1), r)
@@ -133,7 +133,7 @@ def layer_norm(node: Node, b: Builder):
 
 
 @converter("GroupNormalization")
-def group_norm(node: Node, b: Builder):
+def group_norm(node: ConverterNode, b: Builder):
     x0 = node.input(0)
     r = rank_of(node, x0)
     groups = int(node.attr("num_groups"))
@@ -153,7 +153,7 @@ def group_norm(node: Node, b: Builder):
 
 
 @converter("RMSNormalization")
-def rms_norm(node: Node, b: Builder):
+def rms_norm(node: ConverterNode, b: Builder):
     x0 = node.input(0)
     r = rank_of(node, x0)
     axis = norm_axis(node, node.attr("axis", -1), r)
@@ -170,7 +170,7 @@ def rms_norm(node: Node, b: Builder):
 
 
 @converter("LpNormalization")
-def lp_norm(node: Node, b: Builder):
+def lp_norm(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axis = norm_axis(node, node.attr("axis", -1), r)
@@ -186,7 +186,7 @@ def lp_norm(node: Node, b: Builder):
 
 
 @converter("MeanVarianceNormalization")
-def mean_variance_norm(node: Node, b: Builder):
+def mean_variance_norm(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axes = [norm_axis(node, a, r) for a in (node.attr("axes", None) or [0, 2, 3])]
@@ -195,7 +195,7 @@ def mean_variance_norm(node: Node, b: Builder):
 
 
 @converter("LRN")
-def lrn(node: Node, b: Builder):
+def lrn(node: ConverterNode, b: Builder):
     x, t = upcast_float(b, node.input(0))
     y = b.out(
         "LRN",

@@ -7,13 +7,13 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.families.conv import window_attrs
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 
-def _pool_attrs(node: Node) -> tuple[dict, list[int]]:
+def _pool_attrs(node: ConverterNode) -> tuple[dict, list[int]]:
     kernel = list(node.attr("kernel_shape") or [])
     if not kernel:
         raise node.unsupported("kernel_shape is required")
@@ -26,7 +26,7 @@ def _pool_attrs(node: Node) -> tuple[dict, list[int]]:
 
 
 @converter("MaxPool")
-def max_pool(node: Node, b: Builder):
+def max_pool(node: ConverterNode, b: Builder):
     attrs, kernel = _pool_attrs(node)
     attrs["index_element_type"] = "i64"
     attrs["axis"] = 0
@@ -39,7 +39,7 @@ def max_pool(node: Node, b: Builder):
     return [values, indices]
 
 
-def _column_major(node: Node, b: Builder, idx: SSAValue) -> SSAValue:
+def _column_major(node: ConverterNode, b: Builder, idx: SSAValue) -> SSAValue:
     """Row-major flat indices into ``[N, C, H, W]`` -> ONNX storage_order=1
     (within each ``H x W`` plane the index is ``w * H + h``)."""
     xs = node.shape(0)
@@ -56,7 +56,7 @@ def _column_major(node: Node, b: Builder, idx: SSAValue) -> SSAValue:
 
 
 @converter("AveragePool")
-def average_pool(node: Node, b: Builder):
+def average_pool(node: ConverterNode, b: Builder):
     attrs, _ = _pool_attrs(node)
     attrs["exclude-pad"] = not bool(node.attr("count_include_pad", 0))
     return b.out("AvgPool", [node.input(0)], attrs)
@@ -80,7 +80,7 @@ def _root_p(b: Builder, x: SSAValue, p: float) -> SSAValue:
 
 
 @converter("LpPool")
-def lp_pool(node: Node, b: Builder):
+def lp_pool(node: ConverterNode, b: Builder):
     attrs, kernel = _pool_attrs(node)
     p = float(node.attr("p", 2))
     x = node.input(0)
@@ -90,7 +90,7 @@ def lp_pool(node: Node, b: Builder):
     return _root_p(b, total, p)
 
 
-def _spatial_axes(node: Node) -> SSAValue:
+def _spatial_axes(node: ConverterNode) -> SSAValue:
     r = node.rank(0)
     if r is None:
         raise node.unsupported("dynamic rank input")
@@ -98,14 +98,14 @@ def _spatial_axes(node: Node) -> SSAValue:
 
 
 @converter("GlobalAveragePool", "GlobalMaxPool")
-def global_pool(node: Node, b: Builder):
+def global_pool(node: ConverterNode, b: Builder):
     kind = "ReduceMean" if node.type == "GlobalAveragePool" else "ReduceMax"
     axes = b.i64(_spatial_axes(node))
     return b.out(kind, [node.input(0), axes], {"keep_dims": True})
 
 
 @converter("GlobalLpPool")
-def global_lp_pool(node: Node, b: Builder):
+def global_lp_pool(node: ConverterNode, b: Builder):
     p = float(node.attr("p", 2))
     x = node.input(0)
     axes = b.i64(_spatial_axes(node))
@@ -114,7 +114,7 @@ def global_lp_pool(node: Node, b: Builder):
 
 
 @converter("MaxUnpool")
-def max_unpool(node: Node, b: Builder):
+def max_unpool(node: ConverterNode, b: Builder):
     x, idx = node.input(0), node.input(1)
     kernel = list(node.attr("kernel_shape") or [])
     n = len(kernel)
@@ -139,7 +139,7 @@ def max_unpool(node: Node, b: Builder):
 
 
 @converter("MaxRoiPool")
-def max_roi_pool(node: Node, b: Builder):
+def max_roi_pool(node: ConverterNode, b: Builder):
     pooled = list(node.attr("pooled_shape"))
     xs, rs = node.shape(0), node.shape(1)
     out = None
@@ -158,7 +158,7 @@ def max_roi_pool(node: Node, b: Builder):
 
 
 @converter("RoiAlign")
-def roi_align(node: Node, b: Builder):
+def roi_align(node: ConverterNode, b: Builder):
     x, rois = node.input(0), node.input(1)
     oh, ow = int(node.attr("output_height", 1)), int(node.attr("output_width", 1))
     if node.version >= 16:

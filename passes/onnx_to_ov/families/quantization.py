@@ -10,7 +10,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import broadcast_along, norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
@@ -24,7 +24,7 @@ _RANGES = {
 _F = "f32"  # computation type
 
 
-def _param(node: Node, b: Builder, p: SSAValue, x: SSAValue, axis: int, block: int) -> SSAValue:
+def _param(node: ConverterNode, b: Builder, p: SSAValue, x: SSAValue, axis: int, block: int) -> SSAValue:
     """Scale / zero point ``p`` (f32) shaped to broadcast against ``x``:
     per-tensor (scalar or [1]), per-axis ([C] along ``axis``) or blocked
     (same rank as x, repeated ``block`` times along ``axis``)."""
@@ -56,14 +56,14 @@ def _param(node: Node, b: Builder, p: SSAValue, x: SSAValue, axis: int, block: i
     return broadcast_along(b, p, axis, r)
 
 
-def _dequantize(node: Node, b: Builder, x, scale, zp, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
+def _dequantize(node: ConverterNode, b: Builder, x, scale, zp, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
     y = b.convert(x, _F)
     if zp is not None:
         y = b.out("Subtract", [y, _param(node, b, zp, x, axis, block)])
     return b.out("Multiply", [y, _param(node, b, scale, x, axis, block)])
 
 
-def _quantize(node: Node, b: Builder, x, scale, zp, etype: str, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
+def _quantize(node: ConverterNode, b: Builder, x, scale, zp, etype: str, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
     if etype not in _RANGES:
         raise node.unsupported(f"quantization to {etype}")
     xf = b.convert(x, _F)
@@ -110,7 +110,7 @@ def _exact_divide(b: Builder, x: SSAValue, s: SSAValue) -> SSAValue:
     return b.out("Add", [q, b.out("Divide", [err, s])])
 
 
-def _axis(node: Node, x: SSAValue) -> int:
+def _axis(node: ConverterNode, x: SSAValue) -> int:
     """The ``axis`` attribute normalized (only used for per-axis / blocked params)."""
     r = rank_of(node, x)
     a = int(node.attr("axis", 1))
@@ -118,7 +118,7 @@ def _axis(node: Node, x: SSAValue) -> int:
 
 
 @converter("QuantizeLinear")
-def quantize_linear(node: Node, b: Builder):
+def quantize_linear(node: ConverterNode, b: Builder):
     x = node.input(0)
     zp = node.optional_input(2)
     if zp is not None:
@@ -132,7 +132,7 @@ def quantize_linear(node: Node, b: Builder):
 
 
 @converter("DequantizeLinear")
-def dequantize_linear(node: Node, b: Builder):
+def dequantize_linear(node: ConverterNode, b: Builder):
     x = node.input(0)
     block = int(node.attr("block_size", 0) or 0)
     scale = node.input(1)
@@ -144,7 +144,7 @@ def dequantize_linear(node: Node, b: Builder):
 
 
 @converter("DynamicQuantizeLinear")
-def dynamic_quantize_linear(node: Node, b: Builder):
+def dynamic_quantize_linear(node: ConverterNode, b: Builder):
     x = b.convert(node.input(0), _F)
     axes = b.i64(list(range(rank_of(node, x))))
     zero = scalar(b, 0.0, _F)
@@ -161,7 +161,7 @@ def dynamic_quantize_linear(node: Node, b: Builder):
 # -- integer MatMul / Conv --------------------------------------------------------------------
 
 
-def _shifted(node: Node, b: Builder, v: SSAValue, zp: SSAValue | None, axis: int) -> SSAValue:
+def _shifted(node: ConverterNode, b: Builder, v: SSAValue, zp: SSAValue | None, axis: int) -> SSAValue:
     """``f32(v) - f32(zp)`` with ``zp`` per-tensor or per-``axis``."""
     y = b.convert(v, _F)
     if zp is None:
@@ -170,7 +170,7 @@ def _shifted(node: Node, b: Builder, v: SSAValue, zp: SSAValue | None, axis: int
 
 
 @converter("MatMulInteger")
-def matmul_integer(node: Node, b: Builder):
+def matmul_integer(node: ConverterNode, b: Builder):
     a, w = node.input(0), node.input(1)
     ra, rw = rank_of(node, a), rank_of(node, w)
     af = _shifted(node, b, a, node.optional_input(2), max(ra - 2, 0))
@@ -183,7 +183,7 @@ def _round_to_i32(b: Builder, y: SSAValue) -> SSAValue:
     return b.convert(b.out("Round", [y], {"mode": "half_to_even"}), "i32")
 
 
-def _conv(node: Node, b: Builder, x: SSAValue, w: SSAValue) -> SSAValue:
+def _conv(node: ConverterNode, b: Builder, x: SSAValue, w: SSAValue) -> SSAValue:
     from xmo.passes.onnx_to_ov.families.conv import spatial_count, split_groups, window_attrs
 
     n = spatial_count(node)
@@ -195,7 +195,7 @@ def _conv(node: Node, b: Builder, x: SSAValue, w: SSAValue) -> SSAValue:
 
 
 @converter("ConvInteger")
-def conv_integer(node: Node, b: Builder):
+def conv_integer(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(1)
     xf = _shifted(node, b, x, node.optional_input(2), 1)
     wf = _shifted(node, b, w, node.optional_input(3), 0)
@@ -203,7 +203,7 @@ def conv_integer(node: Node, b: Builder):
 
 
 @converter("QLinearMatMul")
-def qlinear_matmul(node: Node, b: Builder):
+def qlinear_matmul(node: ConverterNode, b: Builder):
     a, w = node.input(0), node.input(3)
     ra, rw = rank_of(node, a), rank_of(node, w)
     af = _dequantize(node, b, a, node.input(1), node.input(2), max(ra - 2, 0))
@@ -214,7 +214,7 @@ def qlinear_matmul(node: Node, b: Builder):
 
 
 @converter("QLinearConv")
-def qlinear_conv(node: Node, b: Builder):
+def qlinear_conv(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(3)
     xf = _dequantize(node, b, x, node.input(1), node.input(2), 1)
     wf = _dequantize(node, b, w, node.input(4), node.input(5), 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import (
     all_axes,
     cumprod as cumulative_product,
@@ -23,7 +23,7 @@ _AXES_INPUT_SINCE = {"ReduceSum": 13}
 _FLOAT = ("f16", "bf16", "f32", "f64")
 
 
-def _reduce_axes(node: Node, b: Builder, x: SSAValue) -> SSAValue | None:
+def _reduce_axes(node: ConverterNode, b: Builder, x: SSAValue) -> SSAValue | None:
     """The axes to reduce as an i64 vector; None means "no reduction" (identity)."""
     noop = bool(node.attr("noop_with_empty_axes", 0))
     if node.version >= _AXES_INPUT_SINCE.get(node.type, 18):
@@ -60,7 +60,7 @@ def _reduce(b: Builder, kind: str, x: SSAValue, axes: SSAValue, keep: bool) -> S
     return b.out(kind, [x, axes], {"keep_dims": keep})
 
 
-def _reduce_node(node: Node, b: Builder, body) -> SSAValue:  # noqa: ANN001
+def _reduce_node(node: ConverterNode, b: Builder, body) -> SSAValue:  # noqa: ANN001
     x = node.input(0)
     axes = _reduce_axes(node, b, x)
     keep = bool(node.attr("keepdims", 1))
@@ -188,7 +188,7 @@ _REDUCERS = {
 
 
 def _reducer(kind: str):  # noqa: ANN202
-    def convert(node: Node, b: Builder):
+    def convert(node: ConverterNode, b: Builder):
         return _reduce_node(node, b, _REDUCERS[kind])
 
     return convert
@@ -212,7 +212,7 @@ def _first_extreme(b: Builder, x: SSAValue, axis: int, mode: str) -> SSAValue:
 
 
 @converter("ArgMax", "ArgMin")
-def arg_extreme(node: Node, b: Builder):
+def arg_extreme(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axis = norm_axis(node, node.attr("axis", 0), r)
@@ -231,7 +231,7 @@ def arg_extreme(node: Node, b: Builder):
 # -- CumSum / CumProd -----------------------------------------------------------------
 
 
-def _scalar_axis(node: Node, b: Builder, rank: int) -> int:
+def _scalar_axis(node: ConverterNode, b: Builder, rank: int) -> int:
     vals = node.const_ints(1, "axis")
     if len(vals) != 1:
         raise node.unsupported("axis must hold one value")
@@ -239,7 +239,7 @@ def _scalar_axis(node: Node, b: Builder, rank: int) -> int:
 
 
 @converter("CumSum")
-def cumsum(node: Node, b: Builder):
+def cumsum(node: ConverterNode, b: Builder):
     x = node.input(0)
     axis = node.input(1)
     if node.const(1) is not None:
@@ -255,7 +255,7 @@ def cumsum(node: Node, b: Builder):
 
 
 @converter("CumProd")
-def cumprod(node: Node, b: Builder):
+def cumprod(node: ConverterNode, b: Builder):
     return cumulative_product(
         node, b, bool(node.attr("exclusive", 0)), bool(node.attr("reverse", 0))
     )
@@ -265,7 +265,7 @@ def cumprod(node: Node, b: Builder):
 
 
 @converter("TopK")
-def topk(node: Node, b: Builder):
+def topk(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
     axis = norm_axis(node, node.attr("axis", -1), r)

@@ -7,9 +7,9 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 #: number of gates and the ONNX gate index of each OpenVINO gate, in order
 _GATES = {
@@ -30,7 +30,7 @@ def _reorder(b: Builder, v: SSAValue, kind: str, hidden: int, axis: int) -> SSAV
 
 
 @converter("RNN", "GRU", "LSTM")
-def recurrent(node: Node, b: Builder):
+def recurrent(node: ConverterNode, b: Builder):
     kind = node.type
     gates, _ = _GATES[kind]
     direction = attr_str(node.attr("direction", "forward"))

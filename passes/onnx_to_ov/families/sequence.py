@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import dims_of
-from xmo.passes.onnx_to_ov.builder import Builder, Node, SeqValue
 from xmo.passes.onnx_to_ov.registry import converter
+from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue
 
 _BIG = 1 << 30  # "to the end" for Slice (kept in i32 range for the CPU plugin)
 
@@ -119,7 +119,7 @@ def _to_ragged(b: Builder, seq: SeqValue, axis: int) -> SeqValue:
     return SeqValue(_merge_leading(b, seq.data, axis), lengths, axis, seq.length(b))
 
 
-def _to_stacked(b: Builder, node: Node, seq: SeqValue) -> SSAValue:
+def _to_stacked(b: Builder, node: ConverterNode, seq: SeqValue) -> SSAValue:
     """The stacked data of ``seq`` (its elements must share one shape)."""
     assert seq.data is not None
     if not seq.ragged:
@@ -142,7 +142,7 @@ def _to_stacked(b: Builder, node: Node, seq: SeqValue) -> SSAValue:
     return b.out("Transpose", [split, b.i64(perm)])
 
 
-def _ragged_axis(node: Node, have: list[int], new: list[int]) -> int | None:
+def _ragged_axis(node: ConverterNode, have: list[int], new: list[int]) -> int | None:
     """The axis along which elements of dims ``have`` and ``new`` are kept
     ragged, or None when both are known to share one shape."""
     unsure = [i for i, (e, f) in enumerate(zip(have, new)) if not (e >= 0 and e == f)]
@@ -154,7 +154,7 @@ def _ragged_axis(node: Node, have: list[int], new: list[int]) -> int | None:
     return differ[0] if differ else unsure[0]
 
 
-def _insert(b: Builder, node: Node, seq: SeqValue, item: SSAValue, pos: SSAValue | None) -> SeqValue:
+def _insert(b: Builder, node: ConverterNode, seq: SeqValue, item: SSAValue, pos: SSAValue | None) -> SeqValue:
     """``seq`` with ``item`` inserted before position ``pos`` (1-element i64,
     may be negative; None appends)."""
     if seq.data is None:
@@ -194,12 +194,12 @@ def _insert(b: Builder, node: Node, seq: SeqValue, item: SSAValue, pos: SSAValue
 
 
 @converter("SequenceEmpty")
-def sequence_empty(node: Node, b: Builder):
+def sequence_empty(node: ConverterNode, b: Builder):
     return SeqValue(None)
 
 
 @converter("SequenceConstruct")
-def sequence_construct(node: Node, b: Builder):
+def sequence_construct(node: ConverterNode, b: Builder):
     seq = SeqValue(None)
     for i in range(node.num_inputs):
         seq = _insert(b, node, seq, node.input(i), None)
@@ -207,13 +207,13 @@ def sequence_construct(node: Node, b: Builder):
 
 
 @converter("SequenceInsert")
-def sequence_insert(node: Node, b: Builder):
+def sequence_insert(node: ConverterNode, b: Builder):
     pos = _scalar_i64(b, node.input(2)) if node.has_input(2) else None
     return _insert(b, node, node.sequence(0), node.input(1), pos)
 
 
 @converter("SequenceErase")
-def sequence_erase(node: Node, b: Builder):
+def sequence_erase(node: ConverterNode, b: Builder):
     seq = node.sequence(0)
     if seq.data is None:
         raise node.unsupported("erasing from an empty sequence")
@@ -234,7 +234,7 @@ def sequence_erase(node: Node, b: Builder):
 
 
 @converter("SequenceAt")
-def sequence_at(node: Node, b: Builder):
+def sequence_at(node: ConverterNode, b: Builder):
     seq = node.sequence(0)
     if seq.data is None:
         raise node.unsupported("reading from an empty sequence")
@@ -251,12 +251,12 @@ def sequence_at(node: Node, b: Builder):
 
 
 @converter("SequenceLength")
-def sequence_length(node: Node, b: Builder):
+def sequence_length(node: ConverterNode, b: Builder):
     return node.sequence(0).length(b)
 
 
 @converter("ConcatFromSequence")
-def concat_from_sequence(node: Node, b: Builder):
+def concat_from_sequence(node: ConverterNode, b: Builder):
     seq = node.sequence(0)
     if seq.data is None:
         raise node.unsupported("concatenating an empty sequence")
@@ -286,7 +286,7 @@ def _split_sizes(b: Builder, x: SSAValue, axis: int, size: SSAValue) -> SSAValue
 
 
 @converter("SplitToSequence")
-def split_to_sequence(node: Node, b: Builder):
+def split_to_sequence(node: ConverterNode, b: Builder):
     x = node.input(0)
     shape = node.shape(0)
     if shape is None:

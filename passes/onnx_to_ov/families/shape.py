@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.onnx_to_ov.builder import Builder, Node
+from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
@@ -15,7 +15,7 @@ _INT_BITS = {"i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64"
 
 
 def ints_input_or_attr(
-    node: Node, b: Builder, index: int, attr: str, attr_until: int
+    node: ConverterNode, b: Builder, index: int, attr: str, attr_until: int
 ) -> tuple[list[int] | None, SSAValue | None]:
     """An int vector given as attribute ``attr`` (versions < ``attr_until``) or
     as input ``index``: (its values when constant, an i64 ov value), both None
@@ -41,7 +41,7 @@ def ints_input_or_attr(
 
 
 @converter("Reshape")
-def reshape(node: Node, b: Builder):
+def reshape(node: ConverterNode, b: Builder):
     x = node.input(0)
     if node.version < 5:
         target = b.i64([int(v) for v in node.attr("shape", [])])
@@ -53,7 +53,7 @@ def reshape(node: Node, b: Builder):
 
 
 @converter("Flatten")
-def flatten(node: Node, b: Builder):
+def flatten(node: ConverterNode, b: Builder):
     x = node.input(0)
     rank = rank_of(node, x)
     axis = int(node.attr("axis", 1))
@@ -79,7 +79,7 @@ def flatten(node: Node, b: Builder):
 
 
 @converter("Transpose")
-def transpose(node: Node, b: Builder):
+def transpose(node: ConverterNode, b: Builder):
     x = node.input(0)
     perm = node.attr("perm")
     if perm is None:
@@ -89,7 +89,7 @@ def transpose(node: Node, b: Builder):
 
 
 @converter("Squeeze")
-def squeeze(node: Node, b: Builder):
+def squeeze(node: ConverterNode, b: Builder):
     x = node.input(0)
     vals, axes = ints_input_or_attr(node, b, 1, "axes", 13)
     if axes is None or (vals is not None and not vals):
@@ -98,7 +98,7 @@ def squeeze(node: Node, b: Builder):
 
 
 @converter("Unsqueeze")
-def unsqueeze(node: Node, b: Builder):
+def unsqueeze(node: ConverterNode, b: Builder):
     x = node.input(0)
     vals, axes = ints_input_or_attr(node, b, 1, "axes", 13)
     if axes is None:
@@ -130,7 +130,7 @@ def unsqueeze(node: Node, b: Builder):
 
 
 @converter("Concat")
-def concat(node: Node, b: Builder):
+def concat(node: ConverterNode, b: Builder):
     values = [node.input(i) for i in range(node.num_inputs) if node.has_input(i)]
     axis = int(node.attr("axis", 0 if node.version < 4 else None))
     r = node.rank(0)
@@ -140,7 +140,7 @@ def concat(node: Node, b: Builder):
 
 
 @converter("Split")
-def split(node: Node, b: Builder):
+def split(node: ConverterNode, b: Builder):
     x = node.input(0)
     n = node.num_outputs
     r = rank_of(node, x)
@@ -179,7 +179,7 @@ def split(node: Node, b: Builder):
 
 
 @converter("Shape")
-def shape(node: Node, b: Builder):
+def shape(node: ConverterNode, b: Builder):
     s = b.shape_of(node.input(0))
     start = int(node.attr("start", 0) or 0)
     end = node.attr("end")
@@ -190,7 +190,7 @@ def shape(node: Node, b: Builder):
 
 
 @converter("Size")
-def size(node: Node, b: Builder):
+def size(node: ConverterNode, b: Builder):
     s = b.shape_of(node.input(0))
     return b.out("ReduceProd", [s, b.i64([0])], {"keep_dims": False})
 
@@ -201,13 +201,13 @@ def size(node: Node, b: Builder):
 
 
 @converter("Expand")
-def expand(node: Node, b: Builder):
+def expand(node: ConverterNode, b: Builder):
     shape_v = b.convert(node.input(1), "i64")
     return b.out("Broadcast", [node.input(0), shape_v], {"mode": "bidirectional"})
 
 
 @converter("Tile")
-def tile(node: Node, b: Builder):
+def tile(node: ConverterNode, b: Builder):
     if node.version < 6:
         raise node.unsupported("Tile-1 (tiles/axis inputs)")
     x = node.input(0)
@@ -228,7 +228,7 @@ def tile(node: Node, b: Builder):
 
 
 @converter("ConstantOfShape")
-def constant_of_shape(node: Node, b: Builder):
+def constant_of_shape(node: ConverterNode, b: Builder):
     value = node.tensor_attr("value")
     if value is None:
         value = np.zeros((), dtype=np.float32)
@@ -238,7 +238,7 @@ def constant_of_shape(node: Node, b: Builder):
 
 
 @converter("Range")
-def range_(node: Node, b: Builder):
+def range_(node: ConverterNode, b: Builder):
     t = node.etype(0)
     ins = [b.reshape(node.input(i), []) if node.rank(i) not in (0, None) else node.input(i) for i in range(3)]
     if t in ("f16", "bf16"):
@@ -260,7 +260,7 @@ def _index_grid(b: Builder, shape: SSAValue, row_axis: int, col_axis: int) -> SS
 
 
 @converter("EyeLike")
-def eye_like(node: Node, b: Builder):
+def eye_like(node: ConverterNode, b: Builder):
     x = node.input(0)
     dtype = node.attr("dtype")
     t = onnx_dtype_to_etype(node, dtype) if dtype is not None else node.etype(0)
@@ -290,7 +290,7 @@ def const_of(b: Builder, value: np.ndarray, t: str) -> SSAValue:
 
 
 @converter("Dropout")
-def dropout(node: Node, b: Builder):
+def dropout(node: ConverterNode, b: Builder):
     x = node.input(0)
     if node.version < 7 and not node.attr("is_test", 0):
         raise node.unsupported("training mode (is_test=0) is random")
@@ -307,7 +307,7 @@ def dropout(node: Node, b: Builder):
 
 
 @converter("BitCast")
-def bitcast(node: Node, b: Builder):
+def bitcast(node: ConverterNode, b: Builder):
     x = node.input(0)
     src = node.etype(0)
     dst = onnx_dtype_to_etype(node, node.attr("to"))

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
-from xmo.passes.onnx_to_ov.builder import Builder, Node, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import dim_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
 from xmo.passes.onnx_to_ov.registry import converter
@@ -31,7 +31,7 @@ _I64_MAX = int(np.iinfo(np.int64).max)
 _MATMUL_MAX_N = 4096
 
 
-def _dft_axis(node: Node, b: Builder, rank: int) -> tuple[SSAValue, int | None]:
+def _dft_axis(node: ConverterNode, b: Builder, rank: int) -> tuple[SSAValue, int | None]:
     """The transformed axis as an i64 ``[1]`` vector in ``[0, rank - 1)`` and,
     when constant, as an int (opset 17: attribute; opset 20: input 2)."""
     if node.version < 20:
@@ -179,7 +179,7 @@ def _swap_perm(b: Builder, axes: SSAValue, axis: int | None, rank: int) -> SSAVa
     return b.out("Select", [b.out("Equal", [idx, last]), axes, perm])
 
 
-def _dft_matmul(node: Node, b: Builder, x: SSAValue, axes: SSAValue, axis: int | None,
+def _dft_matmul(node: ConverterNode, b: Builder, x: SSAValue, axes: SSAValue, axis: int | None,
                 inverse: bool, onesided: bool) -> SSAValue:
     rank = node.rank(0)
     complex_in = node.shape(0)[-1] == 2
@@ -217,7 +217,7 @@ def _f32(b: Builder, x: SSAValue) -> tuple[SSAValue, str]:
     return (b.convert(x, "f32") if t != "f32" else x), t
 
 
-def _dft_ov_ops(node: Node, b: Builder, x: SSAValue, axes: SSAValue, inverse: bool, onesided: bool) -> SSAValue:
+def _dft_ov_ops(node: ConverterNode, b: Builder, x: SSAValue, axes: SSAValue, inverse: bool, onesided: bool) -> SSAValue:
     """The DFT through OpenVINO's DFT/IDFT/RDFT/IRDFT (constant axis)."""
     is_real = node.shape(0)[-1] == 1
     size = b.convert(b.reshape(node.input(1), [1]), "i64") if node.has_input(1) else None
@@ -239,7 +239,7 @@ def _dft_ov_ops(node: Node, b: Builder, x: SSAValue, axes: SSAValue, inverse: bo
 
 
 @converter("DFT", min_version=17)
-def dft(node: Node, b: Builder):
+def dft(node: ConverterNode, b: Builder):
     x = node.input(0)
     shape = node.shape(0)
     if shape is None or len(shape) < 2 or shape[-1] not in (1, 2):
@@ -263,7 +263,7 @@ def dft(node: Node, b: Builder):
 
 
 @converter("STFT", min_version=17)
-def stft(node: Node, b: Builder):
+def stft(node: ConverterNode, b: Builder):
     x = node.input(0)
     shape = node.shape(0)
     if shape is None or len(shape) != 3 or shape[-1] != 1:
@@ -302,7 +302,7 @@ _WINDOWS = {
 }
 
 
-def _window(node: Node, b: Builder):
+def _window(node: ConverterNode, b: Builder):
     size = b.convert(b.reshape(node.input(0), []), "f32")
     n = b.out("Range", [scalar(b, 0.0, "f32"), size, scalar(b, 1.0, "f32")], {"output_type": "f32"})
     denom = size if int(node.attr("periodic", 1)) else b.out("Subtract", [size, scalar(b, 1.0, "f32")])
@@ -327,7 +327,7 @@ for _name in _WINDOWS:
 
 
 @converter("MelWeightMatrix", min_version=17)
-def mel_weight_matrix(node: Node, b: Builder):
+def mel_weight_matrix(node: ConverterNode, b: Builder):
     f32 = lambda v: b.convert(b.reshape(v, []), "f32")
     i64 = lambda v: b.convert(b.reshape(v, []), "i64")
     mul = lambda p, q: b.out("Multiply", [p, q])

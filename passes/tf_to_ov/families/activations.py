@@ -4,8 +4,9 @@ Softsign, Softmax, LogSoftmax (TF's Softmax works on the last axis)."""
 from __future__ import annotations
 
 import numpy as np
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar
 
 _SIMPLE = {
@@ -18,7 +19,7 @@ _SIMPLE = {
 
 
 def _simple(ov_type: str):
-    def convert(node: TFNode, b: TFBuilder):
+    def convert(node: ConverterNode, b: TFBuilder):
         return b.out(ov_type, [node.input(0)])
 
     return convert
@@ -29,17 +30,17 @@ for _tf, _ov in _SIMPLE.items():
 
 
 @tf_converter("Relu6")
-def relu6(node: TFNode, b: TFBuilder):
+def relu6(node: ConverterNode, b: TFBuilder):
     return b.out("Clamp", [node.input(0)], {"min": 0.0, "max": 6.0})
 
 
 @tf_converter("Elu")
-def elu(node: TFNode, b: TFBuilder):
+def elu(node: ConverterNode, b: TFBuilder):
     return b.out("Elu", [node.input(0)], {"alpha": 1.0})
 
 
 @tf_converter("Selu")
-def selu(node: TFNode, b: TFBuilder):
+def selu(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     t = value_etype(x)
     alpha = scalar(b, 1.6732632423543772848170429916717, t)
@@ -48,7 +49,7 @@ def selu(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("LeakyRelu")
-def leaky_relu(node: TFNode, b: TFBuilder):
+def leaky_relu(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     alpha = float(node.attr("alpha", 0.2))
     slope = scalar(b, np.float32(alpha), value_etype(x))
@@ -56,7 +57,7 @@ def leaky_relu(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Softmax", "LogSoftmax")
-def softmax(node: TFNode, b: TFBuilder):
+def softmax(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     axis = r - 1 if r is not None else -1

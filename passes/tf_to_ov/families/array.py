@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.families.reductions import axes_input, scalar_axis
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import col_minus_row, norm_axis, scalar
 
 _I64_MAX = int(np.iinfo(np.int64).max)
 
 
-def _norm(node: TFNode, axis: int, rank: int | None) -> int:
+def _norm(node: ConverterNode, axis: int, rank: int | None) -> int:
     if rank is None:
         if axis < 0:
             raise node.unsupported("negative axis on an input of dynamic rank")
@@ -29,7 +30,7 @@ def _norm(node: TFNode, axis: int, rank: int | None) -> int:
 
 
 @tf_converter("ConcatV2", "Concat")
-def concat(node: TFNode, b: TFBuilder):
+def concat(node: ConverterNode, b: TFBuilder):
     if node.type == "ConcatV2":
         ai, values = node.num_inputs - 1, list(range(node.num_inputs - 1))
     else:
@@ -45,7 +46,7 @@ def concat(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Pack")
-def pack(node: TFNode, b: TFBuilder):
+def pack(node: ConverterNode, b: TFBuilder):
     axis = int(node.attr("axis", 0))
     rank = next((node.rank(i) for i in range(node.num_inputs) if node.rank(i) is not None), None)
     axis = _norm(node, axis, None if rank is None else rank + 1)
@@ -54,7 +55,7 @@ def pack(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Unpack")
-def unpack(node: TFNode, b: TFBuilder):
+def unpack(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     axis = _norm(node, int(node.attr("axis", 0)), node.rank(0))
     num = int(node.attr("num", node.num_outputs))
@@ -63,7 +64,7 @@ def unpack(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Reshape")
-def reshape(node: TFNode, b: TFBuilder):
+def reshape(node: ConverterNode, b: TFBuilder):
     shape = node.input(1)
     c = node.const(1)
     if c is not None:
@@ -74,14 +75,14 @@ def reshape(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Transpose", "ConjugateTranspose")
-def transpose(node: TFNode, b: TFBuilder):
+def transpose(node: ConverterNode, b: TFBuilder):
     c = node.const(1)
     perm = b.i64([int(v) for v in c.reshape(-1)]) if c is not None else node.input(1)
     return b.out("Transpose", [node.input(0), perm])
 
 
 @tf_converter("Squeeze")
-def squeeze(node: TFNode, b: TFBuilder):
+def squeeze(node: ConverterNode, b: TFBuilder):
     axes = node.int_list("squeeze_dims")
     x = node.input(0)
     if not axes:
@@ -94,14 +95,14 @@ def squeeze(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("ExpandDims")
-def expand_dims(node: TFNode, b: TFBuilder):
+def expand_dims(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     dim = node.const_scalar_int(1, "dim")
     return b.unsqueeze(x, [_norm(node, dim, None if r is None else r + 1)])
 
 
-def _int_out(node: TFNode, name: str = "out_type") -> str:
+def _int_out(node: ConverterNode, name: str = "out_type") -> str:
     t = etype_attr(node, name)
     if t not in ("i32", "i64"):
         raise node.unsupported(f"{name}={t}")
@@ -109,45 +110,45 @@ def _int_out(node: TFNode, name: str = "out_type") -> str:
 
 
 @tf_converter("Shape")
-def shape(node: TFNode, b: TFBuilder):
+def shape(node: ConverterNode, b: TFBuilder):
     return b.shape_of(node.input(0), _int_out(node))
 
 
 @tf_converter("ShapeN")
-def shape_n(node: TFNode, b: TFBuilder):
+def shape_n(node: ConverterNode, b: TFBuilder):
     t = _int_out(node)
     return [b.shape_of(node.input(i), t) for i in range(node.num_inputs)]
 
 
 @tf_converter("Size")
-def size(node: TFNode, b: TFBuilder):
+def size(node: ConverterNode, b: TFBuilder):
     t = _int_out(node)
     n = b.out("ReduceProd", [b.shape_of(node.input(0)), b.i64([0])], {"keep_dims": False})
     return b.convert(n, t)
 
 
 @tf_converter("Rank")
-def rank(node: TFNode, b: TFBuilder):
+def rank(node: ConverterNode, b: TFBuilder):
     r = b.shape_of(b.shape_of(node.input(0)), "i32")
     return b.squeeze(r, [0])
 
 
 @tf_converter("Fill")
-def fill(node: TFNode, b: TFBuilder):
+def fill(node: ConverterNode, b: TFBuilder):
     return b.out("Broadcast", [node.input(1), node.input(0)], {"mode": "numpy"})
 
 
 @tf_converter("Tile")
-def tile(node: TFNode, b: TFBuilder):
+def tile(node: ConverterNode, b: TFBuilder):
     return b.out("Tile", [node.input(0), node.input(1)])
 
 
 @tf_converter("BroadcastTo")
-def broadcast_to(node: TFNode, b: TFBuilder):
+def broadcast_to(node: ConverterNode, b: TFBuilder):
     return b.out("Broadcast", [node.input(0), node.input(1)], {"mode": "numpy"})
 
 
-def paddings(node: TFNode, b: TFBuilder, i: int) -> tuple[SSAValue, SSAValue]:
+def paddings(node: ConverterNode, b: TFBuilder, i: int) -> tuple[SSAValue, SSAValue]:
     """pads_begin / pads_end (i64 vectors) of a TF ``[rank, 2]`` paddings input."""
     c = node.const(i)
     if c is not None:
@@ -158,7 +159,7 @@ def paddings(node: TFNode, b: TFBuilder, i: int) -> tuple[SSAValue, SSAValue]:
 
 
 @tf_converter("Pad", "PadV2")
-def pad(node: TFNode, b: TFBuilder):
+def pad(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     pb, pe = paddings(node, b, 1)
     if node.type == "PadV2":
@@ -171,7 +172,7 @@ def pad(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("MirrorPad")
-def mirror_pad(node: TFNode, b: TFBuilder):
+def mirror_pad(node: ConverterNode, b: TFBuilder):
     mode = node.str_attr("mode", "REFLECT").upper()
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise node.unsupported(f"mode {mode}")
@@ -180,7 +181,7 @@ def mirror_pad(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Split")
-def split(node: TFNode, b: TFBuilder):
+def split(node: ConverterNode, b: TFBuilder):
     x = node.input(1)
     axis = _norm(node, node.const_scalar_int(0, "axis"), node.rank(1))
     num = int(node.attr("num_split", node.num_outputs))
@@ -188,7 +189,7 @@ def split(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("SplitV")
-def split_v(node: TFNode, b: TFBuilder):
+def split_v(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     axis = _norm(node, node.const_scalar_int(2, "axis"), node.rank(0))
     lengths = node.const(1)
@@ -197,7 +198,7 @@ def split_v(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Range")
-def range_(node: TFNode, b: TFBuilder):
+def range_(node: ConverterNode, b: TFBuilder):
     t = etype_attr(node, "Tidx")
     ins = [b.convert(node.input(i), t) for i in range(3)]
     ins = [v if node.rank(i) == 0 else b.reshape(v, []) for i, v in enumerate(ins)]
@@ -205,7 +206,7 @@ def range_(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("LinSpace")
-def lin_space(node: TFNode, b: TFBuilder):
+def lin_space(node: ConverterNode, b: TFBuilder):
     start, stop = node.input(0), node.input(1)
     t = value_etype(start)
     start, stop = (v if node.rank(i) == 0 else b.reshape(v, []) for i, v in enumerate((start, stop)))
@@ -220,7 +221,7 @@ def lin_space(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("OneHot")
-def one_hot(node: TFNode, b: TFBuilder):
+def one_hot(node: ConverterNode, b: TFBuilder):
     idx, depth, on, off = (node.input(i) for i in range(4))
     if node.rank(1) != 0:
         depth = b.reshape(depth, [])
@@ -231,7 +232,7 @@ def one_hot(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("ReverseV2")
-def reverse_v2(node: TFNode, b: TFBuilder):
+def reverse_v2(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     axes = sorted({_norm(node, a, r) for a in node.const_ints(1, "axis")})
@@ -245,21 +246,21 @@ def reverse_v2(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Roll")
-def roll(node: TFNode, b: TFBuilder):
+def roll(node: ConverterNode, b: TFBuilder):
     # OpenVINO's Roll: the same inputs (scalar or vector shift / axis, negative
     # axes, repeated axes adding up)
     return b.out("Roll", [node.input(0), node.input(1), node.input(2)])
 
 
 @tf_converter("Where")
-def where(node: TFNode, b: TFBuilder):
+def where(node: ConverterNode, b: TFBuilder):
     if node.num_inputs != 1:
         raise node.unsupported("Where with x / y inputs")
     nz = b.out("NonZero", [node.input(0)], {"output_type": "i64"})
     return b.transpose(nz, [1, 0])
 
 
-def _block_args(node: TFNode, r: int) -> tuple[list[int], list[list[int]]]:
+def _block_args(node: ConverterNode, r: int) -> tuple[list[int], list[list[int]]]:
     block = node.const_ints(1, "block_shape")
     pads = np.asarray(node.const_ints(2, "paddings/crops"), dtype=np.int64).reshape(-1, 2)
     if len(pads) != len(block) or len(block) > r - 1:
@@ -267,7 +268,7 @@ def _block_args(node: TFNode, r: int) -> tuple[list[int], list[list[int]]]:
     return block, pads.tolist()
 
 
-def _static_tail(node: TFNode, r: int) -> list[int]:
+def _static_tail(node: ConverterNode, r: int) -> list[int]:
     s = node.shape(0)
     if s is None or any(d < 0 for d in s[1:]):
         raise node.unsupported("needs static dims (except the batch)")
@@ -275,7 +276,7 @@ def _static_tail(node: TFNode, r: int) -> list[int]:
 
 
 @tf_converter("SpaceToBatchND")
-def space_to_batch_nd(node: TFNode, b: TFBuilder):
+def space_to_batch_nd(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:
@@ -303,7 +304,7 @@ def space_to_batch_nd(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("BatchToSpaceND")
-def batch_to_space_nd(node: TFNode, b: TFBuilder):
+def batch_to_space_nd(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:
@@ -329,7 +330,7 @@ def batch_to_space_nd(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("MatrixBandPart")
-def matrix_band_part(node: TFNode, b: TFBuilder):
+def matrix_band_part(node: ConverterNode, b: TFBuilder):
     """Keep ``x[..., i, j]`` where ``(lower < 0 or i - j <= lower) and
     (upper < 0 or j - i <= upper)``, zero elsewhere (ONNX Trilu's mask)."""
     x = node.input(0)

@@ -13,12 +13,13 @@ graph's flat Switch/Merge form does not delimit.
 from __future__ import annotations
 
 import numpy as np
-from xmo.passes.tf_to_ov.builder import DEAD, TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import DEAD, ConverterNode
 
 
 @tf_converter("Switch")
-def switch(node: TFNode, b: TFBuilder):
+def switch(node: ConverterNode, b: TFBuilder):
     pred = node.const(1)
     if pred is None:
         raise node.unsupported(
@@ -33,7 +34,7 @@ def switch(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Merge")
-def merge(node: TFNode, b: TFBuilder):
+def merge(node: ConverterNode, b: TFBuilder):
     taken = [i for i in range(node.num_inputs) if not node.is_dead(i)]
     if len(taken) != 1:
         raise node.unsupported(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import dims_of, tensor
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.layout import Layout, hwio_to_oihw, spatial, spatial_pads
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 
 
-def padding_attrs(node: TFNode, rank: int) -> dict:
+def padding_attrs(node: ConverterNode, rank: int) -> dict:
     """pads_begin / pads_end / auto_pad of a TF window op (SAME pads the end more)."""
     n = rank - 2
     padding = node.str_attr("padding", "VALID")
@@ -29,7 +30,7 @@ def padding_attrs(node: TFNode, rank: int) -> dict:
     raise node.unsupported(f"padding {padding}")
 
 
-def window_attrs(node: TFNode, rank: int) -> dict:
+def window_attrs(node: ConverterNode, rank: int) -> dict:
     """strides / dilations / pads of a TF convolution in spatial order."""
     n = rank - 2
     attrs = padding_attrs(node, rank)
@@ -40,7 +41,7 @@ def window_attrs(node: TFNode, rank: int) -> dict:
     return attrs
 
 
-def _conv(node: TFNode, b: TFBuilder, rank: int):
+def _conv(node: ConverterNode, b: TFBuilder, rank: int):
     x, w = node.input(0), node.input(1)
     if node.rank(0) not in (None, rank):
         raise node.unsupported(f"input must have rank {rank}")
@@ -59,7 +60,7 @@ def _conv(node: TFNode, b: TFBuilder, rank: int):
     return lay.leave(y)
 
 
-def _groups(node: TFNode, rank: int) -> int:
+def _groups(node: ConverterNode, rank: int) -> int:
     """Groups of a grouped convolution (input channels / filter in-channels)."""
     xs, ws = node.shape(0), node.shape(1)
     if xs is None or ws is None:
@@ -74,17 +75,17 @@ def _groups(node: TFNode, rank: int) -> int:
 
 
 @tf_converter("Conv2D")
-def conv2d(node: TFNode, b: TFBuilder):
+def conv2d(node: ConverterNode, b: TFBuilder):
     return _conv(node, b, 4)
 
 
 @tf_converter("Conv3D")
-def conv3d(node: TFNode, b: TFBuilder):
+def conv3d(node: ConverterNode, b: TFBuilder):
     return _conv(node, b, 5)
 
 
 @tf_converter("DepthwiseConv2dNative")
-def depthwise_conv2d(node: TFNode, b: TFBuilder):
+def depthwise_conv2d(node: ConverterNode, b: TFBuilder):
     x, w = node.input(0), node.input(1)
     attrs = window_attrs(node, 4)
     lay = Layout(node, b, 4)
@@ -94,7 +95,7 @@ def depthwise_conv2d(node: TFNode, b: TFBuilder):
     return lay.leave(y)
 
 
-def _backprop_input(node: TFNode, b: TFBuilder, rank: int):
+def _backprop_input(node: ConverterNode, b: TFBuilder, rank: int):
     x, w = node.input(2), node.input(1)  # out_backprop, filter [k..., Cout, Cin]
     n = rank - 2
     attrs = window_attrs(node, rank)
@@ -163,7 +164,7 @@ def _backprop_input(node: TFNode, b: TFBuilder, rank: int):
     return lay.leave(y)
 
 
-def _spatial_sizes(node: TFNode, b: TFBuilder, rank: int) -> SSAValue:
+def _spatial_sizes(node: ConverterNode, b: TFBuilder, rank: int) -> SSAValue:
     """The spatial entries of the ``input_sizes`` input as an i64 vector."""
     v = b.convert(node.input(0), "i64")
     shape = node.shape(0)
@@ -177,10 +178,10 @@ def _spatial_sizes(node: TFNode, b: TFBuilder, rank: int) -> SSAValue:
 
 
 @tf_converter("Conv2DBackpropInput")
-def conv2d_backprop_input(node: TFNode, b: TFBuilder):
+def conv2d_backprop_input(node: ConverterNode, b: TFBuilder):
     return _backprop_input(node, b, 4)
 
 
 @tf_converter("Conv3DBackpropInputV2")
-def conv3d_backprop_input(node: TFNode, b: TFBuilder):
+def conv3d_backprop_input(node: ConverterNode, b: TFBuilder):
     return _backprop_input(node, b, 5)

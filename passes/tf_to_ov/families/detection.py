@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar, strict_iou_threshold, valid_rows
 
 #: version -> (inputs after boxes/scores/max_output_size, outputs)
@@ -35,12 +36,12 @@ _NMS = {
 }
 
 
-def _f32_scalar(node: TFNode, b: TFBuilder, i: int) -> SSAValue:
+def _f32_scalar(node: ConverterNode, b: TFBuilder, i: int) -> SSAValue:
     return b.reshape(b.convert(node.input(i), "f32"), [])
 
 
 @tf_converter(*_NMS)
-def non_max_suppression(node: TFNode, b: TFBuilder):
+def non_max_suppression(node: ConverterNode, b: TFBuilder):
     extra, n_out = _NMS[node.type]
     boxes, scores = node.input(0), node.input(1)
     if node.rank(0) not in (None, 2) or node.rank(1) not in (None, 1):
@@ -98,7 +99,7 @@ def _axis_positions(
 
 
 @tf_converter("CropAndResize")
-def crop_and_resize(node: TFNode, b: TFBuilder):
+def crop_and_resize(node: ConverterNode, b: TFBuilder):
     method = node.str_attr("method", "bilinear")
     if method not in ("bilinear", "nearest"):
         raise node.unsupported(f"method {method}")

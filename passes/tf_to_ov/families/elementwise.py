@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov import element_types as et
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar
 
 #: TF binary op -> ov op (both numpy broadcasting)
@@ -70,7 +71,7 @@ _UNARY = {
 _INT_TYPES = et.INTEGER_TYPES
 
 
-def etype_attr(node: TFNode, name: str) -> str:
+def etype_attr(node: ConverterNode, name: str) -> str:
     """A TF ``type`` attribute as an OpenVINO element type (unsupported if none)."""
     t = node.attr(name)
     if not isinstance(t, str) or t not in et.OV_ELEMENT_TYPES:
@@ -79,7 +80,7 @@ def etype_attr(node: TFNode, name: str) -> str:
 
 
 def _binary(ov_type: str):
-    def convert(node: TFNode, b: TFBuilder):
+    def convert(node: ConverterNode, b: TFBuilder):
         return b.out(ov_type, [node.input(0), node.input(1)])
 
     return convert
@@ -90,7 +91,7 @@ for _tf, _ov in _BINARY.items():
 
 
 def _unary(ov_type: str):
-    def convert(node: TFNode, b: TFBuilder):
+    def convert(node: ConverterNode, b: TFBuilder):
         return b.out(ov_type, [node.input(0)])
 
     return convert
@@ -105,7 +106,7 @@ def is_int(v: SSAValue) -> bool:
 
 
 @tf_converter("RealDiv", "Div", "TruncateDiv")
-def div(node: TFNode, b: TFBuilder):
+def div(node: ConverterNode, b: TFBuilder):
     x, y = node.input(0), node.input(1)
     if is_int(x):  # C semantics: the quotient is truncated toward zero
         return b.out("Divide", [x, y], {"m_pythondiv": False})
@@ -113,7 +114,7 @@ def div(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("FloorDiv")
-def floor_div(node: TFNode, b: TFBuilder):
+def floor_div(node: ConverterNode, b: TFBuilder):
     x, y = node.input(0), node.input(1)
     if is_int(x):
         # (x - floormod(x, y)) is a multiple of y: its truncating quotient is
@@ -125,7 +126,7 @@ def floor_div(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("DivNoNan")
-def div_no_nan(node: TFNode, b: TFBuilder):
+def div_no_nan(node: ConverterNode, b: TFBuilder):
     x, y = node.input(0), node.input(1)
     zero = b.scalar_like(0, y)
     q = b.out("Divide", [x, y])
@@ -133,7 +134,7 @@ def div_no_nan(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Round")
-def round_(node: TFNode, b: TFBuilder):
+def round_(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     if is_int(x):
         return x
@@ -141,54 +142,54 @@ def round_(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Rsqrt")
-def rsqrt(node: TFNode, b: TFBuilder):
+def rsqrt(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     return b.out("Divide", [b.scalar_like(1, x), b.out("Sqrt", [x])])
 
 
 @tf_converter("Square")
-def square(node: TFNode, b: TFBuilder):
+def square(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     return b.out("Multiply", [x, x])
 
 
 @tf_converter("Reciprocal", "Inv")
-def reciprocal(node: TFNode, b: TFBuilder):
+def reciprocal(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     attrs = {"m_pythondiv": False} if is_int(x) else None
     return b.out("Divide", [b.scalar_like(1, x), x], attrs)
 
 
 @tf_converter("Log1p")
-def log1p(node: TFNode, b: TFBuilder):
+def log1p(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     return b.out("Log", [b.out("Add", [x, b.scalar_like(1, x)])])
 
 
 @tf_converter("Expm1")
-def expm1(node: TFNode, b: TFBuilder):
+def expm1(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     return b.out("Subtract", [b.out("Exp", [x]), b.scalar_like(1, x)])
 
 
 @tf_converter("Erfc")
-def erfc(node: TFNode, b: TFBuilder):
+def erfc(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     return b.out("Subtract", [b.scalar_like(1, x), b.out("Erf", [x])])
 
 
 @tf_converter("IsInf")
-def is_inf(node: TFNode, b: TFBuilder):
+def is_inf(node: ConverterNode, b: TFBuilder):
     return b.out("IsInf", [node.input(0)])
 
 
 @tf_converter("LogicalXor")
-def logical_xor(node: TFNode, b: TFBuilder):
+def logical_xor(node: ConverterNode, b: TFBuilder):
     return b.out("LogicalXor", [node.input(0), node.input(1)])
 
 
 @tf_converter("Cast")
-def cast(node: TFNode, b: TFBuilder):
+def cast(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     dst = etype_attr(node, "DstT")
     src = value_etype(x)
@@ -200,7 +201,7 @@ def cast(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Select")
-def select(node: TFNode, b: TFBuilder):
+def select(node: ConverterNode, b: TFBuilder):
     cond, x, y = node.input(0), node.input(1), node.input(2)
     rc, rx = node.rank(0), node.rank(1)
     if rc is None or rx is None:
@@ -213,12 +214,12 @@ def select(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("SelectV2")
-def select_v2(node: TFNode, b: TFBuilder):
+def select_v2(node: ConverterNode, b: TFBuilder):
     return b.out("Select", [node.input(0), node.input(1), node.input(2)])
 
 
 @tf_converter("ClipByValue")
-def clip_by_value(node: TFNode, b: TFBuilder):
+def clip_by_value(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     lo = b.convert(node.input(1), value_etype(x))
     hi = b.convert(node.input(2), value_etype(x))
@@ -226,31 +227,31 @@ def clip_by_value(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("AddN")
-def add_n(node: TFNode, b: TFBuilder):
+def add_n(node: ConverterNode, b: TFBuilder):
     acc = node.input(0)
     for i in range(1, node.num_inputs):
         acc = b.out("Add", [acc, node.input(i)])
     return acc
 
 
-def _filled_like(node: TFNode, b: TFBuilder, value: int) -> SSAValue:
+def _filled_like(node: ConverterNode, b: TFBuilder, value: int) -> SSAValue:
     x = node.input(0)
     t = value_etype(x)
     return b.out("Broadcast", [scalar(b, value, t), b.shape_of(x)], {"mode": "numpy"})
 
 
 @tf_converter("ZerosLike")
-def zeros_like(node: TFNode, b: TFBuilder):
+def zeros_like(node: ConverterNode, b: TFBuilder):
     return _filled_like(node, b, 0)
 
 
 @tf_converter("OnesLike")
-def ones_like(node: TFNode, b: TFBuilder):
+def ones_like(node: ConverterNode, b: TFBuilder):
     return _filled_like(node, b, 1)
 
 
 @tf_converter("BiasAdd", "BiasAddV1")
-def bias_add(node: TFNode, b: TFBuilder):
+def bias_add(node: ConverterNode, b: TFBuilder):
     x, bias = node.input(0), node.input(1)
     if node.type == "BiasAddV1" or node.channels_last:
         return b.out("Add", [x, bias])  # numpy broadcasting on the last axis
@@ -261,11 +262,11 @@ def bias_add(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Rint")
-def rint(node: TFNode, b: TFBuilder):
+def rint(node: ConverterNode, b: TFBuilder):
     return b.out("Round", [node.input(0)], {"mode": "half_to_even"})
 
 
-def _nudged(node: TFNode, lo: float, hi: float) -> tuple[float, float, int]:
+def _nudged(node: ConverterNode, lo: float, hi: float) -> tuple[float, float, int]:
     """TF's nudged quantization range and level count of FakeQuant*."""
     bits = int(node.attr("num_bits", 8))
     qmin = 1 if node.attr("narrow_range", False) else 0
@@ -278,7 +279,7 @@ def _nudged(node: TFNode, lo: float, hi: float) -> tuple[float, float, int]:
     return (qmin - nudged) * s, (qmax - nudged) * s, qmax - qmin + 1
 
 
-def _fake_quantize(node: TFNode, b: TFBuilder, lo: float, hi: float):
+def _fake_quantize(node: ConverterNode, b: TFBuilder, lo: float, hi: float):
     x = node.input(0)
     nlo, nhi, levels = _nudged(node, lo, hi)
     t = value_etype(x)
@@ -287,12 +288,12 @@ def _fake_quantize(node: TFNode, b: TFBuilder, lo: float, hi: float):
 
 
 @tf_converter("FakeQuantWithMinMaxArgs")
-def fake_quant_args(node: TFNode, b: TFBuilder):
+def fake_quant_args(node: ConverterNode, b: TFBuilder):
     return _fake_quantize(node, b, float(node.attr("min", -6.0)), float(node.attr("max", 6.0)))
 
 
 @tf_converter("FakeQuantWithMinMaxVars")
-def fake_quant_vars(node: TFNode, b: TFBuilder):
+def fake_quant_vars(node: ConverterNode, b: TFBuilder):
     lo, hi = node.const(1), node.const(2)
     if lo is None or hi is None or lo.size != 1 or hi.size != 1:
         raise node.unsupported("min / max must be scalar constants")
@@ -311,7 +312,7 @@ def _sign_bit(b: TFBuilder, v: SSAValue) -> SSAValue:
 
 
 @tf_converter("Atan2")
-def atan2(node: TFNode, b: TFBuilder):
+def atan2(node: ConverterNode, b: TFBuilder):
     """``atan2(y, x)`` as C's: the quadrant from the signs (signed zeros too:
     ``atan2(+-0, x < 0) = +-pi``, ``atan2(+-0, -0) = +-pi``), ``+-pi/2`` on
     ``x = 0`` and ``y != 0``. OpenVINO has only Atan."""
@@ -331,7 +332,7 @@ def atan2(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Bucketize")
-def bucketize(node: TFNode, b: TFBuilder):
+def bucketize(node: ConverterNode, b: TFBuilder):
     """Bucket ``i`` holds ``boundaries[i-1] <= x < boundaries[i]`` (TF's
     ``upper_bound``): Bucketize with ``with_right_bound=False``."""
     x = node.input(0)

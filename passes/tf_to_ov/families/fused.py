@@ -6,10 +6,11 @@ its operands from ``args`` in order."""
 from __future__ import annotations
 
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.families.conv import conv2d, depthwise_conv2d
 from xmo.passes.tf_to_ov.families.matmul import matmul
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar
 
 _ACTIVATIONS = {"Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"}
@@ -22,7 +23,7 @@ def _per_channel(b: TFBuilder, v: SSAValue, rank: int, channels_last: bool) -> S
     return b.reshape(v, [-1] + [1] * (rank - 2))
 
 
-def apply_fused_ops(node: TFNode, b: TFBuilder, y: SSAValue, first_arg: int, rank: int,
+def apply_fused_ops(node: ConverterNode, b: TFBuilder, y: SSAValue, first_arg: int, rank: int,
                     channels_last: bool) -> SSAValue:
     ops = [o.decode() if isinstance(o, bytes) else str(o) for o in (node.attr("fused_ops") or [])]
     i = first_arg
@@ -64,7 +65,7 @@ def apply_fused_ops(node: TFNode, b: TFBuilder, y: SSAValue, first_arg: int, ran
 
 
 @tf_converter("_FusedConv2D")
-def fused_conv2d(node: TFNode, b: TFBuilder):
+def fused_conv2d(node: ConverterNode, b: TFBuilder):
     if node.str_attr("filter_format", "HWIO") != "HWIO":
         raise node.unsupported("filter_format must be HWIO")
     if int(node.attr("num_host_args", 0) or 0):
@@ -74,12 +75,12 @@ def fused_conv2d(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("_FusedDepthwiseConv2dNative")
-def fused_depthwise_conv2d(node: TFNode, b: TFBuilder):
+def fused_depthwise_conv2d(node: ConverterNode, b: TFBuilder):
     y = depthwise_conv2d(node, b)
     return apply_fused_ops(node, b, y, 2, 4, node.channels_last)
 
 
 @tf_converter("_FusedMatMul")
-def fused_matmul(node: TFNode, b: TFBuilder):
+def fused_matmul(node: ConverterNode, b: TFBuilder):
     y = matmul(node, b)
     return apply_fused_ops(node, b, y, 2, 2, True)

@@ -35,19 +35,20 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.layout import Layout
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode
 
 
-def _sizes(node: TFNode, b: TFBuilder):
+def _sizes(node: ConverterNode, b: TFBuilder):
     c = node.const(1)
     if c is not None:
         return b.i64([int(v) for v in c.reshape(-1)])
     return b.convert(node.input(1), "i64")
 
 
-def _resize(node: TFNode, b: TFBuilder, x, mode: str):
+def _resize(node: ConverterNode, b: TFBuilder, x, mode: str):
     if node.rank(0) not in (None, 4):
         raise node.unsupported("images must be 4-D (NHWC)")
     align = bool(node.attr("align_corners", False))
@@ -74,13 +75,13 @@ def _resize(node: TFNode, b: TFBuilder, x, mode: str):
 
 
 @tf_converter("ResizeBilinear")
-def resize_bilinear(node: TFNode, b: TFBuilder):
+def resize_bilinear(node: ConverterNode, b: TFBuilder):
     x = b.convert(node.input(0), "f32")
     return _resize(node, b, x, "linear_onnx")
 
 
 @tf_converter("ResizeNearestNeighbor")
-def resize_nearest(node: TFNode, b: TFBuilder):
+def resize_nearest(node: ConverterNode, b: TFBuilder):
     return _resize(node, b, node.input(0), "nearest")
 
 
@@ -103,7 +104,7 @@ def _f32(b: TFBuilder, v: float) -> SSAValue:
     return b.const(np.asarray(v, dtype=np.float32), "f32")
 
 
-def _dim(node: TFNode, b: TFBuilder, axis: int) -> SSAValue:
+def _dim(node: ConverterNode, b: TFBuilder, axis: int) -> SSAValue:
     """Dim ``axis`` of input 0 as an i64 scalar (a constant when static)."""
     s = node.shape(0)
     if s is not None and s[axis] >= 0:
@@ -156,7 +157,7 @@ def _cubic_axis(
 
 
 @tf_converter("ResizeBicubic")
-def resize_bicubic(node: TFNode, b: TFBuilder):
+def resize_bicubic(node: ConverterNode, b: TFBuilder):
     if node.rank(0) != 4:
         raise node.unsupported("images must be 4-D (NHWC) of static rank")
     align = bool(node.attr("align_corners", False))
@@ -176,7 +177,7 @@ def resize_bicubic(node: TFNode, b: TFBuilder):
 
 
 def _space_depth(ov_type: str):
-    def convert(node: TFNode, b: TFBuilder):
+    def convert(node: ConverterNode, b: TFBuilder):
         if node.data_format not in ("NHWC", "NCHW"):
             raise node.unsupported(f"data_format {node.data_format}")
         if node.rank(0) not in (None, 4):

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 from xmo.dialects.ov.base import tensor
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode
 from xmo.passes.to_ov.helpers import einsum_shape
 
 
 @tf_converter("MatMul")
-def matmul(node: TFNode, b: TFBuilder):
+def matmul(node: ConverterNode, b: TFBuilder):
     return b.out(
         "MatMul",
         [node.input(0), node.input(1)],
@@ -23,7 +24,7 @@ def matmul(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
-def batch_matmul(node: TFNode, b: TFBuilder):
+def batch_matmul(node: ConverterNode, b: TFBuilder):
     x, y = node.input(0), node.input(1)
     if node.type == "BatchMatMulV3":
         t = etype_attr(node, "Tout")
@@ -37,7 +38,7 @@ def batch_matmul(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Einsum")
-def einsum(node: TFNode, b: TFBuilder):
+def einsum(node: ConverterNode, b: TFBuilder):
     eq = node.str_attr("equation").replace(" ", "")
     ins = [node.input(i) for i in range(node.num_inputs)]
     shape = einsum_shape(eq, [node.shape(i) for i in range(node.num_inputs)])

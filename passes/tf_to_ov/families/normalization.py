@@ -8,9 +8,10 @@ vectors fold to constants); channels-first data uses BatchNormInference.
 from __future__ import annotations
 
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.layout import Layout
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import broadcast_along, scalar
 
 
@@ -28,7 +29,7 @@ def _affine(b: TFBuilder, x: SSAValue, mean, var, scale, offset, eps: float):
 
 
 @tf_converter("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
-def fused_batch_norm(node: TFNode, b: TFBuilder):
+def fused_batch_norm(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:
@@ -50,7 +51,7 @@ def fused_batch_norm(node: TFNode, b: TFBuilder):
     return [y]
 
 
-def _training(node: TFNode, b: TFBuilder, x, r: int, axis: int, scale, offset, eps: float):
+def _training(node: ConverterNode, b: TFBuilder, x, r: int, axis: int, scale, offset, eps: float):
     """Normalize with the batch statistics (biased variance)."""
     xt = value_etype(x)
     axes = b.i64([a for a in range(r) if a != axis])
@@ -64,7 +65,7 @@ def _training(node: TFNode, b: TFBuilder, x, r: int, axis: int, scale, offset, e
 
 
 @tf_converter("BatchNormWithGlobalNormalization")
-def batch_norm_global(node: TFNode, b: TFBuilder):
+def batch_norm_global(node: ConverterNode, b: TFBuilder):
     x, mean, var, beta, gamma = (node.input(i) for i in range(5))
     eps = float(node.attr("variance_epsilon", 1e-3))
     scale = gamma if node.attr("scale_after_normalization", False) else None
@@ -73,7 +74,7 @@ def batch_norm_global(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("LRN")
-def lrn(node: TFNode, b: TFBuilder):
+def lrn(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     if r != 4:

@@ -7,13 +7,14 @@ output size rounds down.
 
 from __future__ import annotations
 
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.families.conv import padding_attrs
 from xmo.passes.tf_to_ov.layout import Layout, spatial
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode
 
 
-def _pool_attrs(node: TFNode, rank: int, ksize: list[int], strides: list[int]) -> dict:
+def _pool_attrs(node: ConverterNode, rank: int, ksize: list[int], strides: list[int]) -> dict:
     attrs = padding_attrs(node, rank)
     attrs["kernel"] = spatial(node, ksize, rank, "ksize")
     attrs["strides"] = spatial(node, strides, rank, "strides")
@@ -21,14 +22,14 @@ def _pool_attrs(node: TFNode, rank: int, ksize: list[int], strides: list[int]) -
     return attrs
 
 
-def _rank(node: TFNode, default: int) -> int:
+def _rank(node: ConverterNode, default: int) -> int:
     r = node.rank(0)
     if r is not None and r != default:
         raise node.unsupported(f"input must have rank {default}")
     return default
 
 
-def _max_pool(node: TFNode, b: TFBuilder, rank: int, ksize: list[int], strides: list[int]):
+def _max_pool(node: ConverterNode, b: TFBuilder, rank: int, ksize: list[int], strides: list[int]):
     attrs = _pool_attrs(node, rank, ksize, strides)
     attrs["dilations"] = [1] * (rank - 2)
     attrs["index_element_type"] = "i64"
@@ -38,7 +39,7 @@ def _max_pool(node: TFNode, b: TFBuilder, rank: int, ksize: list[int], strides: 
     return lay.leave(y)
 
 
-def _avg_pool(node: TFNode, b: TFBuilder, rank: int):
+def _avg_pool(node: ConverterNode, b: TFBuilder, rank: int):
     attrs = _pool_attrs(node, rank, node.int_list("ksize"), node.int_list("strides"))
     attrs["exclude-pad"] = True
     lay = Layout(node, b, rank)
@@ -46,28 +47,28 @@ def _avg_pool(node: TFNode, b: TFBuilder, rank: int):
 
 
 @tf_converter("MaxPool")
-def max_pool(node: TFNode, b: TFBuilder):
+def max_pool(node: ConverterNode, b: TFBuilder):
     r = _rank(node, 4)
     return _max_pool(node, b, r, node.int_list("ksize"), node.int_list("strides"))
 
 
 @tf_converter("MaxPoolV2")
-def max_pool_v2(node: TFNode, b: TFBuilder):
+def max_pool_v2(node: ConverterNode, b: TFBuilder):
     r = _rank(node, 4)
     return _max_pool(node, b, r, node.const_ints(1, "ksize"), node.const_ints(2, "strides"))
 
 
 @tf_converter("MaxPool3D")
-def max_pool_3d(node: TFNode, b: TFBuilder):
+def max_pool_3d(node: ConverterNode, b: TFBuilder):
     r = _rank(node, 5)
     return _max_pool(node, b, r, node.int_list("ksize"), node.int_list("strides"))
 
 
 @tf_converter("AvgPool")
-def avg_pool(node: TFNode, b: TFBuilder):
+def avg_pool(node: ConverterNode, b: TFBuilder):
     return _avg_pool(node, b, _rank(node, 4))
 
 
 @tf_converter("AvgPool3D")
-def avg_pool_3d(node: TFNode, b: TFBuilder):
+def avg_pool_3d(node: ConverterNode, b: TFBuilder):
     return _avg_pool(node, b, _rank(node, 5))

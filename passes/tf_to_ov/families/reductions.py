@@ -4,9 +4,10 @@ keep_dims), ArgMax / ArgMin, TopKV2, Cumsum, Cumprod."""
 from __future__ import annotations
 
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode
 from xmo.passes.to_ov.helpers import cumprod as cumulative_product
 from xmo.passes.to_ov.helpers import norm_axis
 
@@ -22,7 +23,7 @@ _REDUCE = {
 }
 
 
-def axes_input(node: TFNode, b: TFBuilder, i: int) -> SSAValue:
+def axes_input(node: ConverterNode, b: TFBuilder, i: int) -> SSAValue:
     """A TF axes input (scalar or vector, i32/i64) as an i64 vector."""
     c = node.const(i)
     if c is not None:
@@ -34,7 +35,7 @@ def axes_input(node: TFNode, b: TFBuilder, i: int) -> SSAValue:
 
 
 def _reduce(ov_type: str):
-    def convert(node: TFNode, b: TFBuilder):
+    def convert(node: ConverterNode, b: TFBuilder):
         keep = bool(node.attr("keep_dims", False))
         x = node.input(0)
         c = node.const(1)
@@ -49,7 +50,7 @@ for _tf, _ov in _REDUCE.items():
     tf_converter(_tf)(_reduce(_ov))
 
 
-def scalar_axis(node: TFNode, i: int, rank: int | None) -> int:
+def scalar_axis(node: ConverterNode, i: int, rank: int | None) -> int:
     axis = node.const_scalar_int(i, "axis")
     if rank is None:
         if axis < 0:
@@ -59,7 +60,7 @@ def scalar_axis(node: TFNode, i: int, rank: int | None) -> int:
 
 
 @tf_converter("ArgMax", "ArgMin")
-def arg_extreme(node: TFNode, b: TFBuilder):
+def arg_extreme(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     axis = scalar_axis(node, 1, node.rank(0))
     out_t = etype_attr(node, "output_type")
@@ -78,7 +79,7 @@ def arg_extreme(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("TopKV2", "TopK")
-def top_k(node: TFNode, b: TFBuilder):
+def top_k(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     if node.type == "TopK":
         k = b.i64(int(node.attr("k")))
@@ -101,7 +102,7 @@ def top_k(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Cumsum")
-def cumsum(node: TFNode, b: TFBuilder):
+def cumsum(node: ConverterNode, b: TFBuilder):
     axis = node.input(1)
     if node.rank(1) != 0:
         axis = b.reshape(axis, [])
@@ -113,7 +114,7 @@ def cumsum(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Cumprod")
-def cumprod(node: TFNode, b: TFBuilder):
+def cumprod(node: ConverterNode, b: TFBuilder):
     """OpenVINO has no cumulative product: the helper ONNX's CumProd uses
     (same inputs and attributes)."""
     return cumulative_product(
@@ -122,7 +123,7 @@ def cumprod(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("L2Loss")
-def l2_loss(node: TFNode, b: TFBuilder):
+def l2_loss(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     r = node.rank(0)
     if r is None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov import element_types as et
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode, value_etype
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar
 
 
@@ -22,7 +23,7 @@ def _filled(b: TFBuilder, value: float, etype: str, shape: SSAValue) -> SSAValue
 
 
 @tf_converter("ScatterNd")
-def scatter_nd(node: TFNode, b: TFBuilder):
+def scatter_nd(node: ConverterNode, b: TFBuilder):
     """Updates added into zeros of ``shape`` (duplicate indices add up)."""
     indices, updates = node.input(0), node.input(1)
     zeros = _filled(b, 0, value_etype(updates), b.convert(node.input(2), "i64"))
@@ -39,7 +40,7 @@ _TENSOR_SCATTER = {
 
 
 @tf_converter(*_TENSOR_SCATTER)
-def tensor_scatter(node: TFNode, b: TFBuilder):
+def tensor_scatter(node: ConverterNode, b: TFBuilder):
     updates = node.input(2)
     if node.type == "TensorScatterSub":
         updates = b.out("Negative", [updates])
@@ -66,7 +67,7 @@ def _identity(kind: str, etype: str) -> float:
 
 
 def _segment_reduce(
-    node: TFNode, b: TFBuilder, reduction: str, empty: str, num_segments: SSAValue,
+    node: ConverterNode, b: TFBuilder, reduction: str, empty: str, num_segments: SSAValue,
     drop_negative: bool = True,
 ) -> SSAValue:
     """``out[segment_ids[i...]] = reduce(data[i...])`` over ``num_segments`` (an
@@ -91,7 +92,7 @@ def _segment_reduce(
 
 
 @tf_converter("SegmentSum")
-def segment_sum(node: TFNode, b: TFBuilder):
+def segment_sum(node: ConverterNode, b: TFBuilder):
     """Sorted ids: ``segment_ids[-1] + 1`` rows, empty segments are zeros."""
     if node.rank(1) != 1:
         raise node.unsupported("segment_ids must be a vector")
@@ -101,7 +102,7 @@ def segment_sum(node: TFNode, b: TFBuilder):
 
 
 @tf_converter(*(f"UnsortedSegment{k}" for k in _SEGMENT))
-def unsorted_segment(node: TFNode, b: TFBuilder):
+def unsorted_segment(node: ConverterNode, b: TFBuilder):
     """Empty segments hold 0 (Sum), 1 (Prod), the lowest (Max) or highest
     (Min) value of the type, as TF's."""
     reduction, empty = _SEGMENT[node.type.removeprefix("UnsortedSegment")]

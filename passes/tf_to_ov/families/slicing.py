@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.ir import SSAValue
-from xmo.passes.tf_to_ov.builder import TFBuilder, TFNode
+from xmo.passes.tf_to_ov.builder import TFBuilder
 from xmo.passes.tf_to_ov.registry import tf_converter
+from xmo.passes.to_ov.builder import ConverterNode
 
 _I64_MAX = int(np.iinfo(np.int64).max)
 
@@ -45,7 +46,7 @@ def strided_slice_masks(
     }
 
 
-def _index_vector(node: TFNode, b: TFBuilder, i: int) -> SSAValue:
+def _index_vector(node: ConverterNode, b: TFBuilder, i: int) -> SSAValue:
     c = node.const(i)
     if c is not None:
         return b.i64([int(v) for v in c.reshape(-1)])
@@ -53,7 +54,7 @@ def _index_vector(node: TFNode, b: TFBuilder, i: int) -> SSAValue:
 
 
 @tf_converter("StridedSlice")
-def strided_slice(node: TFNode, b: TFBuilder):
+def strided_slice(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     lens = {tuple(s) for s in (node.shape(1), node.shape(2), node.shape(3)) if s is not None}
     if len(lens) != 1 or len(next(iter(lens))) != 1 or next(iter(lens))[0] < 0:
@@ -72,7 +73,7 @@ def strided_slice(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Slice")
-def slice_(node: TFNode, b: TFBuilder):
+def slice_(node: ConverterNode, b: TFBuilder):
     x = node.input(0)
     begin, size = node.const(1), node.const(2)
     if begin is not None and size is not None:
@@ -98,7 +99,7 @@ def slice_(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("GatherV2")
-def gather_v2(node: TFNode, b: TFBuilder):
+def gather_v2(node: ConverterNode, b: TFBuilder):
     axis = node.const_scalar_int(2, "axis")
     batch_dims = int(node.attr("batch_dims", 0))
     return b.out(
@@ -107,10 +108,10 @@ def gather_v2(node: TFNode, b: TFBuilder):
 
 
 @tf_converter("Gather")
-def gather(node: TFNode, b: TFBuilder):
+def gather(node: ConverterNode, b: TFBuilder):
     return b.out("Gather", [node.input(0), node.input(1), b.i64(0)], {"batch_dims": 0})
 
 
 @tf_converter("GatherNd")
-def gather_nd(node: TFNode, b: TFBuilder):
+def gather_nd(node: ConverterNode, b: TFBuilder):
     return b.out("GatherND", [node.input(0), node.input(1)], {"batch_dims": 0})

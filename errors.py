@@ -1,0 +1,60 @@
+"""The errors xmo raises on purpose: one base, a few kinds.
+
+Every error xmo raises for a reason it can name -- a malformed model, an
+operation it cannot convert, a transformation that broke the module, an
+extension that does not load -- is an :class:`XmoError` whose message is one
+line meant for the user (the unsupported-ops report lists one op type per
+line). ``except xmo.XmoError`` catches them all; anything else escaping xmo
+is a bug. The kinds:
+
+* :class:`ModelError` -- an input that cannot be read: a malformed or
+  unsupported model file, IR, ``.mlir`` (the frontends' and readers' errors)
+* :class:`ConversionError` -- a model that reads but cannot be converted:
+  unsupported operations (:class:`~xmo.passes.to_ov.report.UnsupportedOpsError`),
+  conversion options that do not apply (:class:`~xmo.options.OptionError`)
+* :class:`TransformationError` -- a transformation that failed or left a
+  module that does not verify, or transformations that cannot be ordered
+* :class:`ExtensionError` -- an extension folder that cannot be loaded
+* :class:`BackendError` -- the CPU backend or the IR writer cannot do what
+  is asked (a missing kernel, inputs of the wrong shape, a value IR cannot hold)
+
+Modules keep their specific classes (``OnnxFrontendError``,
+``KernelNotFoundError``...), each a subclass of one of these.
+"""
+
+from __future__ import annotations
+
+
+class XmoError(Exception):
+    """Base of every error xmo raises on purpose (see the module docstring)."""
+
+
+class ModelError(XmoError, ValueError):
+    """A model or input file that cannot be read."""
+
+
+class ConversionError(XmoError):
+    """A model that cannot be converted; the message says why."""
+
+
+class TransformationError(XmoError):
+    """A transformation that failed or left a module that does not verify
+    (the message names it), or transformations that cannot be ordered."""
+
+
+class ExtensionError(XmoError):
+    """An extension that cannot be loaded (the message names the file)."""
+
+
+class BackendError(XmoError):
+    """A backend (the CPU executor, the IR writer) that cannot do what is asked."""
+
+
+__all__ = [
+    "BackendError",
+    "ConversionError",
+    "ExtensionError",
+    "ModelError",
+    "TransformationError",
+    "XmoError",
+]
