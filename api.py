@@ -6,6 +6,7 @@ weights of a module live as long as the module.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xmo import xdsl_speedups
 from xmo.context import attach_context, context_of, make_context
-from xmo.errors import ConversionError
+from xmo.errors import ConversionError, first_line, printable
 from xmo.frontends import Frontend
 
 
@@ -34,8 +35,12 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         from xdsl.parser import Parser
         from xdsl.utils.exceptions import ParseError
 
+        from xmo.mlir_file import open_mlir
+
         try:
-            module = Parser(ctx, p.read_text(encoding="utf-8"), str(p)).parse_module()
+            with open_mlir(p, ConversionError) as f:
+                text = io.TextIOWrapper(f, encoding="utf-8").read()
+            module = Parser(ctx, text, str(p)).parse_module()
         except UnicodeDecodeError:
             raise ConversionError(f"{p}: not a text MLIR file (not UTF-8)") from None
         except ParseError as e:
@@ -45,7 +50,7 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
         try:
             module.verify()
         except Exception as e:  # noqa: BLE001 - the input is at fault, not a pass
-            raise ConversionError(f"{p}: the module does not verify: {_first_line(e)}") from None
+            raise ConversionError(f"{p}: the module does not verify: {first_line(e)}") from None
     elif suffix == ".xml":
         from xmo.backends.ir import read_ir
 
@@ -61,12 +66,8 @@ def read_model(path: str | os.PathLike[str], ctx: Context | None = None) -> Modu
 def parse_error_line(e: Exception) -> str:
     """One line for an xDSL ``ParseError``: ``file:line:col: message`` (xDSL's
     own text adds the source line and a caret on lines of their own)."""
-    return f"{e.span.get_location()}: {' '.join(e.msg.split())}"  # type: ignore[attr-defined]
+    return printable(f"{e.span.get_location()}: {' '.join(e.msg.split())}")  # type: ignore[attr-defined]
 
-
-def _first_line(e: Exception) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def convert_model(

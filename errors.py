@@ -57,4 +57,27 @@ __all__ = [
     "ModelError",
     "TransformationError",
     "XmoError",
+    "first_line",
+    "printable",
 ]
+
+
+def first_line(e: BaseException) -> str:
+    """The first non-empty line of an exception's message (a ``KeyError``'s
+    key without the quotes ``str`` adds), or its class name: what xmo shows
+    when it wraps an error from xDSL or a library in one line of its own."""
+    text = str(e.args[0]) if isinstance(e, KeyError) and len(e.args) == 1 else str(e)
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return type(e).__name__
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character as its Python escape
+    (``\\n``, ``\\x00``, ``\\x1b``): names, paths and parser messages
+    from a model or a file system, shown on one line that prints nothing but
+    text."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

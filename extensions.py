@@ -20,9 +20,12 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
 * ``DIR/passes/*.py``: plain xDSL passes for ``xmo-opt -p``
   (:func:`load_extension_passes`).
 
-Each file is imported once per process. An import error, an id, op or
-converter defined twice, or a clash with a built-in, is an
-:class:`ExtensionError` naming the file. Two loaded extensions converting
+Each file is imported once per process; it must be a regular file (a FIFO
+is refused, not waited on). An import error, a ``sys.exit()`` while it
+loads, an id, op or converter defined twice, or a clash with a built-in, is
+an :class:`ExtensionError` naming the file; a ``sys.exit()`` in an
+extension's code during a conversion is an error of ``xmo`` / ``xmo-opt``
+naming the file (:func:`extension_file_of`). Two loaded extensions converting
 the same framework op (an extractor or a front op replacement each) are an
 error naming both files, raised by :func:`phase_manager` before anything is
 converted. Nothing is loaded from folders the user did not name.
@@ -35,6 +38,7 @@ import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from xdsl.context import Context
@@ -43,6 +47,7 @@ from xdsl.passes import ModulePass
 from xmo.dialects.ov import register_op
 from xmo.errors import ExtensionError
 from xmo.dialects.ov.base import OVOp
+from xmo.input_files import check_regular
 from xmo.passes.to_ov.scoped import ConverterTable
 
 
@@ -57,6 +62,7 @@ def _import_file(path: Path, capture: Any = None) -> object:
     path = path.resolve()
     if path in _IMPORTED:
         return _IMPORTED[path]
+    check_regular(path, ExtensionError)  # a FIFO would be waited on forever
     mod_name = f"xmo_ext_{len(_IMPORTED)}_{path.stem}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
@@ -69,8 +75,25 @@ def _import_file(path: Path, capture: Any = None) -> object:
     except Exception as e:
         del sys.modules[mod_name]
         raise ExtensionError(f"{path}: {type(e).__name__}: {e}") from e
+    except SystemExit as e:  # an extension does not end the process
+        del sys.modules[mod_name]
+        raise ExtensionError(f"{path}: SystemExit: the extension called sys.exit({e.code!r}) "
+                             "while loading") from e
     _IMPORTED[path] = module
     return module
+
+
+def extension_file_of(tb: TracebackType | None) -> Path | None:
+    """The extension file whose code is innermost in the traceback ``tb``
+    (None: no extension code in it): the culprit of a ``SystemExit`` that
+    ends a conversion, for the error line."""
+    found = None
+    files = {str(p) for p in _IMPORTED}
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in files:
+            found = Path(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return found
 
 
 def import_extension_file(path: str | Path) -> object:

@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from xmo.errors import BackendError, printable
+from xmo.input_files import check_regular
+
 F32_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 
 
@@ -47,34 +50,59 @@ def run_with_openvino(
             xml = Path(tmp) / "model.xml"
             xmo.save_model(xmo.convert_model(path), xml)
             path = xml
-        if not path.exists():
-            raise RuntimeError(f"{path}: no such file")
-        core = ov.Core()
-        compiled = core.compile_model(core.read_model(str(path)), "CPU", F32_CONFIG)
-        feed: dict[int, np.ndarray] = {}
-        for i, port in enumerate(compiled.inputs):
-            names = port.get_names()
-            value = next((inputs[n] for n in names if n in inputs), None)
-            if value is None:
-                shape = tuple(
-                    d.get_length() if d.is_static else 1 for d in port.get_partial_shape()
-                )
-                value = default_input(shape, port.get_element_type().to_dtype())
-            feed[i] = np.asarray(value)
-        unknown = set(inputs) - {n for p in compiled.inputs for n in p.get_names()}
-        if unknown:
-            raise RuntimeError(f"model has no input named {', '.join(sorted(unknown))}")
-        request = compiled.create_infer_request()
-        request.infer(feed)
-        results = {}
-        for i, port in enumerate(compiled.outputs):
-            names = sorted(port.get_names())
-            results[names[0] if names else f"output{i}"] = np.array(
-                request.get_output_tensor(i).data
+        check_regular(path)  # OpenVINO would wait on a FIFO forever
+        if os.path.lexists(path.with_suffix(".bin")):
+            check_regular(path.with_suffix(".bin"))
+        try:
+            return _run(ov, path, inputs, benchmark_runs)
+        except RuntimeError as e:  # OpenVINO's: its C++ locations on lines of their own
+            raise OpenVINOError(one_line_openvino_error(e)) from e
+
+
+class OpenVINOError(BackendError, RuntimeError):
+    """An error of the OpenVINO runtime, as one line."""
+
+
+def one_line_openvino_error(e: BaseException) -> str:
+    """OpenVINO's message without the lines naming its C++ source locations
+    ("Exception from src/...", "Check '...' failed at src/..."), on one line."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    what = [ln for ln in lines
+            if not ln.startswith("Exception from ")
+            and not (ln.startswith("Check '") and " failed at " in ln)
+            and not ln.startswith("FrontEnd API failed with ")]
+    return "OpenVINO: " + printable("; ".join(what or lines[-1:]) or type(e).__name__)
+
+
+def _run(
+    ov: Any, path: Path, inputs: Mapping[str, Any], benchmark_runs: int
+) -> tuple[dict[str, np.ndarray], list[float]]:
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(path)), "CPU", F32_CONFIG)
+    feed: dict[int, np.ndarray] = {}
+    for i, port in enumerate(compiled.inputs):
+        names = port.get_names()
+        value = next((inputs[n] for n in names if n in inputs), None)
+        if value is None:
+            shape = tuple(
+                d.get_length() if d.is_static else 1 for d in port.get_partial_shape()
             )
-        timings = []
-        for _ in range(benchmark_runs):
-            t0 = time.perf_counter()
-            request.infer(feed)
-            timings.append(time.perf_counter() - t0)
+            value = default_input(shape, port.get_element_type().to_dtype())
+        feed[i] = np.asarray(value)
+    unknown = set(inputs) - {n for p in compiled.inputs for n in p.get_names()}
+    if unknown:
+        raise ValueError(f"model has no input named {', '.join(sorted(unknown))}")
+    request = compiled.create_infer_request()
+    request.infer(feed)
+    results = {}
+    for i, port in enumerate(compiled.outputs):
+        names = sorted(port.get_names())
+        results[names[0] if names else f"output{i}"] = np.array(
+            request.get_output_tensor(i).data
+        )
+    timings = []
+    for _ in range(benchmark_runs):
+        t0 = time.perf_counter()
+        request.infer(feed)
+        timings.append(time.perf_counter() - t0)
     return results, timings

@@ -14,6 +14,8 @@ import mmap
 import os
 from collections.abc import Iterator
 
+from xmo.input_files import open_input, register_map, unregister_map
+
 #: Largest protobuf model file read: a protobuf message cannot exceed 2 GiB.
 MAX_PROTOBUF_BYTES = 1 << 31
 
@@ -30,18 +32,23 @@ def check_size(path: str, size: int, what: str, error: type[Exception]) -> None:
 @contextlib.contextmanager
 def mapped_message(path: str, what: str, error: type[Exception]) -> Iterator[memoryview | bytes]:
     """The bytes of the protobuf file ``path`` (a read-only map; ``b""`` when
-    empty), after the size check. ``what`` names the message in errors
-    ("an ONNX model"); ``error`` is the frontend's error class. ``OSError``
-    from opening or mapping propagates (the caller words it)."""
-    with open(path, "rb") as f:
+    empty), after the checks: a regular file (:func:`xmo.input_files.open_input`;
+    ``error`` otherwise) within the size limit. ``what`` names the message in
+    errors ("an ONNX model"); ``error`` is the frontend's error class. The map
+    is recorded while the parser reads it (a file truncated meanwhile is
+    named by :mod:`xmo.bus_error`). ``OSError`` from reading or mapping
+    propagates (the caller words it)."""
+    with open_input(path, error) as f:
         size = os.fstat(f.fileno()).st_size
         check_size(path, size, what, error)
         if size == 0:
             yield b""
             return
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            register_map(mm, f)
             view = memoryview(mm)
             try:
                 yield view
             finally:
                 view.release()
+                unregister_map(mm)

@@ -43,7 +43,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
-from xmo.errors import TransformationError
+from xmo.errors import TransformationError, first_line
 from xmo.passes import tracing
 
 FRONT, MIDDLE, BACK = "front", "middle", "back"
@@ -225,18 +225,12 @@ def run_pipeline(
             except Exception as e:
                 where = f"'{step.label}'" + (f" ({step.source})" if step.source else "")
                 raise TransformationError(
-                    f"after {where}: the module does not verify: {_first_line(e)}"
+                    f"after {where}: the module does not verify: {first_line(e)}"
                 ) from e
         if after_each is not None:
             after_each(step)
     return changed
 
-
-def _first_line(e: BaseException) -> str:
-    for ln in str(e).splitlines():
-        if ln.strip():
-            return ln.strip()
-    return type(e).__name__
 
 
 @dataclass

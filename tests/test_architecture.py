@@ -27,12 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import xmo
+from source_tree import ROOT, package_modules
 
-ROOT = Path(xmo.__file__).resolve().parent
-#: top-level folders and files of the repository that are not the package
-NOT_PACKAGE = {"tests", "tools", "benchmarks", "examples", "filecheck", "docs", "models",
-               "build", "dev.py", "setup.py"}
 
 #: Private imports allowed for now, each with who removes it.
 ALLOWED_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
@@ -47,22 +43,7 @@ class Import:
     module_level: bool
 
 
-def _modules() -> dict[str, tuple[Path, bool]]:
-    """Module name -> (file, is a package ``__init__``)."""
-    mods: dict[str, tuple[Path, bool]] = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] in NOT_PACKAGE or any(p.startswith(".") for p in rel.parts):
-            continue
-        parts = list(rel.with_suffix("").parts)
-        is_pkg = parts[-1] == "__init__"
-        if is_pkg:
-            parts.pop()
-        mods[".".join(["xmo", *parts])] = (path, is_pkg)
-    return mods
-
-
-MODULES = _modules()
+MODULES = package_modules()
 
 
 def _is_type_checking(test: ast.expr) -> bool:

@@ -19,11 +19,8 @@ from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
-import xmo
+from source_tree import ROOT, package_modules
 
-ROOT = Path(xmo.__file__).resolve().parent
-NOT_PACKAGE = {"tests", "tools", "benchmarks", "examples", "filecheck", "docs", "models",
-               "build", "dev.py", "setup.py"}
 #: folders outside the package whose imports are checked too
 USERS = ("tests", "tools", "examples", "benchmarks")
 
@@ -40,22 +37,7 @@ DIALECT_TWINS = {
 GENERATED = {"xmo.dialects.onnx.ops", "xmo.dialects.tf.ops", "xmo.dialects.ov.ops"}
 
 
-def _package_modules() -> dict[str, tuple[Path, bool]]:
-    """Module name -> (file, is a package ``__init__``)."""
-    mods: dict[str, tuple[Path, bool]] = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] in NOT_PACKAGE or any(p.startswith(".") for p in rel.parts):
-            continue
-        parts = list(rel.with_suffix("").parts)
-        is_pkg = parts[-1] == "__init__"
-        if is_pkg:
-            parts.pop()
-        mods[".".join(["xmo", *parts])] = (path, is_pkg)
-    return mods
-
-
-MODULES = _package_modules()
+MODULES = package_modules()
 
 
 @cache

@@ -3,7 +3,11 @@
 The cases come from :mod:`xmo.tools.fuzz_inputs` (its long run: ``python -m
 xmo.tools.fuzz_inputs --cases 2000``): mutated ONNX files, GraphDefs (binary
 and text), OpenVINO IR and MLIR. Each runs ``xmo convert`` in-process under a
-timer (and through ``xmo-opt``); a handful also through a real process.
+timer (and through ``xmo-opt``); a handful also through a real process. The
+structure-aware ``files`` cases (hard links, FIFOs and devices, inputs
+truncated while xmo runs, colliding output names) run a bounded sample; the
+ones that truncate a file or read a device in processes of their own under
+a 2 GiB address-space cap.
 """
 
 from __future__ import annotations
@@ -71,3 +75,33 @@ def test_unterminated_mlir_string_is_quick(tmp_path):
     o = fz.run_in_process(fz.Case("mlir", "quote", "m.mlir", {"m.mlir": text}), tmp_path, timeout=10)
     assert o.problem is None, o.problem
     assert o.seconds < 5
+
+
+FILE_CASES = 36
+FILE_KINDS = ("hard_link_external", "one_link_external", "fifo_model", "fifo_bin", "fifo_external",
+              "fifo_npy", "fifo_extension", "device_model", "truncate_external", "truncate_bin",
+              "colliding_outputs")
+
+
+def test_file_cases_end_cleanly(tmp_path):
+    """Each ends with exit 0 and complete output (the IR, or one ``.npy`` per
+    output name) or exit 1 and one line with nothing left behind; none hangs
+    or ends by a signal."""
+    cases = list(fz.generate(FILE_CASES, seed=14, kinds=fz.FILE_KINDS))
+    seen = Counter(c.name.split(":")[0] for c in cases)
+    assert set(seen) == set(FILE_KINDS), seen  # the sample covers every generator
+    outcomes = fz.run_cases(cases, tmp_path, timeout=60.0)
+    bad = [f"{o.case}: {o.problem}" for o in outcomes if o.problem]
+    assert not bad, f"{len(bad)}/{len(cases)} file cases failed:\n" + "\n".join(bad)
+    for o in outcomes:
+        if o.case.must_fail:
+            assert o.rc == 1, (str(o.case), o.rc, o.stderr)
+
+
+def test_file_cases_end_cleanly_in_xmo_opt(tmp_path):
+    cases = [c for c in fz.generate(24, seed=12, kinds=fz.FILE_KINDS)
+             if "xmo-opt" in c.tools and not c.needs_process]
+    outcomes = fz.run_cases(cases, tmp_path, timeout=30.0, tool="xmo-opt")
+    bad = [f"{o.case}: {o.problem}" for o in outcomes if o.problem]
+    assert not bad, f"{len(bad)}/{len(cases)} file cases failed:\n" + "\n".join(bad)
+    assert all(o.stderr.startswith("xmo-opt: error: ") for o in outcomes if o.rc)

@@ -274,3 +274,168 @@ def test_only_extensions_py_imports_files():
     )
     # tools/gen_tf_dialect.py: a developer generator loading the repo's own dtypes.py
     assert users == ["extensions.py", "tools/gen_tf_dialect.py"], users
+
+
+# ---------------------------------------------------------------------------
+# External data: a hard link is not a way out of the model's folder
+# ---------------------------------------------------------------------------
+
+
+def test_external_data_hard_link_to_a_file_outside_is_refused(tmp_path, capsys):
+    """The folder check is path-based; a hard link has no other path to check,
+    so external data must be a file with one link (copy it into the folder)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.bin"
+    secret.write_bytes(np.arange(4, dtype=np.float32).tobytes())
+    path = _external(tmp_path / "m", "w.bin")
+    os.link(secret, tmp_path / "m" / "w.bin")
+    with pytest.raises(OnnxFrontendError, match=r"w\.bin' has 2 hard links"):
+        load_onnx(path, make_context())
+    out = tmp_path / "out"
+    assert main(["convert", str(path), "-o", str(out / "m.xml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hard links" in err
+    assert not out.exists()
+    # once the link is gone the same bytes are accepted: a file of its own
+    os.unlink(tmp_path / "m" / "w.bin")
+    (tmp_path / "m" / "w.bin").write_bytes(secret.read_bytes())
+    load_onnx(path, make_context())
+
+
+# ---------------------------------------------------------------------------
+# Every input path must be a regular file: FIFOs and devices are never opened
+# ---------------------------------------------------------------------------
+
+
+class _Hang(BaseException):
+    pass
+
+
+def _run_with_deadline(fn, seconds: float = 20.0):  # noqa: ANN001, ANN202
+    """``fn()``; a FIFO that is opened blocks forever: fail instead of hanging."""
+    import signal
+
+    def alarm(signum, frame):  # noqa: ANN001
+        raise _Hang()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    except _Hang:
+        pytest.fail(f"no answer within {seconds} s (an input was opened as a FIFO?)")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _fifo_case(kind: str, d: Path) -> tuple[str, list[str]]:
+    """(tool, argv) of a command whose input ``kind`` is a FIFO (or a device)."""
+    import xmo
+
+    out = str(d / "out" / "m.xml")
+    demo = str(ROOT / "models" / "demo.onnx")
+    if kind in ("model.xml", "model.mlir", "model.onnx", "model.pb", "model.pbtxt"):
+        os.mkfifo(d / kind)
+        return "xmo", ["convert", str(d / kind), "-o", out]
+    if kind == "device.mlir":  # /dev/zero would be read forever
+        os.symlink("/dev/zero", d / "m.mlir")
+        return "xmo", ["convert", str(d / "m.mlir"), "-o", out]
+    if kind == "ir.bin":
+        xmo.save_model(xmo.convert_model(ROOT / "models" / "demo.mlir"), d / "m.xml")
+        os.unlink(d / "m.bin")
+        os.mkfifo(d / "m.bin")
+        return "xmo", ["convert", str(d / "m.xml"), "-o", out]
+    if kind == "extension.py":
+        (d / "ext" / "ops").mkdir(parents=True)
+        os.mkfifo(d / "ext" / "ops" / "op.py")
+        return "xmo", ["convert", demo, "-o", out, "--extensions", str(d / "ext")]
+    if kind == "transformations_config":
+        os.mkfifo(d / "cfg.json")
+        return "xmo", ["convert", demo, "-o", out, "--transformations_config", str(d / "cfg.json")]
+    if kind == "input.npy":
+        os.mkfifo(d / "x.npy")
+        return "xmo", ["run", demo, "--input", f"image={d / 'x.npy'}"]
+    if kind in ("xmo-opt.mlir", "xmo-opt.xml", "xmo-opt.onnx"):
+        name = "m." + kind.split(".")[1]
+        os.mkfifo(d / name)
+        return "xmo-opt", [str(d / name), "-t", "ov-ir", "-o", out]
+    raise AssertionError(kind)
+
+
+FIFO_KINDS = ["model.xml", "model.mlir", "model.onnx", "model.pb", "model.pbtxt", "device.mlir",
+              "ir.bin", "extension.py", "transformations_config", "input.npy", "xmo-opt.mlir",
+              "xmo-opt.xml", "xmo-opt.onnx"]
+
+
+def _capped_process(tool: str, argv: list[str]) -> tuple[int, str]:
+    """Run the command in a process of its own under a 2 GiB address-space
+    cap and a time limit (reading /dev/zero would take all the memory)."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    module = "xmo.tools.xmo_main" if tool == "xmo" else "xmo.tools.xmo_opt"
+    r = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True,
+                       timeout=120, preexec_fn=cap, check=False,
+                       env=dict(os.environ, XMO_NO_PROGRESS="1"))
+    return r.returncode, r.stderr
+
+
+@pytest.mark.parametrize("kind", FIFO_KINDS)
+def test_fifo_and_device_inputs_are_refused_not_opened(kind, tmp_path, capsys):
+    from xmo.tools import xmo_opt
+
+    tool, argv = _fifo_case(kind, tmp_path)
+    if kind.startswith("device"):
+        rc, err = _capped_process(tool, argv)
+    else:
+        run = main if tool == "xmo" else xmo_opt.main
+        rc = _run_with_deadline(lambda: run(argv))
+        err = capsys.readouterr().err
+    assert rc == 1, err
+    assert err.count("\n") == 1 and err.startswith(f"{tool}: error: "), err
+    assert re.search(r"(a FIFO \(named pipe\)|a character device), not a regular file", err), err
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------
+# .mlir input: a size limit, and parse errors as one clean line
+# ---------------------------------------------------------------------------
+
+
+def test_mlir_size_limit(tmp_path, monkeypatch, capsys):
+    from xmo import mlir_file
+    from xmo.tools import xmo_opt
+
+    src = ROOT / "models" / "demo.mlir"
+    monkeypatch.setattr(mlir_file, "MAX_MLIR_BYTES", src.stat().st_size - 1)
+    out = tmp_path / "out" / "m.xml"
+    assert main(["convert", str(src), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"xmo: error: .*demo.mlir: \d+ bytes, more than the \d+ bytes a \.mlir "
+                        r"file may have \(.*\)\n", err), err
+    assert xmo_opt.main([str(src)]) == 1
+    assert "more than the" in capsys.readouterr().err
+    monkeypatch.setattr(mlir_file, "MAX_MLIR_BYTES", src.stat().st_size)
+    assert main(["convert", str(src), "-o", str(out)]) == 0  # exactly at the limit: read
+
+
+@pytest.mark.parametrize("tool", ["xmo", "xmo-opt"])
+def test_mlir_parse_error_with_a_nul_is_one_clean_line(tool, tmp_path, capsys):
+    from xmo.tools import xmo_opt
+
+    bad = tmp_path / "nul.mlir"
+    bad.write_bytes(b'builtin.module {\n  %0 = "ov.Parameter"() \x00\x1b[2J : () -> tensor<2xf32>\n}\n')
+    if tool == "xmo":
+        rc = main(["convert", str(bad), "-o", str(tmp_path / "out" / "m.xml")])
+    else:
+        rc = xmo_opt.main([str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1 and err.endswith("\n")
+    assert all(c.isprintable() for c in err[:-1]), repr(err)
+    assert "nul.mlir:2:" in err and "\\x00" in err

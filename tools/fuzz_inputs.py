@@ -5,7 +5,13 @@ external data) derived from a valid model by one mutation: truncations, byte
 flips, dangling names, cycles, duplicate names, missing weights, wrong
 attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
-``mlir``.
+``mlir``; and ``files``, structure-aware cases of the files around a model
+rather than its bytes: external data hard-linked to a file outside the
+model's folder, FIFOs and devices where a model, an IR ``.bin``, external
+data, an extension file or an ``--input`` ``.npy`` is expected, inputs
+truncated while the command runs (in a process of their own: a SIGBUS must
+end in one line), and ``xmo run --output-dir`` with output names that
+collide when made file names carelessly.
 
 A case passes when ``xmo convert`` either
 
@@ -15,6 +21,9 @@ A case passes when ``xmo convert`` either
   exit code 0 with the ``.xml`` and ``.bin`` written;
 
 and finishes within the time limit. Cases built to be invalid must fail.
+``xmo run`` cases pass when every output has a file of its own. Cases that
+truncate a file (or read a device) always run in a process of their own,
+under a 2 GiB address-space cap.
 ``--tool xmo-opt`` runs the same cases through ``xmo-opt MODEL [-p
 legalization] -t ov-ir -o m.xml`` (its error line starts ``xmo-opt: error:``).
 
@@ -47,6 +56,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
 KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
+#: structure-aware kinds (the files around a model, not its bytes)
+FILE_KINDS = ("files",)
+ALL_KINDS = KINDS + FILE_KINDS
+#: address-space cap of a case's own process
+PROCESS_MEMORY_CAP = 2 << 30
 TOOLS = ("xmo", "xmo-opt")
 #: xmo-opt passes that legalize a framework dialect before ``-t ov-ir``
 _OPT_PIPELINES = {
@@ -57,9 +71,13 @@ _OPT_PIPELINES = {
 
 
 def command(case: Case, model: Path, out: Path, tool: str) -> list[str]:
-    """Arguments of ``tool`` (without the program) converting ``case``."""
+    """Arguments of ``tool`` (without the program) converting ``case``
+    (``xmo run`` cases: running it, outputs to ``out``)."""
+    args = [a.replace("{in}", str(model.parent)) for a in case.args]
+    if case.command == "run":
+        return ["run", str(model), "--output-dir", str(out), *args]
     if tool == "xmo":
-        return ["convert", str(model), "-o", str(out / "m.xml"), *case.args]
+        return ["convert", str(model), "-o", str(out / "m.xml"), *args]
     pipeline = _OPT_PIPELINES.get(case.kind)
     return [str(model), *(["-p", pipeline] if pipeline else []), "-t", "ov-ir",
             "-o", str(out / "m.xml")]
@@ -74,9 +92,33 @@ class Case:
     must_fail: bool = True
     args: list[str] = field(default_factory=list)
     symlinks: dict[str, str] = field(default_factory=dict)  # link name -> target (absolute)
+    #: files made FIFOs (named pipes) in the input folder
+    fifos: list[str] = field(default_factory=list)
+    #: files beside the input folder (outside the model's folder)
+    outside: dict[str, bytes] = field(default_factory=dict)
+    #: link name in the input folder -> a file of ``outside`` (a hard link)
+    hardlinks: dict[str, str] = field(default_factory=dict)
+    #: (file of the input folder, new size, seconds, from when the file is
+    #: mapped (else from the start)): truncated while the command runs
+    truncate: tuple[str, int, float, bool] | None = None
+    #: "convert", or "run" (``xmo run MODEL --output-dir OUT``; xmo only)
+    command: str = "convert"
+    #: the tools the case is for
+    tools: tuple[str, ...] = ("xmo", "xmo-opt")
+    #: ``xmo run`` cases: the model's output names (each gets a file of its own)
+    outputs: list[str] = field(default_factory=list)
+    #: the output folder's files (name -> bytes) when ``xmo`` succeeds: what it
+    #: writes from the intact inputs (a truncated input must not change them)
+    expect: dict[str, bytes] | None = None
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
+
+    @property
+    def needs_process(self) -> bool:
+        """Whether the case runs in a process of its own (a truncation may
+        end the process by SIGBUS; a device may be read without end)."""
+        return self.truncate is not None or any(t.startswith("/dev/") for t in self.symlinks.values())
 
 
 @dataclass
@@ -520,8 +562,174 @@ def mlir_case(rng: random.Random) -> Case:
                 must_fail=must_fail)
 
 
+# ---------------------------------------------------------------------------
+# Files around a model (structure-aware)
+# ---------------------------------------------------------------------------
+
+#: names that collide when outputs are made file names by replacing characters
+_COLLIDING_NAMES = ("a/b", "a_b", "a:b", "a%2Fb", "a b", ".", "..", "A", "a", "x:0", "x_0",
+                    "dir/../x", "\u00e9", "e\u0301", "\\", "\x01")
+
+
+def _weights_model(k: int, fold: bool) -> tuple[bytes, bytes]:
+    """(an ONNX model y = x @ w, or x @ (w + w) with ``fold``, with its k x k
+    f32 ``w`` in external data ``w.bin``; the bytes of ``w.bin``)."""
+    from onnx import TensorProto, helper
+
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[k, k])
+    t.data_location = TensorProto.EXTERNAL
+    t.external_data.add(key="location", value="w.bin")
+    nodes = [helper.make_node("MatMul", ["x", "w2" if fold else "w"], ["y"], name="mm")]
+    if fold:
+        nodes.insert(0, helper.make_node("Add", ["w", "w"], ["w2"], name="twice"))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, k])], [t])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    w = (np.arange(k * k, dtype=np.float32) % 97).tobytes()
+    return m.SerializeToString(), w
+
+
+def _external_fc() -> tuple[bytes, bytes]:
+    """The ONNX base model with its ``fc`` weight in external data ``w.bin``."""
+    import onnx
+
+    m = onnx.ModelProto()
+    m.CopyFrom(_cached("onnx", _onnx_base))
+    t = next(t for t in m.graph.initializer if t.name == "fc")
+    payload = t.raw_data
+    t.ClearField("raw_data")
+    t.data_location = onnx.TensorProto.EXTERNAL
+    t.external_data.add(key="location", value="w.bin")
+    return m.SerializeToString(), payload
+
+
+def _mlir_string(text: str) -> str:
+    """``text`` as an MLIR string literal (``"``, ``\\`` and control characters as ``\\HH``)."""
+    return '"' + "".join(f"\\{ord(c):02X}" if c in '"\\' or ord(c) < 0x20 else c
+                         for c in text) + '"'
+
+
+def _outputs_mlir(names: list[str]) -> bytes:
+    """An ov module with one output per name (x + i: distinct, none merge)."""
+    lines = ['builtin.module {',
+             '  %x = "ov.Parameter"() <{friendly_name = "x", tensor_names = [["x"]]}> '
+             ': () -> tensor<2xf32>']
+    for i, n in enumerate(names):
+        lines += [f'  %c{i} = "ov.Constant"() <{{value = dense<{i}.0> : tensor<2xf32>}}> '
+                  ": () -> tensor<2xf32>",
+                  f'  %y{i} = "ov.Add"(%x, %c{i}) <{{friendly_name = "r{i}", tensor_names = '
+                  f"[[{_mlir_string(n)}]]}}> : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>",
+                  f'  "ov.Result"(%y{i}) : (tensor<2xf32>) -> ()']
+    return ("\n".join(lines) + "\n}\n").encode()
+
+
+def _outputs_of(files: dict[str, bytes], model: str, run: bool) -> dict[str, bytes]:
+    """The output folder ``xmo`` writes from the intact ``files`` (convert:
+    ``m.xml`` and ``m.bin``; run: one ``.npy`` per output)."""
+    from xmo.tools.xmo_main import main
+
+    with tempfile.TemporaryDirectory() as d:
+        case = Case("files", "expected", model, files, must_fail=False,
+                    command="run" if run else "convert")
+        path, out = _materialize(case, Path(d))
+        if run:
+            shutil.rmtree(out)
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            rc = main(command(case, path, out, "xmo"))
+        if rc != 0:
+            raise RuntimeError(f"the intact {model} does not convert: {err.getvalue().strip()}")
+        return {p.name: _without_input_folder(p.read_bytes(), path.parent)
+                for p in sorted(out.iterdir())}
+
+
+def _without_input_folder(data: bytes, folder: Path) -> bytes:
+    """``data`` with the input folder's path (an IR records its input model's
+    path) as ``{in}``."""
+    return data.replace(os.fsencode(folder), b"{in}")
+
+
+def _truncation_time(rng: random.Random) -> tuple[float, bool]:
+    """When a case truncates its input: half the cases up to 0.15 s after
+    the command mapped the file (while it folds, digests or copies it), the
+    others up to 1.6 s after the start (before the file is read, while it is
+    read, or after the command ended: it takes ~1 s)."""
+    if rng.random() < 0.5:
+        return rng.uniform(0.0, 0.15), True
+    return rng.uniform(0.05, 1.6), False
+
+
+def files_case(rng: random.Random) -> Case:
+    kind = rng.choice((
+        "hard_link_external", "one_link_external", "fifo_model", "fifo_bin", "fifo_external",
+        "fifo_npy", "fifo_extension", "device_model", "truncate_external", "truncate_bin",
+        "colliding_outputs",
+    ))  # fmt: skip
+    if kind in ("hard_link_external", "one_link_external"):
+        model, payload = _cached("external_fc", _external_fc)  # type: ignore[misc]
+        if kind == "one_link_external":  # the control: a file of its own converts
+            return Case("files", kind, "m.onnx", {"m.onnx": model, "w.bin": payload}, must_fail=False)
+        return Case("files", kind, "m.onnx", {"m.onnx": model}, outside={"secret.bin": payload},
+                    hardlinks={"w.bin": "secret.bin"})
+    if kind == "fifo_model":
+        name = "m." + rng.choice(("onnx", "xml", "mlir", "pb", "pbtxt"))
+        return Case("files", f"{kind}:{name}", name, {}, fifos=[name])
+    if kind == "fifo_bin":
+        xml_b, _ = _cached("ir", _ir_base)  # type: ignore[misc]
+        return Case("files", kind, "m.xml", {"m.xml": xml_b}, fifos=["m.bin"])
+    if kind == "fifo_external":
+        model, _ = _cached("external_fc", _external_fc)  # type: ignore[misc]
+        return Case("files", kind, "m.onnx", {"m.onnx": model}, fifos=["w.bin"])
+    if kind == "fifo_npy":
+        data = _cached("onnx_bytes", lambda: _onnx_base().SerializeToString())  # type: ignore[attr-defined]
+        return Case("files", kind, "m.onnx", {"m.onnx": data}, fifos=["x.npy"], command="run",
+                    args=["--input", "x={in}/x.npy"], tools=("xmo",))
+    if kind == "fifo_extension":
+        data = _cached("onnx_bytes", lambda: _onnx_base().SerializeToString())  # type: ignore[attr-defined]
+        sub = rng.choice(("ops", "middle", "kernels"))
+        return Case("files", f"{kind}:{sub}", "m.onnx", {"m.onnx": data}, fifos=[f"ext/{sub}/e.py"],
+                    args=["--extensions", "{in}/ext"], tools=("xmo",))
+    if kind == "device_model":
+        name = "m." + rng.choice(("onnx", "xml", "mlir", "pb"))
+        return Case("files", f"{kind}:{name}", name, {},
+                    symlinks={name: rng.choice(("/dev/zero", "/dev/null"))})
+    if kind == "truncate_external":
+        fold = rng.random() < 0.5
+        model, w = _cached(f"weights{fold}", lambda: _weights_model(2048, fold))  # type: ignore[misc]
+        files = {"m.onnx": model, "w.bin": w}
+        size = rng.choice((0, 1000, len(w) // 2))
+        expect = _cached(f"weights{fold}:out", lambda: _outputs_of(files, "m.onnx", False))
+        return Case("files", f"{kind}:{'fold' if fold else 'matmul'}", "m.onnx", files,
+                    must_fail=False, truncate=("w.bin", size, *_truncation_time(rng)),
+                    expect=expect)  # type: ignore[arg-type]
+    if kind == "truncate_bin":
+        def ir() -> tuple[bytes, bytes]:
+            import xmo
+
+            model, w = _cached("weightsFalse", lambda: _weights_model(2048, False))  # type: ignore[misc]
+            with tempfile.TemporaryDirectory() as d:
+                (Path(d) / "w.bin").write_bytes(w)  # type: ignore[arg-type]
+                (Path(d) / "m.onnx").write_bytes(model)  # type: ignore[arg-type]
+                xmo.save_model(xmo.convert_model(Path(d) / "m.onnx"), Path(d) / "m.xml")
+                return (Path(d) / "m.xml").read_bytes(), (Path(d) / "m.bin").read_bytes()
+
+        xml_b, bin_b = _cached("weights_ir", ir)  # type: ignore[misc]
+        files = {"m.xml": xml_b, "m.bin": bin_b}
+        cmd = rng.choice(("convert", "run"))
+        expect = _cached(f"weights_ir:{cmd}", lambda: _outputs_of(files, "m.xml", cmd == "run"))
+        return Case("files", f"{kind}:{cmd}", "m.xml", files, must_fail=False,
+                    truncate=("m.bin", rng.choice((0, 1000)), *_truncation_time(rng)),
+                    command=cmd, expect=expect)  # type: ignore[arg-type]
+    # colliding_outputs
+    names = rng.sample(_COLLIDING_NAMES, rng.randrange(2, 7))
+    return Case("files", kind, "m.mlir", {"m.mlir": _outputs_mlir(names)}, must_fail=False,
+                command="run", tools=("xmo",), outputs=names)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
+    "files": files_case,
 }
 
 
@@ -550,13 +758,32 @@ def _materialize(case: Case, work: Path) -> tuple[Path, Path]:
         (inp / fname).write_bytes(data)
     for link, target in case.symlinks.items():
         os.symlink(target, inp / link)
+    for fifo in case.fifos:
+        (inp / fifo).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(inp / fifo)
+    if case.outside:
+        (work / "outside").mkdir()
+    for fname, data in case.outside.items():
+        (work / "outside" / fname).write_bytes(data)
+    for link, target in case.hardlinks.items():
+        os.link(work / "outside" / target, inp / link)
     return inp / case.model, out
 
 
 def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo") -> str | None:
-    left = sorted(p.name for p in out.iterdir())
+    left = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
     if "Traceback" in stderr:
         return "traceback on stderr"
+    if rc == 0 and case.expect is not None and tool == "xmo":
+        if case.must_fail:
+            return "succeeded on an invalid model"
+        if left != sorted(case.expect):
+            return f"succeeded but wrote {left}, not {sorted(case.expect)}"
+        differ = [n for n in left
+                  if _without_input_folder((out / n).read_bytes(), out.parent / "in") != case.expect[n]]
+        return f"succeeded but {differ} differ from what the intact input gives" if differ else None
+    if rc == 0 and case.command == "run":
+        return _check_run_outputs(case, stderr, out)
     if rc == 0:
         if case.must_fail:
             return "succeeded on an invalid model"
@@ -587,13 +814,39 @@ def _check(case: Case, rc: int | None, stderr: str, out: Path, tool: str = "xmo"
     return None
 
 
+def _check_run_outputs(case: Case, stdout_and_err: str, out: Path) -> str | None:
+    """``xmo run --output-dir``: one file per output, named by its name."""
+    from urllib.parse import unquote
+
+    if case.must_fail:
+        return "succeeded on an invalid model"
+    files = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    got = sorted(unquote(f[: -len(".npy")]) for f in files if f.endswith(".npy"))
+    if case.outputs and got != sorted(case.outputs):
+        return f"outputs {sorted(case.outputs)!r} written as files {files!r}"
+    return None
+
+
+def _skipped(case: Case, tool: str) -> Outcome | None:
+    if tool in case.tools:
+        return None
+    return Outcome(case, None, 0.0, None, f"(not a case for {tool})")
+
+
 def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "xmo") -> Outcome:
+    skipped = _skipped(case, tool)
+    if skipped is not None:
+        return skipped
+    if case.needs_process:
+        return run_subprocess(case, work, timeout, tool)
     if tool == "xmo":
         from xmo.tools.xmo_main import main
     else:
         from xmo.tools.xmo_opt import main
 
     model, out = _materialize(case, work)
+    if case.command == "run":
+        shutil.rmtree(out)  # created by the run
     argv = command(case, model, out, tool)
     err, std = io.StringIO(), io.StringIO()
 
@@ -625,19 +878,64 @@ def run_in_process(case: Case, work: Path, timeout: float = 30.0, tool: str = "x
     return Outcome(case, rc, dt, problem, stderr)
 
 
+def _cap_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (PROCESS_MEMORY_CAP, PROCESS_MEMORY_CAP))
+
+
+def _wait_until_mapped(p: subprocess.Popen, path: Path, timeout: float) -> None:
+    """Until the process ``p`` maps ``path`` (polling ``/proc/PID/maps``), ends,
+    or ``timeout`` passes."""
+    maps, name = f"/proc/{p.pid}/maps", str(path)
+    end = time.monotonic() + timeout
+    while p.poll() is None and time.monotonic() < end:
+        try:
+            with open(maps) as f:
+                if any(line.rstrip("\n").endswith(name) for line in f):
+                    return
+        except OSError:
+            return
+        time.sleep(0.001)
+
+
 def run_subprocess(case: Case, work: Path, timeout: float = 60.0, tool: str = "xmo") -> Outcome:
+    """``case`` in a process of its own (``python -m``, under
+    :data:`PROCESS_MEMORY_CAP`); a case's truncation happens while it runs."""
+    skipped = _skipped(case, tool)
+    if skipped is not None:
+        return skipped
     model, out = _materialize(case, work)
+    if case.command == "run":
+        shutil.rmtree(out)  # created by the run
     module = "xmo.tools.xmo_main" if tool == "xmo" else "xmo.tools.xmo_opt"
     cmd = [sys.executable, "-m", module, *command(case, model, out, tool)]
     env = dict(os.environ, XMO_NO_PROGRESS="1")
     env.pop("XMO_DEBUG", None)
     t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=_cap_memory)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        if case.truncate is not None:
+            name, size, after, from_mapped = case.truncate
+            target = model.parent / name
+            if from_mapped:
+                _wait_until_mapped(p, target, timeout)
+            try:
+                p.wait(timeout=after)
+            except subprocess.TimeoutExpired:
+                os.truncate(target, size)
+        _, stderr = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
         return Outcome(case, None, time.perf_counter() - t0, f"no answer within {timeout:g} s")
     dt = time.perf_counter() - t0
-    return Outcome(case, r.returncode, dt, _check(case, r.returncode, r.stderr, out, tool), r.stderr)
+    rc = p.returncode
+    problem = _check(case, rc, stderr, out, tool)
+    if problem is None and rc is not None and rc < 0:
+        problem = f"ended by signal {-rc}"
+    return Outcome(case, rc, dt, problem, stderr)
 
 
 def run_cases(cases: list[Case], work: Path, *, use_subprocess: bool = False,
@@ -654,7 +952,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fuzz_inputs", description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: " + ",".join(KINDS))
+    ap.add_argument("--kinds", default=",".join(ALL_KINDS),
+                    help="comma-separated: " + ",".join(ALL_KINDS))
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per case")
     ap.add_argument("--subprocess", action="store_true", help="run each case in a new process")
     ap.add_argument("--tool", choices=TOOLS, default="xmo", help="the command under test")
@@ -666,7 +965,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown kinds: {bad}")
     os.environ.setdefault("XMO_NO_PROGRESS", "1")
     counts: dict[str, list[int]] = {k: [0, 0, 0] for k in kinds}  # tried, failed, rc==0
+    #: the ``files`` generators: tried, exit 0, exit 1, failed, slowest seconds
+    by_gen: dict[str, list[float]] = {}
     failures = []
+    slowest: tuple[float, str] = (0.0, "")
     with tempfile.TemporaryDirectory(prefix="xmo-fuzz-") as d:
         t0 = time.perf_counter()
         for i, case in enumerate(generate(args.cases, args.seed, kinds)):
@@ -675,10 +977,19 @@ def main(argv: list[str] | None = None) -> int:
             c = counts[case.kind]
             c[0] += 1
             c[2] += o.rc == 0
+            slowest = max(slowest, (o.seconds, str(case)))
+            if case.kind in FILE_KINDS:
+                g = by_gen.setdefault(case.name.split(":")[0], [0, 0, 0, 0, 0.0])
+                g[0] += 1
+                g[1] += o.rc == 0
+                g[2] += o.rc == 1
+                g[3] += o.problem is not None
+                g[4] = max(g[4], o.seconds)
             if o.problem:
                 c[1] += 1
                 failures.append(o)
-                print(f"FAIL #{i} {case}: {o.problem}", flush=True)
+                tail = " | ".join(o.stderr.strip().splitlines()[-3:])[-400:]
+                print(f"FAIL #{i} {case}: {o.problem} [stderr: {tail}]", flush=True)
             elif args.verbose:
                 print(f"ok   #{i} {case} rc={o.rc} {o.seconds:.2f}s "
                       f"{o.stderr.strip().splitlines()[-1][:150] if o.stderr.strip() else ''}")
@@ -686,6 +997,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.cases} cases through {args.tool} in {dt:.1f} s (seed {args.seed}):")
     for k, (n, f, ok) in counts.items():
         print(f"  {k:6s} {n:5d} tried, {f} failures, {ok} converted (valid after mutation)")
+    for name, (n, ok, one, f, sec) in sorted(by_gen.items()):
+        print(f"    {name:20s} {n:5d} tried: {ok} exit 0, {one} exit 1, {f} failures, "
+              f"slowest {sec:.1f} s")
+    print(f"  slowest case: {slowest[1]} in {slowest[0]:.1f} s")
     return 1 if failures else 0
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from xmo import xdsl_speedups
+from xmo import bus_error, xdsl_speedups
 from xmo.errors import XmoError
 from xmo.gc_policy import configure_process
 from xmo.termination import Terminated, install_termination_handlers
@@ -167,7 +167,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=FILE.npy",
         help="input values (repeatable); missing inputs get arange(n)/n data",
     )
-    p.add_argument("--output-dir", help="write each output as NAME.npy here")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="write each output as DIR/NAME.npy (NAME percent-encoded: "
+                   "every character but letters, digits and _.-~)")
     p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
     p.add_argument(
         "--device",
@@ -231,9 +233,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
         enable_transforms=args.enable_transforms,
         disable_transforms=args.disable_transforms,
     )
-    out.parent.mkdir(parents=True, exist_ok=True)  # like ovc: create the output folder
-    # convert_model verified the module; ov-compress-fp16 keeps it valid
-    xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16, verify=False)
+    if not any(op.name == "ov.Result" for op in module.body.block.ops):
+        raise CLIError(f"{src}: the converted model has no outputs (no Result): nothing to write")
+    _check_inputs_intact()
+    created = _make_folders(out.parent)  # like ovc: create the output folder
+    try:
+        # convert_model verified the module; ov-compress-fp16 keeps it valid
+        xmo.save_model(module, out, compress_to_fp16=args.compress_to_fp16, verify=False)
+    except BaseException:
+        _remove_folders(created)
+        raise
+    for folder in created:
+        bus_error.forget(folder)
     dt = time.perf_counter() - t0
     n_ops = sum(1 for _ in module.body.block.ops)
     from xmo.passes.debug import clear_status
@@ -257,19 +268,98 @@ def _transformations_config(args: argparse.Namespace):  # noqa: ANN202
     )
 
 
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; the ones created, deepest
+    first (removed again when the command fails, or a SIGBUS ends it)."""
+    missing = []
+    p = folder
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for p in reversed(missing):
+        bus_error.remove_on_fault(p)
+    return missing
+
+
+def _remove_folders(created: list[Path]) -> None:
+    """Remove the folders :func:`_make_folders` created, if empty (deepest first)."""
+    for p in created:
+        bus_error.forget(p)
+        try:
+            p.rmdir()
+        except OSError:
+            break  # not empty (or gone): its parents are not empty either
+
+
+def _check_inputs_intact() -> None:
+    """A mapped input that shrank is the error (before the next read of it
+    faults)."""
+    from xmo.input_files import shrunk_inputs
+
+    shrunk = shrunk_inputs()
+    if shrunk:
+        raise CLIError(shrunk[0])
+
+
 def _load_inputs(specs: Sequence[str]) -> dict[str, "object"]:
     import numpy as np
+
+    from xmo.input_files import open_input
 
     values: dict[str, object] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise CLIError(f"--input expects NAME=FILE.npy, got '{spec}'")
-        try:
-            values[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as e:
-            raise CLIError(f"cannot read {path}: {e}") from None
+        with open_input(path, CLIError) as f:  # a FIFO is refused, not waited on
+            try:
+                values[name] = np.load(f, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as e:
+                raise CLIError(f"cannot read {path}: {e}") from None
     return values
+
+
+def output_file_name(name: str) -> str:
+    """The ``--output-dir`` file of the output ``name``: the name
+    percent-encoded (every character but ASCII letters, digits and ``_.-~``;
+    ``urllib.parse.unquote`` gives the name back), then ``.npy``. Distinct
+    names get distinct files."""
+    from urllib.parse import quote
+
+    return quote(name, safe="") + ".npy"
+
+
+def _save_outputs(folder: str, results: dict) -> None:  # noqa: ANN001
+    """Each output as ``folder/output_file_name(name)``; a file this run
+    already wrote is never overwritten (a case-insensitive file system): an
+    error; on any error the files and folders this run created are removed."""
+    import numpy as np
+
+    created = _make_folders(Path(folder))
+    written: dict[tuple[int, int], str] = {}
+    try:
+        for name, arr in results.items():
+            path = Path(folder) / output_file_name(name)
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                pass
+            else:
+                other = written.get((st.st_dev, st.st_ino))
+                if other is not None:
+                    raise CLIError(f"--output-dir: outputs '{other}' and '{name}' would be "
+                                   f"written to the same file {path}")
+            np.save(path, arr)
+            st = path.stat()
+            written[(st.st_dev, st.st_ino)] = name
+    except BaseException:
+        for p in [Path(folder) / output_file_name(n) for n in written.values()]:
+            p.unlink(missing_ok=True)
+        _remove_folders(created)
+        raise
+    for p in created:
+        bus_error.forget(p)
 
 
 def _default_feed(ports, given: dict) -> dict:  # noqa: ANN001
@@ -303,6 +393,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         compiled = xmo.compile_model(args.model)
         log.info("compiled %s in %.2f s", args.model, time.perf_counter() - t0)
+        _check_inputs_intact()
         feed = _default_feed(compiled.inputs, given)
         results = compiled(feed).to_dict()
         timings = []
@@ -322,10 +413,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             top = np.argsort(flat)[::-1][:3]
             print("[ xmo ]   top: " + ", ".join(f"#{int(i)}={float(flat[i]):.4f}" for i in top))
     if args.output_dir:
-        os.makedirs(args.output_dir, exist_ok=True)
-        for name, arr in results.items():
-            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-            np.save(os.path.join(args.output_dir, safe + ".npy"), arr)
+        _save_outputs(args.output_dir, results)
     if timings:
         ms = sorted(t * 1e3 for t in timings)
         print(
@@ -380,6 +468,7 @@ def cli() -> int:
     plus the signal's number (see :mod:`xmo.termination`)."""
     configure_process()
     install_termination_handlers()
+    bus_error.install("xmo")
     return main()
 
 
@@ -406,12 +495,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("xmo: interrupted", file=sys.stderr)
         return 130
+    except SystemExit as e:  # not argparse's (outside): an extension's sys.exit()
+        from xmo.extensions import extension_file_of
+
+        where = extension_file_of(e.__traceback__)
+        print(f"xmo: error: {where or 'the conversion'}: SystemExit: sys.exit({e.code!r}) "
+              "called while converting", file=sys.stderr)
+        return 1
     except Exception as e:  # noqa: BLE001 - the CLI's single error exit
         if debug:
             raise
+        from xmo.input_files import shrunk_inputs
+
+        # a mapped input that shrank is the cause of whatever failed ("Bad address")
+        shrunk = shrunk_inputs()
         # one line, except for reports that are lists (the unsupported-ops report)
-        msg = "\n".join(" ".join(ln.split()) if i == 0 else ln.rstrip()
-                        for i, ln in enumerate(str(e).strip().splitlines()))
+        msg = shrunk[0] if shrunk else "\n".join(
+            " ".join(ln.split()) if i == 0 else ln.rstrip()
+            for i, ln in enumerate(str(e).strip().splitlines()))
         msg = msg or type(e).__name__
         print(f"xmo: error: {msg}", file=sys.stderr)
         return 1

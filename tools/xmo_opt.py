@@ -161,6 +161,20 @@ class XmoOptMain(xDSLOptMain):
         self.pipeline = TracedPassPipeline(passes, self.pipeline.callback)
 
     # -- input -------------------------------------------------------------------
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input file opened only when it is a regular file (a FIFO or a
+        device is refused, not waited on; ``.mlir`` within its size limit)."""
+        if self.args.input_file is None:
+            return super().get_input_stream()  # stdin
+        extension = os.path.splitext(self.args.input_file)[1].lstrip(".")
+        if (self.args.frontend or extension) == "mlir":
+            from xmo.mlir_file import open_mlir
+
+            return open_mlir(self.args.input_file, XmoOptError), extension
+        from xmo.input_files import open_input
+
+        return open_input(self.args.input_file, XmoOptError), extension
+
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
@@ -200,6 +214,9 @@ class XmoOptMain(xDSLOptMain):
         fd, self._tmp_output = tempfile.mkstemp(
             prefix=".xmo-", suffix=".tmp", dir=os.path.dirname(out)
         )
+        from xmo import bus_error
+
+        bus_error.remove_on_fault(self._tmp_output)
         return os.fdopen(fd, "w")
 
     def run(self) -> None:
@@ -247,6 +264,9 @@ def cli() -> int:
 
     configure_process()
     install_termination_handlers()
+    from xmo import bus_error
+
+    bus_error.install("xmo-opt")
     return main()
 
 
@@ -256,8 +276,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         driver = XmoOptMain(args=argv)
         driver.run()
-    except SystemExit:
-        raise
+    except SystemExit as e:
+        from xmo.extensions import extension_file_of
+
+        where = extension_file_of(e.__traceback__)
+        if where is None:  # argparse's and xdsl-opt's own exits
+            raise
+        print(f"xmo-opt: error: {where}: SystemExit: sys.exit({e.code!r}) called while "
+              "running", file=sys.stderr)
+        return 1
     except Terminated as e:
         print(f"xmo-opt: {e}", file=sys.stderr)
         return e.exit_code
@@ -267,8 +294,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the driver's single error exit
         if os.environ.get("XMO_DEBUG"):
             raise
+        from xmo.input_files import shrunk_inputs
+
         source = getattr(getattr(driver, "args", None), "input_file", None) or "<stdin>"
-        print(f"xmo-opt: error: {_error_line(e, source)}", file=sys.stderr)
+        # a mapped input that shrank is the cause of whatever failed ("Bad address")
+        shrunk = shrunk_inputs()
+        print(f"xmo-opt: error: {shrunk[0] if shrunk else _error_line(e, source)}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from xmo.errors import BackendError, ModelError
+from xmo.errors import BackendError, ModelError, printable
 
 #: OpenVINO element type name -> port ``precision`` string, as OpenVINO's own
 #: serializer writes it (note ``u1`` -> ``BIN``).
@@ -61,7 +62,39 @@ class IRReadError(ModelError):
 
     def __init__(self, msg: object = "") -> None:
         # names from the file may hold newlines / control characters: escape them
-        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+        super().__init__(printable(str(msg)))
+
+
+#: characters XML 1.0 cannot hold, even as references (names from a model may have them)
+_XML_ILLEGAL = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
+#: what :func:`escape_illegal` rewrites: a character XML cannot hold, or a
+#: backslash that would otherwise read as the start of an escape
+_TO_ESCAPE = re.compile(rf"[{_XML_ILLEGAL}]|\\(?=x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}})")
+#: the escapes :func:`escape_illegal` writes
+_ESCAPED = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4}))")
+
+
+def _escape_one(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def escape_illegal(text: str) -> str:
+    """``text`` as an IR attribute value can hold it (before XML's own
+    escaping): a character XML 1.0 cannot hold even as a reference becomes
+    ``\\xHH`` / ``\\uHHHH``, and so does a backslash that starts what would
+    read as one of these (``\\x41`` is written ``\\x5cx41``). All other text,
+    backslashes included, is written as it is (as OpenVINO writes it).
+    Reversible: :func:`unescape_illegal`."""
+    return _TO_ESCAPE.sub(_escape_one, text)
+
+
+def unescape_illegal(text: str) -> str:
+    """Inverse of :func:`escape_illegal`: ``\\xHH`` and ``\\uHHHH`` are the
+    escapes, any other backslash is itself."""
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
 
 
 def escape_names(names: Iterable[str]) -> str:

@@ -71,6 +71,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from xmo import bus_error
 from xmo.backends.ir._common import IRWriteError
 from xmo.termination import cleanup_on_termination, deferred
 
@@ -263,6 +264,7 @@ class _Lock:
                 raise
             if (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino):
                 self.fd = fd
+                bus_error.remove_on_fault(self.path)  # a SIGBUS exit removes it too
                 return
             os.close(fd)
 
@@ -270,6 +272,7 @@ class _Lock:
         if self.fd is None:
             return
         try:
+            bus_error.forget(self.path)
             _unlink(self.path)
         finally:
             os.close(self.fd)
@@ -464,7 +467,9 @@ class PairWriter:
                         self._unnamed.append((fd, name))
                         return os.dup(fd)
                     os.close(fd)
-            return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            bus_error.remove_on_fault(name)  # a SIGBUS exit removes it (unnamed ones go anyway)
+            return fd
         except OSError as e:
             raise IRWriteError(f"cannot write in {name.parent}: {e.strerror}") from e
 
@@ -490,6 +495,7 @@ class PairWriter:
             fault_point("xml-written")
             for fd, name in self._unnamed:
                 _give_name(fd, name)
+                bus_error.remove_on_fault(name)
         except OSError as e:
             raise IRWriteError(f"cannot write {n.xml}: {e.strerror}") from e
         fault_point("named")
@@ -500,6 +506,8 @@ class PairWriter:
         module docstring). A signal during the renames undoes them, then its
         handler runs as usual (raising, the write is over; else it goes on)."""
         n = self.names
+        for p in (n.xml_new, n.bin_new):  # from now on only recover() removes them
+            bus_error.forget(p)
         try:
             with open(n.journal_tmp, "w") as f:
                 f.write(n.journal_text())

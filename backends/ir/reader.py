@@ -3,7 +3,11 @@
 Every layer maps to the op class of its ``type``/``version`` (``Const`` is
 ``ov.Constant``). The ``.bin`` is memory-mapped read-only and constant payloads
 are registered in the context's weight store as views of the map (no copies);
-constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``.
+constants of at most ``INLINE_MAX_BYTES`` become inline ``dense<...>``. Both
+files must be regular files (:mod:`xmo.input_files`). Attribute values are
+decoded from the writer's escaping of what XML cannot hold
+(:func:`~xmo.backends.ir._common.unescape_illegal`): names read back as they
+were written.
 
 Unlike OpenVINO's own reader, this one checks what it reads: the ``.bin``
 against the size and digest the ``.xml`` records (an IR written by xmo, see
@@ -22,7 +26,7 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from xdsl.context import Context
@@ -44,6 +48,7 @@ from xmo.backends.ir._common import (
     SUBGRAPH_TYPES,
     IRReadError,
     parse_shape_text,
+    unescape_illegal,
     unescape_names,
 )
 from xmo.context import attach_context, make_context, weight_store
@@ -54,6 +59,8 @@ from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
+from xmo.errors import first_line
+from xmo.input_files import InputFileError, map_input, open_input
 
 __all__ = ["IRReadError", "read_ir"]
 
@@ -145,6 +152,16 @@ def read_ir(
     return module
 
 
+def _unescape_attributes(root: ET.Element) -> None:
+    """Undo the writer's escaping of what XML cannot hold in every attribute
+    value (:func:`~xmo.backends.ir._common.unescape_illegal`): names and
+    values read back as they were written."""
+    for el in root.iter():
+        for key, value in el.attrib.items():
+            if "\\" in value:
+                el.attrib[key] = unescape_illegal(value)
+
+
 def _children(el: ET.Element | None) -> list[ET.Element]:
     return list(el) if el is not None else []
 
@@ -166,7 +183,7 @@ class _Reader:
         self._bin: np.ndarray | None = None
         self._bin_loaded = False
         #: the .bin checked against the record, mapped from this file
-        self._bin_file: IO[bytes] | None = None
+        self._bin_file: BinaryIO | None = None
 
     # -- parsing ------------------------------------------------------------
     def read(self) -> ModuleOp:
@@ -179,7 +196,7 @@ class _Reader:
     def _read(self) -> ModuleOp:
         xml_id = None
         try:
-            with open(self.xml_path, "rb") as f:
+            with self._open(self.xml_path, None) as f:
                 st = os.fstat(f.fileno())
                 xml_id = (st.st_dev, st.st_ino)
                 if st.st_size > MAX_XML_BYTES:
@@ -193,15 +210,13 @@ class _Reader:
                 root = ET.parse(f).getroot()
         except ET.ParseError as e:
             raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None
-        except FileNotFoundError as e:
-            raise _PairError(f"{self.xml_path}: cannot read: {e.strerror}", self.xml_path,
-                             None) from None
         except OSError as e:
             raise IRReadError(f"{self.xml_path}: cannot read: {e.strerror}") from None
         if record is not None:
             self._check_bin(record, xml_id)
         if root.tag != "net":
             raise IRReadError(f"{self.xml_path}: root element is <{root.tag}>, not <net>")
+        _unescape_attributes(root)
         version = root.get("version")
         if version not in _SUPPORTED_VERSIONS:
             raise IRReadError(
@@ -555,6 +570,17 @@ class _Reader:
         return declared
 
     # -- constants ------------------------------------------------------------
+    def _open(self, path: Path, xml_id: tuple[int, int] | None) -> BinaryIO:
+        """``path`` opened by :func:`~xmo.input_files.open_input` (a regular
+        file); a missing one is a :class:`_PairError`: a writer may be
+        replacing the pair."""
+        try:
+            return open_input(path, IRReadError)
+        except IRReadError:
+            if os.path.lexists(path):
+                raise
+            raise _PairError(f"{path}: no such file", self.xml_path, xml_id) from None
+
     def _check_bin(self, record: tuple[int, str], xml_id: tuple[int, int] | None) -> None:
         """The ``.bin`` has the size and digest the ``.xml`` records (read
         through small buffers: the weights do not become resident); it is
@@ -562,14 +588,14 @@ class _Reader:
         size, want = record
         xml, bin_ = self.xml_path, self.bin_path
         try:
-            f = open(os.fspath(bin_), "rb")  # noqa: SIM115 - kept open for the map
-        except FileNotFoundError:
+            f = self._open(bin_, xml_id)
+        except _PairError:
             if size == 0:  # nothing to read from it
                 return
             raise _PairError(f"{bin_} is missing: {xml.name} was written with a {size}-byte "
                              f"{bin_.name}", xml, xml_id) from None
-        except OSError as e:
-            raise IRReadError(f"cannot open weights file {bin_}: {e.strerror}") from None
+        except IRReadError as e:
+            raise IRReadError(f"weights file {e}") from None
         self._bin_file = f
         try:
             have = os.fstat(f.fileno()).st_size
@@ -588,19 +614,18 @@ class _Reader:
     def _bin_map(self, layer: _Layer) -> np.ndarray:
         if not self._bin_loaded:
             self._bin_loaded = True
-            source: Any = self._bin_file if self._bin_file is not None else self.bin_path
             try:
-                size = (os.fstat(source.fileno()) if self._bin_file is not None
-                        else self.bin_path.stat()).st_size
+                if self._bin_file is not None:  # the .bin checked against the record
+                    self._bin = map_input(self._bin_file)
+                else:
+                    with open_input(self.bin_path) as f:
+                        self._bin = map_input(f)
+            except InputFileError as e:
+                raise IRReadError(f"{layer.label}: weights file {e}") from None
             except OSError as e:
                 raise IRReadError(
-                    f"{layer.label}: cannot open weights file {self.bin_path}: "
-                    f"{e.strerror}"
+                    f"{layer.label}: cannot map weights file {self.bin_path}: {e.strerror}"
                 ) from None
-            if size == 0:
-                self._bin = np.zeros(0, dtype=np.uint8)
-            else:
-                self._bin = np.memmap(source, dtype=np.uint8, mode="r")
         assert self._bin is not None
         return self._bin
 
@@ -671,18 +696,12 @@ class _Reader:
             try:
                 op.verify_()
             except (VerifyException, ValueError, KeyError, TypeError) as e:
-                raise IRReadError(f"{layer.label}: {_first_line(e)}") from None
+                raise IRReadError(f"{layer.label}: {first_line(e)}") from None
         try:
             module.verify()
         except VerifyException as e:
-            raise IRReadError(f"model does not verify: {_first_line(e)}") from None
+            raise IRReadError(f"model does not verify: {first_line(e)}") from None
 
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    if isinstance(e, KeyError) and len(e.args) == 1:
-        text = str(e.args[0])
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _shape_str(shape: list[int]) -> str:

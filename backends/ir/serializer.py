@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -37,6 +37,7 @@ from xmo.backends.ir._common import (
     PRECISION_OF,
     SUBGRAPH_TYPES,
     IRWriteError,
+    escape_illegal,
     escape_names,
     shape_text,
 )
@@ -53,6 +54,7 @@ from xmo.dialects.ov.weights import (
     resource_bytes,
     same_bytes,
 )
+from xmo.input_files import mapped_file, shrank_message
 
 __all__ = ["IRWriteError", "serialize"]
 
@@ -95,34 +97,24 @@ def serialize(
             raise IRWriteError(f"cannot write {bin_path}: {e.strerror}") from e
         xml_tmp, bin_tmp = files.finish(text)
         if verify_ir:
-            # as stored: characters XML cannot hold are written escaped
-            names = [_storable(n) for n in writer.names]
-            _check_written(writer.ops, names, xml_tmp, bin_tmp)
+            _check_written(writer.ops, writer.names, xml_tmp, bin_tmp)
         files.commit()
 
 
-# characters XML 1.0 cannot hold, even as references (names from a model may have them)
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-#: what an attribute value needs escaped (the illegal characters included)
-_XML_SPECIAL = re.compile('[&<>"\n\r\t\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+#: what an attribute value may need escaped (XML's specials, the characters
+#: XML cannot hold, a backslash)
+_XML_SPECIAL = re.compile('[&<>"\n\r\t\\\\\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                                "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"})
 
 
-def _storable(text: str) -> str:
-    """``text`` with the characters XML cannot hold, even as references
-    (names from a model may have them), as their Python escape (``\x01`` ->
-    the four characters ``\x01``): what the file stores and reads back."""
-    return _XML_ILLEGAL.sub(lambda m: repr(m.group())[1:-1], text)
-
-
 def _escape(value: str) -> str:
-    """An attribute value as written: storable, then XML-escaped."""
+    """An attribute value as written: what XML cannot hold escaped reversibly
+    (:func:`~xmo.backends.ir._common.escape_illegal`, which xmo's reader
+    undoes), then XML-escaped."""
     if not _XML_SPECIAL.search(value):
         return value
-    return _storable(value).translate(_ATTR_ESCAPES)
+    return escape_illegal(value).translate(_ATTR_ESCAPES)
 
 
 def _tag(pad: str, tag: str, attrs: dict[str, str] | Sequence[tuple[str, str]],
@@ -190,8 +182,8 @@ def _dims(t: Attribute) -> list[int] | None:
 _POOLING = frozenset({"AvgPool", "MaxPool"})
 
 
-#: payloads from a memory-mapped file at least this large are copied in-kernel
-_KERNEL_COPY_MIN = 1 << 20
+#: chunk of a payload copied with ``pread`` (when no in-kernel copy is possible)
+_PREAD_CHUNK = 4 << 20
 
 
 def _mapping_identity(addr: int) -> tuple[int, int, int] | None:
@@ -212,12 +204,13 @@ def _mapping_identity(addr: int) -> tuple[int, int, int] | None:
 
 def _mapped_file_range(
     raw: np.ndarray, cache: dict[int, tuple[object, tuple[int, int, int] | None]]
-) -> tuple[str, int, tuple[int, int, int]] | None:
-    """(file, offset, file identity) of a contiguous payload that views a
-    read-only ``numpy.memmap`` of a file (e.g. ONNX external data), else None.
-    The identity (device and inode, as mapped) lets the caller check that the
-    path still names the mapped file. ``cache``: id(mmap) -> (mmap, identity),
-    one /proc/self/maps scan per map."""
+) -> tuple[str, int, tuple[int, int, int], int] | None:
+    """(file, offset, file identity, bytes mapped) of a contiguous payload that
+    views a read-only ``numpy.memmap`` of a file (e.g. ONNX external data),
+    else None. The identity (device and inode, as mapped) lets the caller
+    check that the path still names the mapped file. ``cache``: id(mmap) ->
+    (mmap, identity): the record of :mod:`xmo.input_files` for maps made
+    there, else one /proc/self/maps scan per map."""
     a: object = raw
     root = None
     while isinstance(a, np.ndarray):
@@ -235,21 +228,34 @@ def _mapped_file_range(
         return None
     ident = cache.get(id(root.base))
     if ident is None or ident[0] is not root.base:
-        ident = (root.base, _mapping_identity(root.__array_interface__["data"][0]))
+        known = mapped_file(root.base)
+        ident = (root.base, (os.major(known.dev), os.minor(known.dev), known.ino)
+                 if known is not None else
+                 _mapping_identity(root.__array_interface__["data"][0]))
         cache[id(root.base)] = ident
     if ident[1] is None:
         return None
-    return os.fspath(filename), int(root.offset) + start, ident[1]
+    return os.fspath(filename), int(root.offset) + start, ident[1], int(root.offset) + root.nbytes
 
 
 def _kernel_copy(src: int, dst: int, count: int, src_pos: int) -> int:
-    """Copy up to ``count`` bytes from ``src`` at ``src_pos`` to ``dst``'s position."""
+    """Copy up to ``count`` bytes from ``src`` at ``src_pos`` to ``dst``'s
+    position (``OSError`` when the kernel can copy neither way)."""
     if hasattr(os, "copy_file_range"):
         try:
             return os.copy_file_range(src, dst, count, src_pos)
         except OSError:  # EXDEV (other file system), ENOSYS, EINVAL, ...
             pass
     return os.sendfile(dst, src, src_pos, count)
+
+
+class _Source(NamedTuple):
+    """Where a mapped payload's bytes are read from: its file, open."""
+
+    fd: int
+    pos: int
+    path: str
+    mapped: int  # the bytes the map covered (the file's size then)
 
 
 class _Writer:
@@ -261,6 +267,9 @@ class _Writer:
         self.blobs: dict[tuple[bytes, int], list[tuple[np.ndarray, int]]] = {}
         self._no_kernel_copy = False
         self._map_ident: dict[int, tuple[object, tuple[int, int, int] | None]] = {}
+        #: (path, identity) -> the mapped file open for reading (None: the
+        #: path names another file now)
+        self._sources: dict[tuple[str, tuple[int, int, int]], int | None] = {}
         self.layer_of: dict[Operation, int] = {}
         self.used_names: set[str] = set()
         self.counter = 0
@@ -298,6 +307,15 @@ class _Writer:
     # -- the document ---------------------------------------------------------
     def build(self) -> str:
         """The IR document (the .bin is written on the way)."""
+        try:
+            return self._build()
+        finally:
+            for fd in self._sources.values():
+                if fd is not None:
+                    os.close(fd)
+            self._sources.clear()
+
+    def _build(self) -> str:
         ops = self._ordered_ops()
         self.ops = ops  # layer i is ops[i]
         self.names: list[str] = []  # layer i's name
@@ -485,7 +503,8 @@ class _Writer:
             raise IRWriteError(
                 f"{where}: payload has {raw.nbytes} bytes, {t} needs {expected}"
             )
-        offset = self._store(raw, payload_fingerprint(op.properties.get("value"), raw))
+        src = self._mapped_source(raw)  # checked to hold the payload: read next
+        offset = self._store(raw, payload_fingerprint(op.properties.get("value"), raw), src)
         return {
             "element_type": etype,
             "shape": shape_text(shape, sep=", "),
@@ -513,13 +532,15 @@ class _Writer:
             raise IRWriteError(f"{where}: cannot read the constant's payload: {e}") from e
         return np.ascontiguousarray(raw).reshape(-1)
 
-    def _store(self, raw: np.ndarray, digest: bytes | None = None) -> int:
+    def _store(self, raw: np.ndarray, digest: bytes | None = None,
+               src: _Source | None = None) -> int:
         """Append ``raw`` to the .bin unless identical bytes are already there.
 
         Payloads are keyed by size and a cheap fingerprint (whole hash when
         small, sampled blocks when large) and compared byte for byte only when
         fingerprints collide, so a unique memory-mapped weight is read once,
-        by the write."""
+        by the write. ``src``: the mapped file ``raw`` views, which the bytes
+        are copied from (:meth:`_mapped_source`)."""
         raw = raw.reshape(-1).view(np.uint8)
         key = (fingerprint(raw) if digest is None else digest, raw.nbytes)
         same = self.blobs.setdefault(key, [])
@@ -527,56 +548,84 @@ class _Writer:
             if same_bytes(raw, old):
                 return offset
         offset = self.offset
-        if not self._copy_mapped(raw):
+        if src is None:
             self.bin.write(memoryview(raw).cast("B"))
+        else:
+            self._copy_mapped(raw.nbytes, src)
         self.offset += raw.nbytes
         same.append((raw, offset))
         if offset == 0:
             fault_point("bin-partial")
         return offset
 
-    def _copy_mapped(self, raw: np.ndarray) -> bool:
-        """Append a payload that is a slice of a read-only memory-mapped file
-        (ONNX external data, a .bin read by ``read_ir``) by an in-kernel copy
-        from that file (``copy_file_range``, else ``sendfile``): its pages are
-        never faulted into this process. False when ``raw`` is not such a
-        slice, or its path names another file now (then the caller writes it);
-        a copy that fails midway is finished by an ordinary write."""
-        if raw.nbytes < _KERNEL_COPY_MIN or self._no_kernel_copy:
-            return False
-        src = _mapped_file_range(raw, self._map_ident)
-        if src is None:
-            return False
-        try:
-            dst = self.bin.fileno()
-        except (OSError, AttributeError, ValueError):
-            self._no_kernel_copy = True
-            return False
-        path, pos, ident = src
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return False
-        st = os.fstat(fd)
-        if (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) != ident:
-            os.close(fd)  # the path names another file now (replaced since mapped)
-            return False
+    def _mapped_source(self, raw: np.ndarray) -> _Source | None:
+        """The file a payload that views a read-only memory map of it (ONNX
+        external data, a .bin read by ``read_ir``) is copied from, open,
+        after checking that the file still holds the payload: a file that
+        shrank is an :class:`IRWriteError` here, before anything reads the
+        map's pages past its end (a SIGBUS). None when ``raw`` is not such a
+        view, or its path names another file now (replaced since it was
+        mapped: the bytes are written from the map)."""
+        found = _mapped_file_range(raw.reshape(-1), self._map_ident)
+        if found is None:
+            return None
+        path, pos, ident, mapped = found
+        key = (path, ident)
+        if key not in self._sources:
+            self._sources[key] = _open_same_file(path, ident)
+        fd = self._sources[key]
+        if fd is None:
+            return None
+        size = os.fstat(fd).st_size
+        if size < pos + raw.nbytes:
+            raise IRWriteError(shrank_message(path, size, mapped))
+        return _Source(fd, pos, path, mapped)
+
+    def _copy_mapped(self, count: int, src: _Source) -> None:
+        """Append ``count`` bytes of ``src``'s file by an in-kernel copy
+        (``copy_file_range``, else ``sendfile``: the pages are never faulted
+        into this process), else with ``pread``; never from the map, whose
+        pages past the file's end would fault. A short copy (the file shrank
+        meanwhile) is an :class:`IRWriteError`."""
         self.bin.flush()
         done = 0
         try:
-            while done < raw.nbytes:
-                try:
-                    k = _kernel_copy(fd, dst, raw.nbytes - done, pos + done)
-                except OSError:
-                    k = 0
-                if k <= 0:
-                    break
-                done += k
-        finally:
-            os.close(fd)
-            self.bin.seek(0, os.SEEK_END)  # the buffered file's position, resynced
-        if done < raw.nbytes:  # rest (or all) by an ordinary write
-            if done == 0:
-                self._no_kernel_copy = True
-            self.bin.write(memoryview(raw[done:]).cast("B"))
-        return True
+            dst = self.bin.fileno()
+        except (OSError, AttributeError, ValueError):
+            dst = None  # not a file of the OS (a test's BytesIO): pread below
+        if dst is not None and not self._no_kernel_copy:
+            try:
+                while done < count:
+                    k = _kernel_copy(src.fd, dst, count - done, src.pos + done)
+                    if k <= 0:
+                        break
+                    done += k
+            except OSError:
+                self._no_kernel_copy = True  # the kernel cannot copy these files
+            finally:
+                self.bin.seek(0, os.SEEK_END)  # the buffered file's position, resynced
+        while done < count:
+            chunk = os.pread(src.fd, min(count - done, _PREAD_CHUNK), src.pos + done)
+            if not chunk:
+                break
+            if done == 0 and dst is not None:
+                self._no_kernel_copy = True  # copied nothing though the bytes are there
+            self.bin.write(chunk)
+            done += len(chunk)
+        if done < count:
+            raise IRWriteError(shrank_message(src.path, os.fstat(src.fd).st_size, src.mapped))
+
+
+def _open_same_file(path: str, ident: tuple[int, int, int]) -> int | None:
+    """``path`` open for reading when it still is the file of identity
+    ``ident`` (device major, minor, inode), else None. Opened non-blocking:
+    a FIFO put at the path is not waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) != ident:
+        os.close(fd)  # the path names another file now (replaced since mapped)
+        return None
+    return fd

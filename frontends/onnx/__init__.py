@@ -31,9 +31,9 @@ a one-line message naming the tensor or node.
 from __future__ import annotations
 
 from xmo.frontends.onnx.errors import OnnxFrontendError
-from xmo.frontends.onnx.loader import load_onnx
+from xmo.frontends.onnx.loader import load_onnx, read_model_proto
 
-__all__ = ["OnnxFrontendError", "graph_input_shapes", "load_onnx"]
+__all__ = ["OnnxFrontendError", "graph_input_shapes", "load_onnx", "read_model_proto"]
 
 
 def graph_input_shapes(model: object) -> dict[str, list[int] | None]:
@@ -47,7 +47,7 @@ def graph_input_shapes(model: object) -> dict[str, list[int] | None]:
     import onnx
 
     if isinstance(model, str | os.PathLike):
-        proto = onnx.load(os.fspath(model), load_external_data=False)
+        proto = read_model_proto(model)
     elif isinstance(model, bytes | bytearray | memoryview):
         proto = onnx.load_from_string(bytes(model))
     else:

@@ -1,7 +1,7 @@
 """The ONNX frontend's error type."""
 
 from __future__ import annotations
-from xmo.errors import ModelError
+from xmo.errors import ModelError, printable
 
 
 class OnnxFrontendError(ModelError):
@@ -12,4 +12,4 @@ class OnnxFrontendError(ModelError):
 
     def __init__(self, msg: object = "") -> None:
         # names from the file may hold newlines / control characters: escape them
-        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+        super().__init__(printable(str(msg)))

@@ -84,15 +84,9 @@ def load_onnx(
     owned = True
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise OnnxFrontendError(f"{path}: no such file")
         if base_dir is None:
             base_dir = os.path.dirname(os.path.abspath(path))
-        try:
-            with mapped_message(path, "an ONNX model", OnnxFrontendError) as data:
-                proto = _parse(data, path)
-        except OSError as e:
-            raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+        proto = read_model_proto(path)
     elif isinstance(model, bytes | bytearray | memoryview):
         proto = _parse(bytes(model), "model bytes")
     elif isinstance(model, onnx.ModelProto):
@@ -108,6 +102,17 @@ def load_onnx(
         proto, owned = _inline_local_functions(proto), True
     _ensure_ops_loaded(ctx)
     return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference, inputs).run()
+
+
+def read_model_proto(path: str | os.PathLike[str]) -> onnx.ModelProto:
+    """The ``ModelProto`` of the ONNX file ``path`` (a regular file within
+    protobuf's size limit), its external data not loaded."""
+    path = os.fspath(path)
+    try:
+        with mapped_message(path, "an ONNX model", OnnxFrontendError) as data:
+            return _parse(data, path)
+    except OSError as e:
+        raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
 def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:

@@ -5,7 +5,8 @@ Payloads are never converted to Python lists:
 * ``raw_data`` -> ``np.frombuffer`` on the protobuf bytes (a view, no copy)
 * external data -> a slice of a read-only ``numpy.memmap`` of the file (one map
   per file); the location must be a relative path inside the model's folder
-  (no ``..``, not absolute, no symlink whose real path leaves the folder)
+  (no ``..``, not absolute, no symlink whose real path leaves the folder) and
+  name a regular file with one link (no hard link to a file elsewhere)
 * typed repeated fields (``float_data``, ``int32_data`` holding f16/bf16/
   bool/int8/float8 values, ...) -> one conversion into a new numpy array in the
   raw little-endian layout ``raw_data`` would have had
@@ -47,6 +48,7 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.input_files import map_input, open_input
 
 if TYPE_CHECKING:
     import onnx
@@ -188,6 +190,22 @@ class ExternalData:
             raise OnnxFrontendError(f"{what}: no such file in {base}")
         return real
 
+    @staticmethod
+    def _map(tensor_name: str, location: str, path: str) -> np.ndarray:
+        """The file ``path`` mapped, once it is known to be a regular file with
+        one link: a hard link has no path of its own to check, and its other
+        names may be anywhere (the bytes of a file outside the folder would
+        reach the IR), so a file with more than one is refused."""
+        with open_input(path, OnnxFrontendError) as f:
+            links = os.fstat(f.fileno()).st_nlink
+            if links != 1:
+                raise OnnxFrontendError(
+                    f"tensor '{tensor_name}': external data file '{location}' has {links} "
+                    "hard links: its other names may lie outside the model's folder (copy "
+                    "the file into the folder instead of linking it)"
+                )
+            return map_input(f)
+
     def read(self, t: onnx.TensorProto) -> np.ndarray:
         """Flat uint8 memmap slice holding ``t``'s external payload."""
         info = {e.key: e.value for e in t.external_data}
@@ -201,11 +219,7 @@ class ExternalData:
             ) from None
         mm = self._maps.get(path)
         if mm is None:
-            size = os.path.getsize(path)
-            if size == 0:
-                mm = np.zeros(0, np.uint8)
-            else:
-                mm = np.memmap(path, dtype=np.uint8, mode="r")
+            mm = self._map(t.name, info.get("location", ""), path)
             self._maps[path] = mm
         end = mm.size if length is None else offset + length
         if offset < 0 or end > mm.size or end < offset:

@@ -29,7 +29,7 @@ from xmo.dialects.tf.types import ShapeAttr, UnknownType, element_type, xmo_type
 from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
-from xmo.errors import ModelError
+from xmo.errors import ModelError, printable
 
 #: op types that are never default graph outputs (inputs and constants)
 _NOT_OUTPUTS = frozenset({"Const", "Placeholder"})
@@ -45,7 +45,7 @@ class TFFrontendError(ModelError):
 
     def __init__(self, msg: object = "") -> None:
         # names from the file may hold newlines / control characters: escape them
-        super().__init__("".join(c if c.isprintable() else repr(c)[1:-1] for c in str(msg)))
+        super().__init__(printable(str(msg)))
 
 
 def _one_line(msg: object) -> str:
@@ -65,8 +65,6 @@ def read_graph_def(model: Any) -> Any:
     (TensorFlow's own class: re-parsed from its serialization)."""
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise TFFrontendError(f"{path}: no such file")
         try:
             with mapped_message(path, "a GraphDef", TFFrontendError) as data:
                 if path.lower().endswith(TEXT_SUFFIXES):

@@ -185,9 +185,14 @@ class TransformationsConfig:
 
     @classmethod
     def load(cls, path: str | Path, update: bool = False) -> TransformationsConfig:
+        from xmo.input_files import open_input
+
         p = Path(path)
         try:
-            data = json.loads(p.read_text())
+            with open_input(p, TransformationsConfigError) as f:  # not a FIFO
+                data = json.loads(f.read().decode("utf-8"))
+        except UnicodeDecodeError:
+            raise TransformationsConfigError(f"{p}: not valid JSON: not UTF-8 text") from None
         except OSError as e:
             raise TransformationsConfigError(f"{p}: {e.strerror or e}") from None
         except json.JSONDecodeError as e:

@@ -10,7 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
-from xmo.errors import TransformationError
+from xmo.errors import TransformationError, first_line
 from xmo.graph import Graph, GraphError
 from xmo.graph.rt_info import init_node_info
 from xmo.passes.transformations.base import ModelPass, TransformationPass, disabling
@@ -93,16 +93,10 @@ class Manager:
                         module.verify()
                 except (GraphError, VerifyException, ValueError) as e:
                     raise TransformationError(
-                        f"after pass {name}: {_first_line(e)}"
+                        f"after pass {name}: {first_line(e)}"
                     ) from e
         return changed
 
-
-def _first_line(e: BaseException) -> str:
-    for ln in str(e).splitlines():
-        if ln.strip():
-            return ln.strip()
-    return type(e).__name__
 
 
 @dataclass(frozen=True)
