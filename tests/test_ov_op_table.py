@@ -63,15 +63,15 @@ NO_CPU_KERNEL = frozenset(
     ExperimentalDetectronGenerateProposalsSingleImage
     ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
     ExperimentalDetectronTopKROIs ExtractImagePatches Eye FakeConvert GRN GRUCell
-    GatherTree GenerateProposals I420toBGR I420toRGB ISTFT If Interpolate_opset1
-    Inverse LSTMCell LSTMCell_opset1 Loop MVN_opset2 MatrixNms MulticlassNms
+    GatherTree GenerateProposals I420toBGR I420toRGB ISTFT Interpolate_opset1
+    Inverse LSTMCell LSTMCell_opset1 MVN_opset2 MatrixNms MulticlassNms
     MulticlassNms_opset8 Multinomial NMSRotated NV12toBGR NV12toRGB
     NonMaxSuppression_opset1 NonMaxSuppression_opset3 NonMaxSuppression_opset4
     PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
     Proposal_opset1 RNNCell ROIAlign ROIAlignRotated ROIAlign_opset3 ROIPooling
     RandomUniform ReadValue ReadValue_opset3 RegionYolo ReorgYolo Result STFT
     ScaledDotProductAttention SearchSorted SegmentMax SliceScatter SpaceToBatch
-    SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator
+    SparseFillEmptyRows StringTensorPack StringTensorUnpack
     """.split()
 )
 
