@@ -17,7 +17,7 @@ from xmo.dialects.ov import (
     TensorIteratorOp,
     op_class,
 )
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import ShapeInferenceError, tensor
 from xmo.dialects.ov.control_ops import body_parameters, body_results, make_body
 from xmo.dialects.ov.port_map import (
     ConcatOutput,
@@ -95,19 +95,28 @@ def test_merged_parameter_widens_to_a_fixed_point():
     back edge of another rank gives a dynamic rank."""
     v0 = ParameterOp.new("f32", [1, 2])
     xs = ParameterOp.new("f32", [5, 2])
-    region = make_body(
-        [tensor("f32", [1, 2]), tensor("f32", [1, 2])],
-        lambda part, acc: [Concat.make([acc, part], {"axis": 0})],
-    )
+    def grow(acc_type):
+        return make_body(
+            [tensor("f32", [1, 2]), acc_type],
+            lambda part, acc: [Concat.make([acc, part], {"axis": 0})],
+        )
+
     ti = TensorIteratorOp.new(
-        [xs, v0], region, [InputSlice(0, 0, axis=0), MergedInput(1, 1, 0)],
-        [LastOutput(0, 0)],
+        [xs, v0], grow(tensor("f32", [-1, 2])),
+        [InputSlice(0, 0, axis=0), MergedInput(1, 1, 0)], [LastOutput(0, 0)],
     )
     assert ti.results[0].type == tensor("f32", [-1, 2])
     ModuleOp([v0, xs, ti, ResultOp.new(ti.results[0])]).verify()
+    # the carried parameter must take every value of the fixed point
+    with pytest.raises(ShapeInferenceError, match=r"body parameter 1 is tensor<1x2xf32>, "
+                       r"its values are tensor<\?x2xf32>"):
+        TensorIteratorOp.new(
+            [xs, v0], grow(tensor("f32", [1, 2])),
+            [InputSlice(0, 0, axis=0), MergedInput(1, 1, 0)], [LastOutput(0, 0)],
+        )
     # back edge of another rank
     region = make_body(
-        [tensor("f32", [1, 2]), tensor("f32", [1, 2])],
+        [tensor("f32", [1, 2]), tensor("f32", None)],
         lambda part, acc: [op_class("Unsqueeze").make(
             [acc, ConstantOp.from_array(np.array([0], np.int64))])],
     )

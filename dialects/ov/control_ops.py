@@ -77,6 +77,21 @@ def body_results(body: Region) -> list[ResultOp]:
     return [op for op in body.block.ops if isinstance(op, ResultOp)]
 
 
+def graph_blocks(module: Operation) -> list[Block]:
+    """The graphs of a model: the module's block, then the block of every
+    body (bodies of bodies included, outer ones first). Passes that work on
+    one graph at a time (CSE, DCE, fp16 compression, folding) run on each;
+    no value crosses from one to another (bodies are IsolatedFromAbove)."""
+    blocks = [module.regions[0].block]
+    i = 0
+    while i < len(blocks):
+        for op in blocks[i].ops:
+            if isinstance(op, CONTROL_OPS):
+                blocks.extend(region.block for _, region in op.regions_by_name())
+        i += 1
+    return blocks
+
+
 def make_body(
     parameter_types: Sequence[Attribute],
     build: Callable[..., Sequence[SSAValue | Operation]],
@@ -601,6 +616,7 @@ __all__ = [
     "TensorIteratorOp",
     "body_parameters",
     "body_results",
+    "graph_blocks",
     "label",
     "make_body",
     "verify_body",

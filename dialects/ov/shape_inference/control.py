@@ -60,6 +60,20 @@ def merge_types(a: Attribute, b: Attribute, what: str) -> Attribute:
     return tensor(a.get_element_type(), [x if x == y else DYN for x, y in zip(da, db)])
 
 
+def meet_types(a: Attribute, b: Attribute) -> Attribute:
+    """The more precise of two compatible types, dim by dim (a static dim
+    wins over a dynamic one, a rank over a dynamic rank)."""
+    if a == b:
+        return a
+    da, db = dims_of(a), dims_of(b)
+    if db is None:
+        return a
+    if da is None:
+        return b
+    assert isinstance(a, TensorType | UnrankedTensorType)
+    return tensor(a.get_element_type(), [x if x >= 0 else y for x, y in zip(da, db)])
+
+
 def _with_dim(t: Attribute, axis: int, dim: int) -> Attribute:
     dims = dims_of(t)
     if dims is None:
@@ -92,10 +106,13 @@ def body_result_types(
             continue
         in_types = [types.get(v, v.type) for v in op.operands]
         inferred = None
-        if isinstance(op, OVOp) and any(
-            t is not v.type for t, v in zip(in_types, op.operands)
-        ):
-            inferred = op.inferred_result_types(in_types)
+        if isinstance(op, OVOp):
+            if any(t is not v.type for t, v in zip(in_types, op.operands)):
+                inferred = op.inferred_result_types(in_types)
+            else:  # declared and inferred types both hold: the more precise
+                inferred = op.inferred_result_types()
+                if inferred is not None:
+                    inferred = [meet_types(r.type, t) for r, t in zip(op.results, inferred)]
         for i, r in enumerate(op.results):
             types[r] = inferred[i] if inferred is not None else r.type
     return params, results
@@ -151,21 +168,18 @@ def infer_control_types(
     return _infer_iterating(cls, input_types, regions[0], props, num_outputs, const_getter)
 
 
-def _infer_iterating(
-    cls: type[OVOp],
+def _iterating_types(
+    what: str,
     input_types: Sequence[Attribute],
     body: Region,
     props: Mapping[str, Attribute],
-    num_outputs: int,
-    const_getter: Callable[[int], np.ndarray | None],
-) -> list[Attribute]:
-    what = cls.name
-    in_attr, out_attr = props["input_map"], props["output_map"]
-    assert isinstance(in_attr, ArrayAttr) and isinstance(out_attr, ArrayAttr)
+) -> tuple[dict[int, Attribute], list[Attribute], list[int | None]]:
+    """(body parameter types from the port map, widened to the fixed point;
+    body result types; the iterations each sliced input gives, None unknown)."""
+    in_attr = props["input_map"]
+    assert isinstance(in_attr, ArrayAttr)
     inputs = inputs_from_attr(in_attr, what)
-    outputs = outputs_from_attr(out_attr, what)
     ptypes: dict[int, Attribute] = {}
-    iterations: int | None = None
     sliced_iterations: list[int | None] = []
     for e in inputs:
         t = input_types[e.external]
@@ -180,7 +194,8 @@ def _infer_iterating(
         changed = False
         for e in merged:
             new = merge_types(
-                ptypes[e.parameter], rtypes[e.result], f"{what}: back edge of parameter {e.parameter}"
+                ptypes[e.parameter], rtypes[e.result],
+                f"{what}: back edge of parameter {e.parameter}",
             )
             if new != ptypes[e.parameter]:
                 ptypes[e.parameter] = new
@@ -190,12 +205,32 @@ def _infer_iterating(
     else:
         raise ShapeInferenceError(f"{what}: merged body parameters do not reach a fixed point")
     params = [op for op in body.block.ops if isinstance(op, ParameterOp)]
+    merged_params = {e.parameter for e in merged}
     for i, t in ptypes.items():
         declared = params[i].results[0].type
-        if not types_compatible(declared, t):
+        if not types_compatible(declared, t) or (
+            # a carried value takes every type of the fixed point
+            i in merged_params and merge_types(declared, t, what) != declared
+        ):
             raise ShapeInferenceError(
-                f"{what}: body parameter {i} is {declared}, its input gives {t}"
+                f"{what}: body parameter {i} is {declared}, its values are {t}"
             )
+    return ptypes, rtypes, sliced_iterations
+
+
+def _infer_iterating(
+    cls: type[OVOp],
+    input_types: Sequence[Attribute],
+    body: Region,
+    props: Mapping[str, Attribute],
+    num_outputs: int,
+    const_getter: Callable[[int], np.ndarray | None],
+) -> list[Attribute]:
+    what = cls.name
+    out_attr = props["output_map"]
+    assert isinstance(out_attr, ArrayAttr)
+    outputs = outputs_from_attr(out_attr, what)
+    _, rtypes, sliced_iterations = _iterating_types(what, input_types, body, props)
     slice_n = (
         min(n for n in sliced_iterations if n is not None)  # type: ignore[type-var]
         if sliced_iterations and all(n is not None for n in sliced_iterations)
@@ -217,6 +252,26 @@ def _infer_iterating(
     if any(t is None for t in out):
         raise ShapeInferenceError(f"{what}: an output comes from no body result")
     return out  # type: ignore[return-value]
+
+
+def body_parameter_types(op: OVOp) -> list[tuple[ParameterOp, Attribute]]:
+    """(body Parameter, the type its port map gives it) for every body
+    parameter fed by an input of ``op`` (a Loop, TensorIterator or If), every
+    body; merged parameters with their fixed-point type."""
+    input_types = [v.type for v in op.operands]
+    out: list[tuple[ParameterOp, Attribute]] = []
+    if op.name == "ov.If":
+        for prefix, body in zip(("then", "else"), op.regions):
+            in_attr = op.properties[f"{prefix}_input_map"]
+            assert isinstance(in_attr, ArrayAttr)
+            params = [o for o in body.block.ops if isinstance(o, ParameterOp)]
+            out += [(params[e.parameter], input_types[e.external])
+                    for e in inputs_from_attr(in_attr)]
+        return out
+    body = op.regions[0]
+    ptypes, _, _ = _iterating_types(op.name, input_types, body, op.properties)
+    params = [o for o in body.block.ops if isinstance(o, ParameterOp)]
+    return [(params[i], t) for i, t in sorted(ptypes.items())]
 
 
 def _loop_iterations(
@@ -295,4 +350,11 @@ def _control(ctx: InferContext) -> list[Attribute]:
     )
 
 
-__all__ = ["body_result_types", "infer_control_types", "merge_types", "slice_iterations"]
+__all__ = [
+    "body_parameter_types",
+    "body_result_types",
+    "infer_control_types",
+    "meet_types",
+    "merge_types",
+    "slice_iterations",
+]
