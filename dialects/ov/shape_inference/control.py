@@ -89,8 +89,9 @@ def body_result_types(
     """(parameter types, result types) of ``body`` when its parameters have
     ``parameter_types`` (index among the Parameters -> type; the others keep
     their declared type). The body is not changed: each op's inference runs
-    on the types its inputs would have. An op whose inputs keep their declared
-    types keeps its declared result types (they are verified by the op)."""
+    on the types its inputs would have; an op whose inputs keep their declared
+    types gets the more precise of its declared and inferred result types
+    (both hold). An op without inference keeps its declared types."""
     types: dict[SSAValue, Attribute] = {}
     params: list[Attribute] = []
     results: list[Attribute] = []
