@@ -122,9 +122,10 @@ def _data(shape, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
-def _tensor_iterator_model():
-    """A TensorIterator with only a sliced input and a concatenated output
-    (no back edge), made with OpenVINO's API."""
+def _tensor_iterator_model(start: int, stride: int, end: int):
+    """A TensorIterator with only a sliced input (parts of 2 rows, read from
+    ``start`` to ``end`` by ``stride``) and a concatenated output (no back
+    edge), made with OpenVINO's API."""
     import openvino as ov
     import openvino.opset8 as ops
 
@@ -133,7 +134,7 @@ def _tensor_iterator_model():
     res = ops.result(ops.relu(bp))
     ti = ops.tensor_iterator()
     ti.set_body(ov.Model([res], [bp], "body"))
-    ti.set_sliced_input(bp, x.output(0), 0, 2, 2, -1, 0)
+    ti.set_sliced_input(bp, x.output(0), start, stride, 2, end, 0)
     out = ti.get_concatenated_slices(res.output(0), 0, 2, 2, -1, 0)
     return ov.Model([out], [x], "ti"), {"xs": _data((6, 2), 3)}
 
@@ -150,10 +151,11 @@ def write_irs(folder: Path) -> dict[str, tuple[Path, dict[str, np.ndarray]]]:
         xml = folder / f"{name}.xml"
         ov.save_model(ov.convert_model(path), xml, compress_to_fp16=False)
         out[name] = (xml, inputs)
-    model, inputs = _tensor_iterator_model()
-    xml = folder / "ti.xml"
-    ov.save_model(model, xml, compress_to_fp16=False)
-    out["ti"] = (xml, inputs)
+    for name, (start, stride, end) in {"ti": (0, 2, -1), "ti_reverse": (-1, -2, 0)}.items():
+        model, inputs = _tensor_iterator_model(start, stride, end)
+        xml = folder / f"{name}.xml"
+        ov.save_model(model, xml, compress_to_fp16=False)
+        out[name] = (xml, inputs)
     return out
 
 

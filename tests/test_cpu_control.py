@@ -35,7 +35,7 @@ def _variants(case: str, inputs: dict) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("case", ["if", "loop", "loop_cond", "scan", "nested", "ti"])
+@pytest.mark.parametrize("case", ["if", "loop", "loop_cond", "scan", "nested", "ti", "ti_reverse"])
 def test_matches_openvino(irs, case):
     xml, inputs = irs[case]
     compiled = CompiledModel(read_ir(xml))

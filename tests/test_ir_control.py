@@ -23,7 +23,7 @@ from xmo.tools.xmo_opt import main as xmo_opt
 pytest.importorskip("openvino")
 pytest.importorskip("onnx")
 
-CASES = ["if", "loop", "loop_cond", "scan", "nested", "ti"]
+CASES = ["if", "loop", "loop_cond", "scan", "nested", "ti", "ti_reverse"]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,8 @@ def test_read_gives_bodies(irs, case):
     module = read_ir(irs[case][0])
     module.verify()
     names = {op.name for op in module.walk()}
-    want = {"if": "ov.If", "scan": "ov.TensorIterator", "ti": "ov.TensorIterator"}.get(case, "ov.Loop")
+    want = {"if": "ov.If", "scan": "ov.TensorIterator", "ti": "ov.TensorIterator",
+            "ti_reverse": "ov.TensorIterator"}.get(case, "ov.Loop")
     assert want in names
     if case == "nested":
         assert "ov.If" in names  # inside the Loop's body

@@ -190,3 +190,17 @@ def test_effects_are_the_bodies():
         result_types=[tensor("f32", [2])],
     )
     assert not is_pure(stateful) and not removable_if_unused(stateful)
+
+
+@pytest.mark.parametrize(
+    "entry, dim, n",
+    [(InputSlice(0, 0, axis=0), 5, 5), (InputSlice(0, 0, 0, start=-1, stride=-1, end=0), 5, 5),
+     (InputSlice(0, 0, 0, stride=2, part_size=2), 6, 3),
+     (InputSlice(0, 0, 0, start=-1, stride=-2, end=0, part_size=2), 6, 3),
+     (InputSlice(0, 0, 0, part_size=4), 3, 0)],
+)
+def test_slice_iterations(entry, dim, n):
+    from xmo.dialects.ov.shape_inference.control import slice_iterations
+
+    assert slice_iterations(entry, dim) == n
+

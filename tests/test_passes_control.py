@@ -174,7 +174,7 @@ def irs(tmp_path_factory):
     return write_irs(tmp_path_factory.mktemp("control_irs_passes"))
 
 
-@pytest.mark.parametrize("case", ["if", "loop", "loop_cond", "scan", "nested", "ti"])
+@pytest.mark.parametrize("case", ["if", "loop", "loop_cond", "scan", "nested", "ti", "ti_reverse"])
 def test_passes_on_openvino_written_irs(irs, case):
     xml, feed = irs[case]
     module = read_ir(xml)

@@ -47,6 +47,7 @@ from xmo.dialects.ov.control_ops import (
     IfOp,
     body_parameters,
     body_results,
+    graph_blocks,
     label,
 )
 from xmo.dialects.ov.port_map import (
@@ -350,10 +351,11 @@ class _Writer:
         """The IR document (the .bin is written on the way)."""
         ops = self._ordered_ops(self.module.ops)
         self.ops = ops  # layer i is ops[i]
-        for op in self.module.walk():
-            n = op.get_friendly_name() if isinstance(op, OVOp) else None
-            if n is not None:
-                self.used_names.add(n)
+        for block in graph_blocks(self.module):  # the bodies' layers too
+            for op in block.ops:
+                n = op.get_friendly_name() if isinstance(op, OVOp) else None
+                if n is not None:
+                    self.used_names.add(n)
         name_attr = self.module.sym_name
         out = ['<?xml version="1.0"?>\n', _tag("", "net", {
             "name": name_attr.data if name_attr is not None else "model", "version": "11",

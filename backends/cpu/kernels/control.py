@@ -9,7 +9,8 @@ remain. Sliced inputs give one part per iteration (``start``/``end`` inclusive,
 negative from the end; a negative stride walks backwards); merged parameters
 take their back edge's value of the previous iteration; the current-iteration
 parameter gets the iteration number. Concatenated outputs join every
-iteration's value along the axis (backwards for a negative stride).
+iteration's value along the axis (backwards for a negative stride); a last
+output is the value of iteration ``iteration`` (-1: the last one).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def _iterate(node: KernelNode, *inputs: np.ndarray) -> list[np.ndarray]:
         for j, e in enumerate(outs):
             if isinstance(e, ConcatOutput):
                 parts[j].append(res[e.result])
-            else:
+            elif e.iteration < 0 or e.iteration == k:
                 last[j] = res[e.result]
         for e in merged:
             args[e.parameter] = res[e.result]

@@ -128,8 +128,12 @@ def _static_dim(t: Attribute, axis: int) -> int | None:
 
 
 def slice_iterations(entry: InputSlice, dim: int) -> int:
-    """Iterations a sliced input of ``dim`` elements along the axis gives
-    (``start``/``end`` inclusive, negative ones from the end: -1 is the last)."""
+    """Iterations a sliced input of ``dim`` elements along the axis gives, as
+    OpenVINO's shape inference counts them: ``start``/``end`` inclusive
+    (negative ones from the end: -1 is the last), divided into parts of
+    ``part_size``. (OpenVINO's CPU plugin counts by ``stride`` and takes a
+    negative index as one past; the two agree when ``stride`` is
+    ``part_size`` and the ends are 0 / -1, what the converters write.)"""
     start = entry.start + dim if entry.start < 0 else entry.start
     end = entry.end + dim if entry.end < 0 else entry.end
     return (abs(end - start) + 1) // entry.part_size
