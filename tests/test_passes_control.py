@@ -1,7 +1,7 @@
 """Passes with bodies: every pass of the default pipeline leaves verifiable IR
 with the same outputs when Loop / TensorIterator / If are present, works
 inside the bodies where it should (folding, CSE, DCE, fusions, fp16
-compression, shape refinement) and never moves a value across a body's
+compression, shape refinement, linear fusions) and never moves a value across a body's
 boundary; a Loop or If whose inputs are all constants folds through the CPU
 kernels."""
 
@@ -184,3 +184,25 @@ def test_passes_on_openvino_written_irs(irs, case):
     got = _outputs(module, feed)
     for a, b in zip(want, got):
         np.testing.assert_allclose(b, a, rtol=1e-2, atol=1e-2)
+
+
+def test_fuse_linear_inside_a_body():
+    """A Multiply by a constant after a MatMul folds into the body's weights."""
+    matmul, mul = op_class("MatMul"), op_class("Multiply")
+    n = ParameterOp.new("i64", [], name="n")
+    x = ParameterOp.new("f32", [4, 4], name="x")
+    go = ConstantOp.from_array(np.array(True))
+    w = np.random.default_rng(2).standard_normal((4, 4)).astype(np.float32)
+    body = make_body([tensor("f32", [4, 4])], lambda v: [
+        ConstantOp.from_array(np.array(True)),
+        mul.make([matmul.make([v, ConstantOp.from_array(w)]),
+                  ConstantOp.from_array(np.full((1, 4), 0.5, np.float32))]),
+    ])
+    loop = LoopOp.new(n, go, [x], body, [MergedInput(2, 0, 1)], [LastOutput(1, 0)],
+                      body_condition_output_idx=0)
+    module = ModuleOp([n, x, go, loop, ResultOp.new(loop.results[0], name="y")])
+    want = _outputs(module, FEED | {"x": FEED["x"][:4, :4].copy()})
+    _run(module, "ov-fuse-linear")
+    assert "ov.Multiply" not in _names(loop.body.block)
+    got = _outputs(module, FEED | {"x": FEED["x"][:4, :4].copy()})
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
