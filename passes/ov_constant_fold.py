@@ -32,6 +32,7 @@ dynamic dimensions (``-1``/``?``) is the way to keep a model reshapeable.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,7 @@ from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.control_ops import CONTROL_OPS, graph_blocks
 from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.ov_infer_shapes import refine_op_types
@@ -84,9 +86,22 @@ def feeds_weights_only(op: Operation, depth: int = 4) -> bool:
     return True
 
 
+#: a constant Loop folds only with a constant trip count up to this
+MAX_FOLDED_ITERATIONS = 1 << 16
+
+
+def _bounded_trip_count(op: OVOp) -> bool:
+    """A Loop runs a known, bounded number of iterations at most (a constant
+    Loop whose condition never turns false must not run forever while folding)."""
+    trip = constant_value_of(op.operands[0])
+    return trip is not None and trip.size == 1 and 0 <= int(trip.reshape(-1)[0]) <= MAX_FOLDED_ITERATIONS
+
+
 def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
     """The values of ``op``'s results when it can be folded, else None."""
-    if not is_pure(op) or op.regions:
+    if not is_pure(op) or (op.regions and not isinstance(op, CONTROL_OPS)):
+        return None
+    if op.name == "ov.Loop" and not _bounded_trip_count(op):
         return None
     out_types = [_etype(r.type) for r in op.results]
     if not op.results or any(t is None or t in et.PACKED_BITS for t in out_types):
@@ -120,20 +135,21 @@ def fold_values(op: OVOp, max_growth: float = 4.0) -> list[np.ndarray] | None:
 
 
 class FoldConstantOp(RewritePattern):
-    """Replace an op of ``block`` by Constants when its values are known
+    """Replace an op of one of ``blocks`` by Constants when its values are known
     (:func:`fold_values`), refining its result types first when an input type
     changed (a producer was folded or refined). Friendly and tensor names move
     to the Constants."""
 
-    def __init__(self, block: Block, store: WeightStore, max_growth: float) -> None:
-        self.block = block
+    def __init__(self, blocks: Iterable[Block], store: WeightStore, max_growth: float) -> None:
+        #: the graphs folded: the model's and its bodies' (graph_blocks)
+        self.blocks = frozenset(blocks)
         self.store = store
         self.max_growth = max_growth
         #: ops whose input types changed: only those are inferred again
         self.touched: set[Operation] = set()
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.parent is not self.block or not isinstance(op, OVOp):
+        if op.parent not in self.blocks or not isinstance(op, OVOp):
             return
         if isinstance(op, ParameterOp | ConstantOp | ResultOp):
             return
@@ -175,5 +191,5 @@ class OVConstantFoldPass(ModulePass):
     max_growth: float = 4.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = FoldConstantOp(op.body.block, weight_store(ctx), self.max_growth)
+        pattern = FoldConstantOp(graph_blocks(op), weight_store(ctx), self.max_growth)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

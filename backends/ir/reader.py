@@ -33,19 +33,20 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseResourceAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
     UnrankedTensorType,
+    i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.backends.ir import pair
 from xmo.backends.ir._common import (
     ELEMENT_TYPE_OF_PRECISION,
     OV_TYPE_OF_IR_TYPE,
-    SUBGRAPH_TYPES,
     IRReadError,
     parse_shape_text,
     unescape_illegal,
@@ -58,6 +59,17 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
+from xmo.dialects.ov.control_ops import CONTROL_OPS, IfOp
+from xmo.dialects.ov.port_map import (
+    ConcatOutput,
+    InputDesc,
+    InputSlice,
+    InvariantInput,
+    LastOutput,
+    MergedInput,
+    OutputDesc,
+    to_attr,
+)
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.errors import first_line
 from xmo.input_files import InputFileError, map_input, open_input
@@ -113,6 +125,8 @@ class _Layer:
     outputs: list[_Port]
     output_names: list[str] | None
     rt_info: dict[str, Any] = field(default_factory=dict)
+    #: the layer's element (read again for the bodies of Loop, TensorIterator, If)
+    element: ET.Element | None = None
     # filled while building
     sources: dict[int, tuple[int, int]] = field(default_factory=dict)
     op: OVOp | None = None
@@ -223,9 +237,25 @@ class _Reader:
                 f"{self.xml_path}: IR version {version} is not supported "
                 f"(supported: {', '.join(_SUPPORTED_VERSIONS)})"
             )
+        order, by_id = self._graph(root, f"{self.xml_path}")
+        ops = [layer.op for layer in order]
+        name = root.get("name")
+        module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
+        model_info = self._model_rt_info(root.find("rt_info"), ())
+        if model_info:
+            try:
+                rt_info.set_model_rt_info(module, model_info)
+            except rt_info.RtInfoError as e:
+                raise IRReadError(f"{self.xml_path}: <rt_info> of <net>: {e}") from None
+        self._verify(order, module)
+        return module
+
+    def _graph(self, root: ET.Element, where: str) -> tuple[list[_Layer], dict[int, _Layer]]:
+        """The layers of a graph (the net, or a body), built into ops, in
+        the order they go into the block; and the layers by id."""
         layers_el = root.find("layers")
         if layers_el is None:
-            raise IRReadError(f"{self.xml_path}: no <layers> section")
+            raise IRReadError(f"{where}: no <layers> section")
         layers = [self._layer(i, el) for i, el in enumerate(layers_el.findall("layer"))]
         by_id: dict[int, _Layer] = {}
         for layer in layers:
@@ -237,18 +267,10 @@ class _Reader:
             by_id[layer.id] = layer
         self._edges(root, by_id)
         order = self._topological_order(layers, by_id)
-        ops = [self._build(layer, by_id) for layer in order]
+        for layer in order:
+            self._build(layer, by_id)
         self._merge_output_names(order, by_id)
-        name = root.get("name")
-        module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
-        model_info = self._model_rt_info(root.find("rt_info"), ())
-        if model_info:
-            try:
-                rt_info.set_model_rt_info(module, model_info)
-            except rt_info.RtInfoError as e:
-                raise IRReadError(f"{self.xml_path}: <rt_info> of <net>: {e}") from None
-        self._verify(order, by_id, module)
-        return module
+        return order, by_id
 
     def _model_rt_info(self, el: ET.Element | None, path: tuple[str, ...]) -> dict[str, Any]:
         """The net's ``<rt_info>`` as a nested dict: an element with a ``value``
@@ -278,10 +300,6 @@ class _Reader:
             raise IRReadError(f"{what}: attribute 'type' is missing")
         if name is None:
             raise IRReadError(f"layer id {lid} ({ltype}): attribute 'name' is missing")
-        if el.find("body") is not None or ltype in SUBGRAPH_TYPES:
-            raise IRReadError(
-                f"{what}: {ltype} layers with sub-graph bodies are not supported yet"
-            )
         data_el = el.find("data")
         data = dict(data_el.attrib) if data_el is not None else {}
         out_names = el.get("output_names")
@@ -300,6 +318,7 @@ class _Reader:
                 for a in _children(el.find("rt_info"))
                 if a.tag == "attribute" and a.get("name")
             ),
+            element=el,
         )
 
     @staticmethod
@@ -423,6 +442,13 @@ class _Reader:
             attrs = self._attributes(cls, layer)
             props.update(attrs)
             result_types = self._result_types(cls, layer, operands)
+        regions: list[Region] = []
+        if issubclass(cls, CONTROL_OPS):
+            regions = self._bodies(cls, layer, props)
+        elif layer.element is not None and any(
+            layer.element.find(t) is not None for t in ("body", "then_body", "else_body")
+        ):
+            raise IRReadError(f"{layer.label}: a {layer.type} layer has no body")
         names = [p.names for p in layer.outputs]
         if any(names):
             props["tensor_names"] = ArrayAttr(
@@ -430,9 +456,129 @@ class _Reader:
             )
         if layer.rt_info:
             props["rt_info"] = rt_info.to_dict_attr(layer.rt_info)
-        op = cls.create(operands=operands, result_types=result_types, properties=props)
+        op = cls.create(
+            operands=operands, result_types=result_types, properties=props, regions=regions
+        )
         layer.op = op
         return op
+
+    # -- bodies ---------------------------------------------------------------
+    def _bodies(
+        self, cls: type[OVOp], layer: _Layer, props: dict[str, Attribute]
+    ) -> list[Region]:
+        """The regions of a Loop, TensorIterator or If layer; its port maps
+        go to ``props``."""
+        el = layer.element
+        assert el is not None
+        in_ids = [p.id for p in layer.inputs]
+        out_ids = [p.id for p in layer.outputs]
+        if cls is IfOp:
+            regions = []
+            for prefix in ("then", "else"):
+                region, params, results = self._body(layer, el, f"{prefix}_body")
+                inputs, outputs, special = self._port_map(
+                    layer, el.find(f"{prefix}_port_map"), params, results, in_ids, out_ids, {}
+                )
+                if special or any(not isinstance(e, InvariantInput | LastOutput)
+                                  for e in (*inputs, *outputs)):
+                    raise IRReadError(
+                        f"{layer.label}: {prefix}_port_map: an If branch has only "
+                        "plain inputs and outputs"
+                    )
+                props[f"{prefix}_input_map"] = to_attr(inputs)
+                props[f"{prefix}_output_map"] = to_attr(outputs)
+                regions.append(region)
+            return regions
+        region, params, results = self._body(layer, el, "body")
+        back: dict[int, int] = {}
+        for e in _children(el.find("back_edges")):
+            src = _int(e.get("from-layer"), f"{layer.label}: back edge 'from-layer'")
+            dst = _int(e.get("to-layer"), f"{layer.label}: back edge 'to-layer'")
+            if src not in results or dst not in params:
+                raise IRReadError(
+                    f"{layer.label}: back edge {src} -> {dst} does not go from a body "
+                    "Result to a body Parameter"
+                )
+            back[params[dst]] = results[src]
+        inputs, outputs, special = self._port_map(
+            layer, el.find("port_map"), params, results, in_ids, out_ids, back
+        )
+        props["input_map"] = to_attr(inputs)
+        props["output_map"] = to_attr(outputs)
+        for key, index in special.items():
+            if cls.name != "ov.Loop":
+                raise IRReadError(f"{layer.label}: a {layer.type} has no special body ports")
+            props[key] = IntegerAttr(index, i64)
+        return [region]
+
+    def _body(
+        self, layer: _Layer, el: ET.Element, tag: str
+    ) -> tuple[Region, dict[int, int], dict[int, int]]:
+        """A body's region and its layer ids -> index among its Parameters
+        (Results)."""
+        body_el = el.find(tag)
+        if body_el is None:
+            raise IRReadError(f"{layer.label}: no <{tag}>")
+        order, _ = self._graph(body_el, f"{layer.label}: <{tag}>")
+        params = {lyr.id: i for i, lyr in enumerate(x for x in order if x.type == "Parameter")}
+        results = {lyr.id: i for i, lyr in enumerate(x for x in order if x.type == "Result")}
+        ops = [lyr.op for lyr in order]
+        self._verify_layers(order)
+        return Region(Block(ops)), params, results  # type: ignore[arg-type]
+
+    @staticmethod
+    def _port_map(
+        layer: _Layer, el: ET.Element | None, params: dict[int, int],
+        results: dict[int, int], in_ids: list[int], out_ids: list[int],
+        back: dict[int, int],
+    ) -> tuple[list[InputDesc], list[OutputDesc], dict[str, int]]:
+        inputs: list[InputDesc] = []
+        outputs: list[OutputDesc] = []
+        special: dict[str, int] = {}
+        for entry in _children(el):
+            what = f"{layer.label}: port map <{entry.tag}>"
+            a = entry.attrib
+
+            def num(key: str, default: int | None = None) -> int:
+                if key not in a and default is not None:
+                    return default
+                return _int(a.get(key), f"{what}: '{key}'")
+
+            internal = num("internal_layer_id")
+            purpose = a.get("purpose")
+            table = params if entry.tag == "input" else results
+            if entry.tag not in ("input", "output") or internal not in table:
+                raise IRReadError(
+                    f"{what}: internal_layer_id {internal} is not a body "
+                    f"{'Parameter' if entry.tag == 'input' else 'Result'}"
+                )
+            index = table[internal]
+            if purpose is not None:
+                key = {"current_iteration": "current_iteration_input_idx",
+                       "execution_condition": "body_condition_output_idx"}.get(purpose)
+                if key is None:
+                    raise IRReadError(f"{what}: unknown purpose '{purpose}'")
+                special[key] = index
+                continue
+            port = num("external_port_id")
+            ids = in_ids if entry.tag == "input" else out_ids
+            if port not in ids:
+                raise IRReadError(f"{what}: the layer has no {entry.tag} port {port}")
+            external = ids.index(port)
+            slicing = {k: num(k, d) for k, d in
+                       (("start", 0), ("stride", 1), ("end", -1), ("part_size", 1))}
+            if entry.tag == "input":
+                if "axis" in a:
+                    inputs.append(InputSlice(external, index, num("axis"), **slicing))
+                elif index in back:
+                    inputs.append(MergedInput(external, index, back[index]))
+                else:
+                    inputs.append(InvariantInput(external, index))
+            elif "axis" in a:
+                outputs.append(ConcatOutput(index, external, num("axis"), **slicing))
+            else:
+                outputs.append(LastOutput(index, external))
+        return inputs, outputs, special
 
     def _attributes(self, cls: type[OVOp], layer: _Layer) -> dict[str, Attribute]:
         specs = {s.name: s for s in cls.OV_ATTRS}
@@ -689,7 +835,7 @@ class _Reader:
                 src.set_tensor_names(out_index, have + extra)
 
     @staticmethod
-    def _verify(order: list[_Layer], by_id: dict[int, _Layer], module: ModuleOp) -> None:
+    def _verify_layers(order: list[_Layer]) -> None:
         for layer in order:
             op = layer.op
             assert op is not None
@@ -697,6 +843,9 @@ class _Reader:
                 op.verify_()
             except (VerifyException, ValueError, KeyError, TypeError) as e:
                 raise IRReadError(f"{layer.label}: {first_line(e)}") from None
+
+    def _verify(self, order: list[_Layer], module: ModuleOp) -> None:
+        self._verify_layers(order)
         try:
             module.verify()
         except VerifyException as e:
