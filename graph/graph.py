@@ -56,14 +56,21 @@ class Graph:
 
     ``ctx`` (default: the context attached to the module) supplies the weight
     store for large constants; without one constants are stored inline.
+    ``body``: the block of a Loop / TensorIterator / If body inside ``module``
+    to view instead of the model's own graph (its Parameters and Results are
+    the body's inputs and outputs; ``xmo.dialects.ov.control_ops.graph_blocks``
+    lists them). A graph never reaches into a body: a Loop is one node.
     """
 
-    def __init__(self, module: ModuleOp, ctx: Context | None = None) -> None:
+    def __init__(
+        self, module: ModuleOp, ctx: Context | None = None, body: Block | None = None
+    ) -> None:
         if not isinstance(module, ModuleOp):
             raise GraphError(
                 f"Graph needs a builtin.module, got {type(module).__name__}"
             )
         self.module = module
+        self._block = body if body is not None else module.body.block
         self.ctx = ctx if ctx is not None else context_of(module)
         self._nodes: dict[Operation, Node] = {}
         self._rewriter: PatternRewriter | None = None
@@ -80,7 +87,7 @@ class Graph:
 
     @property
     def block(self) -> Block:
-        return self.module.body.block
+        return self._block
 
     def __repr__(self) -> str:
         name = self.module.sym_name

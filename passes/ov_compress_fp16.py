@@ -39,6 +39,7 @@ from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, op_class
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.control_ops import graph_blocks
 
 #: consumers whose constant inputs keep full precision
 _KEEP_F32 = frozenset(
@@ -78,7 +79,9 @@ class OVCompressFP16Pass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         store = weight_store(ctx)
         convert = op_class("Convert")
-        for c in [o for o in op.body.block.ops if isinstance(o, ConstantOp)]:
+        # body weights too (each Convert goes next to its constant, in its body)
+        consts = [o for b in graph_blocks(op) for o in b.ops if isinstance(o, ConstantOp)]
+        for c in consts:
             t = c.results[0].type
             if et.from_xdsl(t.get_element_type()) != "f32":  # type: ignore[attr-defined]
                 continue

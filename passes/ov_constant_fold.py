@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +57,7 @@ from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.control_ops import CONTROL_OPS, graph_blocks
 from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.ov_infer_shapes import refine_op_types
@@ -108,6 +110,17 @@ def result_bytes(op: Operation) -> int | None:
     return total
 
 
+#: a constant Loop folds only with a constant trip count up to this
+MAX_FOLDED_ITERATIONS = 1 << 16
+
+
+def _bounded_trip_count(op: OVOp) -> bool:
+    """A Loop runs a known, bounded number of iterations at most (a constant
+    Loop whose condition never turns false must not run forever while folding)."""
+    trip = constant_value_of(op.operands[0])
+    return trip is not None and trip.size == 1 and 0 <= int(trip.reshape(-1)[0]) <= MAX_FOLDED_ITERATIONS
+
+
 def fold_values(
     op: OVOp, max_growth: float = 4.0, origin_bytes: int | None = None
 ) -> list[np.ndarray] | None:
@@ -116,7 +129,9 @@ def fold_values(
     ``origin_bytes``: the bytes of the original Constants the inputs derive
     from, when less than the inputs' own (the cumulative guard).
     """
-    if not is_pure(op) or op.regions:
+    if not is_pure(op) or (op.regions and not isinstance(op, CONTROL_OPS)):
+        return None
+    if op.name == "ov.Loop" and not _bounded_trip_count(op):
         return None
     out_types = [_etype(r.type) for r in op.results]
     if not op.results or any(t is None or t in et.PACKED_BITS for t in out_types):
@@ -174,13 +189,14 @@ def _too_large(op: OVOp, out_bytes: int, in_bytes: int, max_growth: float) -> bo
 
 
 class FoldConstantOp(RewritePattern):
-    """Replace an op of ``block`` by Constants when its values are known
+    """Replace an op of one of ``blocks`` by Constants when its values are known
     (:func:`fold_values`), refining its result types first when an input type
     changed (a producer was folded or refined). Friendly and tensor names move
     to the Constants."""
 
-    def __init__(self, block: Block, store: WeightStore, max_growth: float) -> None:
-        self.block = block
+    def __init__(self, blocks: Iterable[Block], store: WeightStore, max_growth: float) -> None:
+        #: the graphs folded: the model's and its bodies' (graph_blocks)
+        self.blocks = frozenset(blocks)
         self.store = store
         self.max_growth = max_growth
         #: ops whose input types changed: only those are inferred again
@@ -190,7 +206,7 @@ class FoldConstantOp(RewritePattern):
         self.origins: dict[SSAValue, dict[SSAValue, int]] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.parent is not self.block or not isinstance(op, OVOp):
+        if op.parent not in self.blocks or not isinstance(op, OVOp):
             return
         if isinstance(op, ParameterOp | ConstantOp | ResultOp):
             return
@@ -260,5 +276,5 @@ class OVConstantFoldPass(ModulePass):
     max_growth: float = 4.0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = FoldConstantOp(op.body.block, weight_store(ctx), self.max_growth)
+        pattern = FoldConstantOp(graph_blocks(op), weight_store(ctx), self.max_growth)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
+from xmo.dialects.ov.control_ops import graph_blocks
 from xmo.dialects.ov.traits import is_pure
 from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
 
@@ -134,18 +135,24 @@ class OVCSEPass(ModulePass):
     max_const_bytes: int = 1 << 16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # each graph on its own: the model's, then every body's (an op never
+        # merges with one of another graph: bodies are IsolatedFromAbove)
+        for block in graph_blocks(op):
+            self._merge_in(block)
+
+    def _merge_in(self, block: Block) -> None:
         seen: dict[tuple, Operation] = {}
         # large constants are compared (hashed) only when another large
         # constant has the same type: equal weights made twice (a folded
         # ConstantFill per layer) merge, unique weights cost nothing
         big = Counter(
-            o.results[0].type for o in op.body.block.ops
+            o.results[0].type for o in block.ops
             if isinstance(o, ConstantOp) and _nbytes(o) > self.max_const_bytes
         )
         twins = {t for t, n in big.items() if n > 1}
         consts: dict[tuple, list[Operation]] = {}
         names: dict[tuple[OVOp, int], dict[str, None]] = {}
-        for o in list(op.body.block.ops):
+        for o in list(block.ops):
             if not isinstance(o, OVOp) or isinstance(o, ParameterOp | ResultOp):
                 continue
             key = (

@@ -24,6 +24,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xmo.dialects.ov.control_ops import graph_blocks
 from xmo.dialects.ov.traits import removable_if_unused
 
 
@@ -34,11 +35,14 @@ class OVDeadCodeEliminationPass(ModulePass):
     name = "ov-dce"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in reversed(list(op.body.block.ops)):
-            if (
-                o.results
-                and not any(r.uses for r in o.results)
-                and removable_if_unused(o)
-            ):
-                o.detach()
-                o.erase()
+        # bodies of Loop / TensorIterator / If too, each graph on its own
+        # (innermost first: a dead op with a body goes with it)
+        for block in reversed(graph_blocks(op)):
+            for o in reversed(list(block.ops)):
+                if (
+                    o.results
+                    and not any(r.uses for r in o.results)
+                    and removable_if_unused(o)
+                ):
+                    o.detach()
+                    o.erase()

@@ -16,10 +16,15 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.ov.base import OVOp, types_compatible
+from xmo.dialects.ov.control_ops import CONTROL_OPS
 
 
 def refine_op_types(op: OVOp) -> bool:
-    """Re-infer ``op``'s result types in place; True when a type changed."""
+    """Re-infer ``op``'s result types in place; True when a type changed.
+    A Loop, TensorIterator or If also gets its body parameters' types
+    refined from its inputs (the body ops follow when they are refined)."""
+    if isinstance(op, CONTROL_OPS):
+        _refine_body_parameters(op)
     inferred = op.inferred_result_types()
     if inferred is None:
         return False
@@ -34,6 +39,16 @@ def refine_op_types(op: OVOp) -> bool:
         Rewriter.replace_value_with_new_type(result, new_type)
         changed = True
     return changed
+
+
+def _refine_body_parameters(op: OVOp) -> None:
+    from xmo.dialects.ov.shape_inference.control import body_parameter_types, meet_types
+
+    for param, given in body_parameter_types(op):
+        declared = param.results[0].type
+        new = meet_types(declared, given)
+        if new != declared:
+            Rewriter.replace_value_with_new_type(param.results[0], new)
 
 
 @dataclass(frozen=True)

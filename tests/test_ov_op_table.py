@@ -34,8 +34,8 @@ NO_SHAPE_INFERENCE = frozenset(
     ExperimentalDetectronTopKROIs ExtractImagePatches Eye GRN GRUCell GRUSequence
     GatherND_opset5 GatherTree Gather_opset1 Gather_opset7 Gelu_opset2
     GenerateProposals GridSample GroupConvolutionBackpropData I420toBGR I420toRGB
-    ISTFT If Interpolate_opset1 Interpolate_opset4 Inverse LSTMCell LSTMCell_opset1
-    LSTMSequence Loop MVN_opset2 MatrixNms MaxPool_opset1 MaxPool_opset8
+    ISTFT Interpolate_opset1 Interpolate_opset4 Inverse LSTMCell LSTMCell_opset1
+    LSTMSequence MVN_opset2 MatrixNms MaxPool_opset1 MaxPool_opset8
     MulticlassNms MulticlassNms_opset8 Multinomial NMSRotated NV12toBGR NV12toRGB
     NonMaxSuppression NonMaxSuppression_opset1 NonMaxSuppression_opset3
     NonMaxSuppression_opset4 NonMaxSuppression_opset5 OneHot_opset1 PSROIPooling
@@ -46,7 +46,7 @@ NO_SHAPE_INFERENCE = frozenset(
     ScatterElementsUpdate_opset3 ScatterNDUpdate_opset4 SearchSorted SegmentMax
     ShapeOf_opset1 ShuffleChannels SliceScatter Softmax_opset1 SpaceToBatch
     SparseFillEmptyRows Squeeze_opset1 StringTensorPack StringTensorUnpack
-    TensorIterator TopK_opset1 TopK_opset3 Xor_opset1
+    TopK_opset1 TopK_opset3 Xor_opset1
     """.split()
 )
 
@@ -63,15 +63,15 @@ NO_CPU_KERNEL = frozenset(
     ExperimentalDetectronGenerateProposalsSingleImage
     ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
     ExperimentalDetectronTopKROIs ExtractImagePatches Eye FakeConvert GRN GRUCell
-    GatherTree GenerateProposals I420toBGR I420toRGB ISTFT If Interpolate_opset1
-    Inverse LSTMCell LSTMCell_opset1 Loop MVN_opset2 MatrixNms MulticlassNms
+    GatherTree GenerateProposals I420toBGR I420toRGB ISTFT Interpolate_opset1
+    Inverse LSTMCell LSTMCell_opset1 MVN_opset2 MatrixNms MulticlassNms
     MulticlassNms_opset8 Multinomial NMSRotated NV12toBGR NV12toRGB
     NonMaxSuppression_opset1 NonMaxSuppression_opset3 NonMaxSuppression_opset4
     PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
     Proposal_opset1 RNNCell ROIAlign ROIAlignRotated ROIAlign_opset3 ROIPooling
     RandomUniform ReadValue ReadValue_opset3 RegionYolo ReorgYolo Result STFT
     ScaledDotProductAttention SearchSorted SegmentMax SliceScatter SpaceToBatch
-    SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator
+    SparseFillEmptyRows StringTensorPack StringTensorUnpack
     """.split()
 )
 

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xmo import bus_error, xdsl_speedups
-from xmo.gc_policy import configure_process
 from xmo.errors import XmoError
+from xmo.gc_policy import configure_process
+from xmo.termination import Terminated, install_termination_handlers
 
 log = logging.getLogger("xmo")
 
@@ -471,8 +472,11 @@ def cli() -> int:
     """The ``xmo`` command: :func:`main` in a process of its own.
 
     A short-lived process holding one large graph: full collections are rare
-    (see :func:`xmo.gc_policy.configure_process`)."""
+    (see :func:`xmo.gc_policy.configure_process`). SIGTERM and SIGHUP unwind
+    it like Ctrl-C (files being written are removed), and it exits with 128
+    plus the signal's number (see :mod:`xmo.termination`)."""
     configure_process()
+    install_termination_handlers()
     bus_error.install("xmo")
     return main()
 
@@ -494,6 +498,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_viz(args)
         if args.command == "run":
             return cmd_run(args)
+    except Terminated as e:
+        print(f"xmo: {e}", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print("xmo: interrupted", file=sys.stderr)
         return 130

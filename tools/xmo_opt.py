@@ -47,6 +47,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xmo import xdsl_speedups
 from xmo.context import make_context, weight_store
 from xmo.errors import XmoError
+from xmo.termination import Terminated, install_termination_handlers
 
 
 @dataclass(frozen=True)
@@ -267,10 +268,12 @@ class XmoOptError(XmoError):
 
 def cli() -> int:
     """The ``xmo-opt`` command: :func:`main` in a process of its own, with
-    the collector settings of ``xmo`` (see :func:`xmo.tools.xmo_main.cli`)."""
+    the collector settings and the SIGTERM / SIGHUP handling of ``xmo`` (see
+    :func:`xmo.tools.xmo_main.cli`)."""
     from xmo.gc_policy import configure_process
 
     configure_process()
+    install_termination_handlers()
     from xmo import bus_error
 
     bus_error.install("xmo-opt")
@@ -292,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"xmo-opt: error: {where}: SystemExit: sys.exit({e.code!r}) called while "
               "running", file=sys.stderr)
         return 1
+    except Terminated as e:
+        print(f"xmo-opt: {e}", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print("xmo-opt: interrupted", file=sys.stderr)
         return 130

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from xmo.backends.cpu.dtypes import (
     BF16,
@@ -79,17 +79,21 @@ class CompiledModel:
     """An ``ov`` module ready to run on numpy arrays: the CPU backend's entry.
 
     It takes a module (:func:`xmo.compile_model` converts model files first)
-    and keeps it alive. ``model(inputs)`` takes a dict (input tensor name or
+    and keeps it alive; or a body region (the kernels of Loop, TensorIterator
+    and If compile their bodies so). ``model(inputs)`` takes a dict (input tensor name or
     friendly name -> array) or a list (in Parameter order) and returns
     :class:`ModelOutputs`.
     """
 
-    def __init__(self, module: ModuleOp | Operation) -> None:
+    def __init__(self, module: ModuleOp | Operation | Region) -> None:
         # the module keeps its context, and so the weight store, alive
         self._module = module
-        ops = list(module.body.block.ops) if isinstance(module, ModuleOp) else list(
-            module.regions[0].block.ops
-        )
+        if isinstance(module, Region):  # a body of Loop, TensorIterator, If
+            ops = list(module.block.ops)
+        elif isinstance(module, ModuleOp):
+            ops = list(module.body.block.ops)
+        else:
+            ops = list(module.regions[0].block.ops)
         slot_of: dict[SSAValue, int] = {}
         n_slots = 0
 

@@ -46,9 +46,6 @@ IR_TYPE_OF_OV_TYPE = {
 }
 OV_TYPE_OF_IR_TYPE = {v: k for k, v in IR_TYPE_OF_OV_TYPE.items()}
 
-#: Ops whose sub-graph bodies are not supported yet.
-SUBGRAPH_TYPES = frozenset({"Loop", "If", "TensorIterator"})
-
 #: Shape attribute text of a dynamic-rank shape (``<port>`` then has no ``<dim>``).
 DYNAMIC_RANK_SHAPE = "..."
 

@@ -9,10 +9,14 @@ decoded from the writer's escaping of what XML cannot hold
 (:func:`~xmo.backends.ir._common.unescape_illegal`): names read back as they
 were written.
 
-Unlike OpenVINO's own reader, this one checks what it reads: edges (missing,
-duplicate, dangling, cycles), constant ranges against the ``.bin`` size, port
-precisions and dims against each other and against shape inference. Every
-problem raises :class:`IRReadError` with a one-line message naming the layer.
+Unlike OpenVINO's own reader, this one checks what it reads: the ``.bin``
+against the size and digest the ``.xml`` records (an IR written by xmo, see
+:mod:`xmo.backends.ir.pair`: a ``.bin`` that does not belong to the ``.xml``
+is refused; a write of the pair under way is waited for, an interrupted one
+undone, and the pair read again), edges (missing, duplicate, dangling,
+cycles), constant ranges against the ``.bin`` size, port precisions and dims
+against each other and against shape inference. Every problem raises
+:class:`IRReadError` with a one-line message naming the layer.
 """
 
 from __future__ import annotations
@@ -22,25 +26,27 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseResourceAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
     UnrankedTensorType,
+    i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from xmo.backends.ir import pair
 from xmo.backends.ir._common import (
     ELEMENT_TYPE_OF_PRECISION,
     OV_TYPE_OF_IR_TYPE,
-    SUBGRAPH_TYPES,
     IRReadError,
     parse_shape_text,
     unescape_illegal,
@@ -54,6 +60,17 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
+from xmo.dialects.ov.control_ops import CONTROL_OPS, IfOp
+from xmo.dialects.ov.port_map import (
+    ConcatOutput,
+    InputDesc,
+    InputSlice,
+    InvariantInput,
+    LastOutput,
+    MergedInput,
+    OutputDesc,
+    to_attr,
+)
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.errors import first_line
 from xmo.input_files import InputFileError, map_input, open_input
@@ -66,6 +83,27 @@ _SUPPORTED_VERSIONS = ("10", "11")
 #: in 3.3 MB), so 1 GiB is millions of layers; ElementTree needs many times
 #: the file's size in memory, so a bigger file is refused up front.
 MAX_XML_BYTES = 1 << 30
+#: Reads of a pair that is being replaced (see :func:`read_ir`)
+_PAIR_ATTEMPTS = 3
+#: How much of the ``.xml``'s start holds the record of its ``.bin``
+_HEAD_BYTES = 256
+
+
+class _PairError(IRReadError):
+    """The ``.xml`` and ``.bin`` at the path are not one pair (yet)."""
+
+    def __init__(self, msg: str, xml_path: Path, xml_id: tuple[int, int] | None) -> None:
+        super().__init__(msg)
+        self.xml_path = xml_path
+        self.xml_id = xml_id
+
+    def xml_replaced(self) -> bool:
+        """Whether the path names another ``.xml`` than the one read."""
+        try:
+            st = os.stat(self.xml_path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) != self.xml_id
 
 
 @dataclass
@@ -88,6 +126,8 @@ class _Layer:
     outputs: list[_Port]
     output_names: list[str] | None
     rt_info: dict[str, Any] = field(default_factory=dict)
+    #: the layer's element (read again for the bodies of Loop, TensorIterator, If)
+    element: ET.Element | None = None
     # filled while building
     sources: dict[int, tuple[int, int]] = field(default_factory=dict)
     op: OVOp | None = None
@@ -114,7 +154,15 @@ def read_ir(
     if ctx is None:
         ctx = make_context()
     store = weight_store(ctx)
-    module = _Reader(xml_path, bin_path, store).read()
+    for attempt in range(1, _PAIR_ATTEMPTS + 1):
+        try:
+            module = _Reader(xml_path, bin_path, store).read()
+            break
+        except _PairError as e:
+            # a writer replacing the pair: wait for it (or undo an interrupted one), read again
+            again = pair.settle(xml_path, bin_path) or e.xml_replaced()
+            if attempt == _PAIR_ATTEMPTS or not again:
+                raise IRReadError(str(e)) from None
     attach_context(module, ctx)  # the module keeps its weights alive
     return module
 
@@ -149,22 +197,38 @@ class _Reader:
         self.store = store
         self._bin: np.ndarray | None = None
         self._bin_loaded = False
+        #: the .bin checked against the record, mapped from this file
+        self._bin_file: BinaryIO | None = None
 
     # -- parsing ------------------------------------------------------------
     def read(self) -> ModuleOp:
         try:
-            with open_input(self.xml_path, IRReadError) as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > MAX_XML_BYTES:
+            return self._read()
+        finally:
+            if self._bin_file is not None:
+                self._bin_file.close()
+
+    def _read(self) -> ModuleOp:
+        xml_id = None
+        try:
+            with self._open(self.xml_path, None) as f:
+                st = os.fstat(f.fileno())
+                xml_id = (st.st_dev, st.st_ino)
+                if st.st_size > MAX_XML_BYTES:
                     raise IRReadError(
-                        f"{self.xml_path}: {size} bytes, more than the {MAX_XML_BYTES >> 20} "
-                        "MiB an IR .xml may have (its weights belong in the .bin)"
+                        f"{self.xml_path}: {st.st_size} bytes, more than the "
+                        f"{MAX_XML_BYTES >> 20} MiB an IR .xml may have (its weights belong in "
+                        "the .bin)"
                     )
+                record = pair.read_record(f.read(_HEAD_BYTES))
+                f.seek(0)
                 root = ET.parse(f).getroot()
         except ET.ParseError as e:
             raise IRReadError(f"{self.xml_path}: not well-formed XML: {e}") from None
         except OSError as e:
             raise IRReadError(f"{self.xml_path}: cannot read: {e.strerror}") from None
+        if record is not None:
+            self._check_bin(record, xml_id)
         if root.tag != "net":
             raise IRReadError(f"{self.xml_path}: root element is <{root.tag}>, not <net>")
         _unescape_attributes(root)
@@ -174,9 +238,25 @@ class _Reader:
                 f"{self.xml_path}: IR version {version} is not supported "
                 f"(supported: {', '.join(_SUPPORTED_VERSIONS)})"
             )
+        order, by_id = self._graph(root, f"{self.xml_path}")
+        ops = [layer.op for layer in order]
+        name = root.get("name")
+        module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
+        model_info = self._model_rt_info(root.find("rt_info"), ())
+        if model_info:
+            try:
+                rt_info.set_model_rt_info(module, model_info)
+            except rt_info.RtInfoError as e:
+                raise IRReadError(f"{self.xml_path}: <rt_info> of <net>: {e}") from None
+        self._verify(order, module)
+        return module
+
+    def _graph(self, root: ET.Element, where: str) -> tuple[list[_Layer], dict[int, _Layer]]:
+        """The layers of a graph (the net, or a body), built into ops, in
+        the order they go into the block; and the layers by id."""
         layers_el = root.find("layers")
         if layers_el is None:
-            raise IRReadError(f"{self.xml_path}: no <layers> section")
+            raise IRReadError(f"{where}: no <layers> section")
         layers = [self._layer(i, el) for i, el in enumerate(layers_el.findall("layer"))]
         by_id: dict[int, _Layer] = {}
         for layer in layers:
@@ -188,18 +268,10 @@ class _Reader:
             by_id[layer.id] = layer
         self._edges(root, by_id)
         order = self._topological_order(layers, by_id)
-        ops = [self._build(layer, by_id) for layer in order]
+        for layer in order:
+            self._build(layer, by_id)
         self._merge_output_names(order, by_id)
-        name = root.get("name")
-        module = ModuleOp(ops, sym_name=StringAttr(name) if name else None)
-        model_info = self._model_rt_info(root.find("rt_info"), ())
-        if model_info:
-            try:
-                rt_info.set_model_rt_info(module, model_info)
-            except rt_info.RtInfoError as e:
-                raise IRReadError(f"{self.xml_path}: <rt_info> of <net>: {e}") from None
-        self._verify(order, by_id, module)
-        return module
+        return order, by_id
 
     def _model_rt_info(self, el: ET.Element | None, path: tuple[str, ...]) -> dict[str, Any]:
         """The net's ``<rt_info>`` as a nested dict: an element with a ``value``
@@ -229,10 +301,6 @@ class _Reader:
             raise IRReadError(f"{what}: attribute 'type' is missing")
         if name is None:
             raise IRReadError(f"layer id {lid} ({ltype}): attribute 'name' is missing")
-        if el.find("body") is not None or ltype in SUBGRAPH_TYPES:
-            raise IRReadError(
-                f"{what}: {ltype} layers with sub-graph bodies are not supported yet"
-            )
         data_el = el.find("data")
         data = dict(data_el.attrib) if data_el is not None else {}
         out_names = el.get("output_names")
@@ -251,6 +319,7 @@ class _Reader:
                 for a in _children(el.find("rt_info"))
                 if a.tag == "attribute" and a.get("name")
             ),
+            element=el,
         )
 
     @staticmethod
@@ -378,6 +447,13 @@ class _Reader:
             attrs = self._attributes(cls, layer)
             props.update(attrs)
             result_types = self._result_types(cls, layer, operands)
+        regions: list[Region] = []
+        if issubclass(cls, CONTROL_OPS):
+            regions = self._bodies(cls, layer, props)
+        elif layer.element is not None and any(
+            layer.element.find(t) is not None for t in ("body", "then_body", "else_body")
+        ):
+            raise IRReadError(f"{layer.label}: a {layer.type} layer has no body")
         names = [p.names for p in layer.outputs]
         if any(names):
             props["tensor_names"] = ArrayAttr(
@@ -385,9 +461,129 @@ class _Reader:
             )
         if layer.rt_info:
             props["rt_info"] = rt_info.to_dict_attr(layer.rt_info)
-        op = cls.create(operands=operands, result_types=result_types, properties=props)
+        op = cls.create(
+            operands=operands, result_types=result_types, properties=props, regions=regions
+        )
         layer.op = op
         return op
+
+    # -- bodies ---------------------------------------------------------------
+    def _bodies(
+        self, cls: type[OVOp], layer: _Layer, props: dict[str, Attribute]
+    ) -> list[Region]:
+        """The regions of a Loop, TensorIterator or If layer; its port maps
+        go to ``props``."""
+        el = layer.element
+        assert el is not None
+        in_ids = [p.id for p in layer.inputs]
+        out_ids = [p.id for p in layer.outputs]
+        if cls is IfOp:
+            regions = []
+            for prefix in ("then", "else"):
+                region, params, results = self._body(layer, el, f"{prefix}_body")
+                inputs, outputs, special = self._port_map(
+                    layer, el.find(f"{prefix}_port_map"), params, results, in_ids, out_ids, {}
+                )
+                if special or any(not isinstance(e, InvariantInput | LastOutput)
+                                  for e in (*inputs, *outputs)):
+                    raise IRReadError(
+                        f"{layer.label}: {prefix}_port_map: an If branch has only "
+                        "plain inputs and outputs"
+                    )
+                props[f"{prefix}_input_map"] = to_attr(inputs)
+                props[f"{prefix}_output_map"] = to_attr(outputs)
+                regions.append(region)
+            return regions
+        region, params, results = self._body(layer, el, "body")
+        back: dict[int, int] = {}
+        for e in _children(el.find("back_edges")):
+            src = _int(e.get("from-layer"), f"{layer.label}: back edge 'from-layer'")
+            dst = _int(e.get("to-layer"), f"{layer.label}: back edge 'to-layer'")
+            if src not in results or dst not in params:
+                raise IRReadError(
+                    f"{layer.label}: back edge {src} -> {dst} does not go from a body "
+                    "Result to a body Parameter"
+                )
+            back[params[dst]] = results[src]
+        inputs, outputs, special = self._port_map(
+            layer, el.find("port_map"), params, results, in_ids, out_ids, back
+        )
+        props["input_map"] = to_attr(inputs)
+        props["output_map"] = to_attr(outputs)
+        for key, index in special.items():
+            if cls.name != "ov.Loop":
+                raise IRReadError(f"{layer.label}: a {layer.type} has no special body ports")
+            props[key] = IntegerAttr(index, i64)
+        return [region]
+
+    def _body(
+        self, layer: _Layer, el: ET.Element, tag: str
+    ) -> tuple[Region, dict[int, int], dict[int, int]]:
+        """A body's region and its layer ids -> index among its Parameters
+        (Results)."""
+        body_el = el.find(tag)
+        if body_el is None:
+            raise IRReadError(f"{layer.label}: no <{tag}>")
+        order, _ = self._graph(body_el, f"{layer.label}: <{tag}>")
+        params = {lyr.id: i for i, lyr in enumerate(x for x in order if x.type == "Parameter")}
+        results = {lyr.id: i for i, lyr in enumerate(x for x in order if x.type == "Result")}
+        ops = [lyr.op for lyr in order]
+        self._verify_layers(order)
+        return Region(Block(ops)), params, results  # type: ignore[arg-type]
+
+    @staticmethod
+    def _port_map(
+        layer: _Layer, el: ET.Element | None, params: dict[int, int],
+        results: dict[int, int], in_ids: list[int], out_ids: list[int],
+        back: dict[int, int],
+    ) -> tuple[list[InputDesc], list[OutputDesc], dict[str, int]]:
+        inputs: list[InputDesc] = []
+        outputs: list[OutputDesc] = []
+        special: dict[str, int] = {}
+        for entry in _children(el):
+            what = f"{layer.label}: port map <{entry.tag}>"
+            a = entry.attrib
+
+            def num(key: str, default: int | None = None) -> int:
+                if key not in a and default is not None:
+                    return default
+                return _int(a.get(key), f"{what}: '{key}'")
+
+            internal = num("internal_layer_id")
+            purpose = a.get("purpose")
+            table = params if entry.tag == "input" else results
+            if entry.tag not in ("input", "output") or internal not in table:
+                raise IRReadError(
+                    f"{what}: internal_layer_id {internal} is not a body "
+                    f"{'Parameter' if entry.tag == 'input' else 'Result'}"
+                )
+            index = table[internal]
+            if purpose is not None:
+                key = {"current_iteration": "current_iteration_input_idx",
+                       "execution_condition": "body_condition_output_idx"}.get(purpose)
+                if key is None:
+                    raise IRReadError(f"{what}: unknown purpose '{purpose}'")
+                special[key] = index
+                continue
+            port = num("external_port_id")
+            ids = in_ids if entry.tag == "input" else out_ids
+            if port not in ids:
+                raise IRReadError(f"{what}: the layer has no {entry.tag} port {port}")
+            external = ids.index(port)
+            slicing = {k: num(k, d) for k, d in
+                       (("start", 0), ("stride", 1), ("end", -1), ("part_size", 1))}
+            if entry.tag == "input":
+                if "axis" in a:
+                    inputs.append(InputSlice(external, index, num("axis"), **slicing))
+                elif index in back:
+                    inputs.append(MergedInput(external, index, back[index]))
+                else:
+                    inputs.append(InvariantInput(external, index))
+            elif "axis" in a:
+                outputs.append(ConcatOutput(index, external, num("axis"), **slicing))
+            else:
+                outputs.append(LastOutput(index, external))
+        return inputs, outputs, special
 
     def _attributes(self, cls: type[OVOp], layer: _Layer) -> dict[str, Attribute]:
         specs = {s.name: s for s in cls.OV_ATTRS}
@@ -525,12 +721,56 @@ class _Reader:
         return declared
 
     # -- constants ------------------------------------------------------------
+    def _open(self, path: Path, xml_id: tuple[int, int] | None) -> BinaryIO:
+        """``path`` opened by :func:`~xmo.input_files.open_input` (a regular
+        file); a missing one is a :class:`_PairError`: a writer may be
+        replacing the pair."""
+        try:
+            return open_input(path, IRReadError)
+        except IRReadError:
+            if os.path.lexists(path):
+                raise
+            raise _PairError(f"{path}: no such file", self.xml_path, xml_id) from None
+
+    def _check_bin(self, record: tuple[int, str], xml_id: tuple[int, int] | None) -> None:
+        """The ``.bin`` has the size and digest the ``.xml`` records (read
+        through small buffers: the weights do not become resident); it is
+        then the file the constants map."""
+        size, want = record
+        xml, bin_ = self.xml_path, self.bin_path
+        try:
+            f = self._open(bin_, xml_id)
+        except _PairError:
+            if size == 0:  # nothing to read from it
+                return
+            raise _PairError(f"{bin_} is missing: {xml.name} was written with a {size}-byte "
+                             f"{bin_.name}", xml, xml_id) from None
+        except IRReadError as e:
+            raise IRReadError(f"weights file {e}") from None
+        self._bin_file = f
+        try:
+            have = os.fstat(f.fileno()).st_size
+            if have == size:
+                have, digest = pair.file_digest(f.fileno())
+        except OSError as e:
+            raise IRReadError(f"cannot read weights file {bin_}: {e.strerror}") from None
+        if have != size:
+            raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
+                             f"{size}-byte .bin, {bin_.name} has {have} bytes", xml, xml_id)
+        if digest != want:
+            raise _PairError(f"{bin_} does not belong to {xml}: {xml.name} was written with a "
+                             f".bin of digest {want[:16]}..., {bin_.name} has {digest[:16]}...",
+                             xml, xml_id)
+
     def _bin_map(self, layer: _Layer) -> np.ndarray:
         if not self._bin_loaded:
             self._bin_loaded = True
             try:
-                with open_input(self.bin_path) as f:
-                    self._bin = map_input(f)
+                if self._bin_file is not None:  # the .bin checked against the record
+                    self._bin = map_input(self._bin_file)
+                else:
+                    with open_input(self.bin_path) as f:
+                        self._bin = map_input(f)
             except InputFileError as e:
                 raise IRReadError(f"{layer.label}: weights file {e}") from None
             except OSError as e:
@@ -600,7 +840,7 @@ class _Reader:
                 src.set_tensor_names(out_index, have + extra)
 
     @staticmethod
-    def _verify(order: list[_Layer], by_id: dict[int, _Layer], module: ModuleOp) -> None:
+    def _verify_layers(order: list[_Layer]) -> None:
         for layer in order:
             op = layer.op
             assert op is not None
@@ -608,6 +848,9 @@ class _Reader:
                 op.verify_()
             except (VerifyException, ValueError, KeyError, TypeError) as e:
                 raise IRReadError(f"{layer.label}: {first_line(e)}") from None
+
+    def _verify(self, order: list[_Layer], module: ModuleOp) -> None:
+        self._verify_layers(order)
         try:
             module.verify()
         except VerifyException as e:

@@ -6,8 +6,10 @@ the order of the Result layers in the file, likewise for Parameters).
 
 Weights are streamed into the ``.bin`` one constant at a time (each payload is
 written from a memoryview, never concatenated), identical payloads are stored
-once. Both files are written to temporary files in the destination folder and
-moved into place only when everything succeeded.
+once. The two files are written and put in place as one pair by
+:class:`xmo.backends.ir.pair.PairWriter`: concurrent writers of one path take
+turns, the ``.xml`` records the ``.bin``'s size and digest, and a write that
+fails or is interrupted leaves the previous pair.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -29,21 +30,37 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 from xmo.backends.ir._common import (
     IR_TYPE_OF_OV_TYPE,
     PRECISION_OF,
-    SUBGRAPH_TYPES,
     IRWriteError,
     escape_illegal,
     escape_names,
     shape_text,
 )
+from xmo.backends.ir.pair import PairWriter, fault_point
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
 from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.control_ops import (
+    CONTROL_OPS,
+    IfOp,
+    body_parameters,
+    body_results,
+    graph_blocks,
+    label,
+)
+from xmo.dialects.ov.port_map import (
+    ConcatOutput,
+    InputDesc,
+    InputSlice,
+    LastOutput,
+    MergedInput,
+    OutputDesc,
+)
 from xmo.dialects.ov.weights import (
     WeightStoreError,
     constant_array,
@@ -52,7 +69,6 @@ from xmo.dialects.ov.weights import (
     resource_bytes,
     same_bytes,
 )
-from xmo import bus_error
 from xmo.input_files import mapped_file, shrank_message
 
 __all__ = ["IRWriteError", "serialize"]
@@ -73,8 +89,9 @@ def serialize(
     the written files back with :func:`xmo.backends.ir.read_ir` before they
     replace anything and checks every layer against ``module``: op type and
     each output's dims and element type (the reader itself checks the port
-    dims and precisions against shape inference). On any error nothing is left
-    behind: neither output file nor temporary files.
+    dims and precisions against shape inference). On any error, signal or
+    kill the previous pair at the path stays (see :mod:`xmo.backends.ir.pair`)
+    and no temporary is left behind.
     """
     xml_path = Path(xml_path)
     bin_path = Path(bin_path) if bin_path is not None else xml_path.with_suffix(".bin")
@@ -87,27 +104,16 @@ def serialize(
         except VerifyException as e:
             raise IRWriteError(f"module does not verify: {_one_line(e)}") from e
 
-    temps: list[Path] = []
-    try:
-        bin_tmp = _temp_next_to(bin_path, temps)
-        with open(bin_tmp, "wb") as bin_file:
-            writer = _Writer(module, bin_file)
+    with PairWriter(xml_path, bin_path) as files:
+        try:
+            writer = _Writer(module, files.bin)
             text = writer.build()
-        xml_tmp = _temp_next_to(xml_path, temps)
-        with open(xml_tmp, "wb") as xml_file:
-            xml_file.write(text.encode("utf-8"))
+        except OSError as e:
+            raise IRWriteError(f"cannot write {bin_path}: {e.strerror}") from e
+        xml_tmp, bin_tmp = files.finish(text)
         if verify_ir:
             _check_written(writer.ops, writer.names, xml_tmp, bin_tmp)
-        os.replace(bin_tmp, bin_path)
-        temps.remove(bin_tmp)
-        os.replace(xml_tmp, xml_path)
-        temps.remove(xml_tmp)
-    finally:
-        for t in temps:
-            try:
-                os.unlink(t)
-            except FileNotFoundError:
-                pass
+        files.commit()
 
 
 #: what an attribute value may need escaped (XML's specials, the characters
@@ -163,27 +169,6 @@ def _check_written(ops: list[OVOp], names: list[str], xml_path: Path, bin_path: 
             )
 
 
-def _temp_next_to(path: Path, temps: list[Path]) -> Path:
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    temps.append(Path(name))
-    bus_error.remove_on_fault(name)  # also when a SIGBUS ends the process
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)
-    finally:
-        os.close(fd)
-    return Path(name)
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
 def _one_line(e: BaseException) -> str:
     lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
     # xDSL diagnostics print the whole module; keep the "does not verify" line.
@@ -214,6 +199,13 @@ _POOLING = frozenset({"AvgPool", "MaxPool"})
 
 #: chunk of a payload copied with ``pread`` (when no in-kernel copy is possible)
 _PREAD_CHUNK = 4 << 20
+
+
+def _slicing(e: InputSlice | ConcatOutput) -> list[tuple[str, str]]:
+    """A sliced input's / concatenated output's attributes after the ids, in
+    OpenVINO's order."""
+    return [("start", str(e.start)), ("end", str(e.end)), ("stride", str(e.stride)),
+            ("part_size", str(e.part_size))]
 
 
 def _mapping_identity(addr: int) -> tuple[int, int, int] | None:
@@ -305,20 +297,21 @@ class _Writer:
         self.counter = 0
 
     # -- ordering and names ---------------------------------------------------
-    def _ordered_ops(self) -> list[OVOp]:
+    @staticmethod
+    def _ordered_ops(graph_ops: Iterable[Operation]) -> list[OVOp]:
+        """A graph's layers: its ops with the Results moved to the end."""
         body: list[OVOp] = []
         results: list[OVOp] = []
-        for op in self.module.ops:
+        for op in graph_ops:
             if not isinstance(op, OVOp):
                 raise IRWriteError(
                     f"operation {op.name} is not an ov operation and cannot be "
                     "written as OpenVINO IR"
                 )
-            if op.OV_TYPE in SUBGRAPH_TYPES or op.regions:
+            if op.regions and not isinstance(op, CONTROL_OPS):
                 raise IRWriteError(
-                    f"{op.name} ('{op.get_friendly_name() or op.OV_TYPE}'): ops with "
-                    "sub-graph bodies (Loop, If, TensorIterator) are not supported "
-                    "by the IR serializer yet"
+                    f"{op.name} ('{op.get_friendly_name() or op.OV_TYPE}'): only Loop, "
+                    "TensorIterator and If have bodies in OpenVINO IR"
                 )
             (results if op.name == "ov.Result" else body).append(op)
         return body + results
@@ -346,39 +339,46 @@ class _Writer:
             self._sources.clear()
 
     def _build(self) -> str:
-        ops = self._ordered_ops()
+        ops = self._ordered_ops(self.module.ops)
         self.ops = ops  # layer i is ops[i]
-        self.names: list[str] = []  # layer i's name
-        for op in ops:
-            n = op.get_friendly_name()
-            if n is not None:
-                self.used_names.add(n)
+        for block in graph_blocks(self.module):  # the bodies' layers too
+            for op in block.ops:
+                n = op.get_friendly_name() if isinstance(op, OVOp) else None
+                if n is not None:
+                    self.used_names.add(n)
         name_attr = self.module.sym_name
         out = ['<?xml version="1.0"?>\n', _tag("", "net", {
             "name": name_attr.data if name_attr is not None else "model", "version": "11",
         }, empty=False)]
-        edges: list[tuple[int, int, int, int]] = []
-        for layer_id, op in enumerate(ops):
-            self.layer_of[op] = layer_id
-        if ops:
-            out.append("\t<layers>\n")
-            for layer_id, op in enumerate(ops):
-                self._layer(op, layer_id, edges, out)
-            out.append("\t</layers>\n")
-        else:
-            out.append("\t<layers />\n")
-        if edges:
-            out.append("\t<edges>\n")
-            out.extend(
-                f'\t\t<edge from-layer="{fl}" from-port="{fp}" to-layer="{tl}" to-port="{tp}" />\n'
-                for fl, fp, tl, tp in sorted(edges)
-            )
-            out.append("\t</edges>\n")
-        else:
-            out.append("\t<edges />\n")
+        self.names: list[str] = self._graph(ops, "", out)  # layer i's name
         self._model_rt_info(out)
         out.append("</net>\n")
         return "".join(out)
+
+    def _graph(self, ops: list[OVOp], pad: str, out: list[str]) -> list[str]:
+        """``<layers>`` and ``<edges>`` of a graph (the model, or a body whose
+        element is at indentation ``pad``); returns the layers' names."""
+        edges: list[tuple[int, int, int, int]] = []
+        names: list[str] = []
+        for layer_id, op in enumerate(ops):
+            self.layer_of[op] = layer_id
+        if ops:
+            out.append(pad + "\t<layers>\n")
+            for layer_id, op in enumerate(ops):
+                names.append(self._layer(op, layer_id, edges, out, pad))
+            out.append(pad + "\t</layers>\n")
+        else:
+            out.append(pad + "\t<layers />\n")
+        if edges:
+            out.append(pad + "\t<edges>\n")
+            out.extend(
+                f'{pad}\t\t<edge from-layer="{fl}" from-port="{fp}" to-layer="{tl}" to-port="{tp}" />\n'
+                for fl, fp, tl, tp in sorted(edges)
+            )
+            out.append(pad + "\t</edges>\n")
+        else:
+            out.append(pad + "\t<edges />\n")
+        return names
 
     def _model_rt_info(self, out: list[str]) -> None:
         """The net's ``<rt_info>``: the module's ``ov.rt_info``, a nested element
@@ -420,10 +420,10 @@ class _Writer:
         return self.layer_of[owner], len(owner.operands) + value.index
 
     def _layer(
-        self, op: OVOp, layer_id: int, edges: list[tuple[int, int, int, int]], out: list[str]
-    ) -> None:
+        self, op: OVOp, layer_id: int, edges: list[tuple[int, int, int, int]], out: list[str],
+        pad: str,
+    ) -> str:
         name = self._layer_name(op)
-        self.names.append(name)
         where = f"{op.name} '{name}'"
         ir_type = IR_TYPE_OF_OV_TYPE.get(op.OV_TYPE, op.OV_TYPE)
         head = [("id", str(layer_id)), ("name", name), ("type", ir_type),
@@ -435,13 +435,17 @@ class _Writer:
                 names = src.get_tensor_names(v.index)
                 if names:
                     head.append(("output_names", escape_names(names)))
+        p3 = pad + "\t\t\t"
         body: list[str] = []
+        bodies = op.regions_by_name() if isinstance(op, CONTROL_OPS) else None
+        if bodies is not None:
+            self._port_maps(op, p3, body)
         data = self._data(op, where)
         if data:
-            body.append(_tag("\t\t\t", "data", data, empty=True))
+            body.append(_tag(p3, "data", data, empty=True))
         info = op.get_rt_info()
         if info:
-            body.append("\t\t\t<rt_info>\n")
+            body.append(p3 + "<rt_info>\n")
             for key in sorted(info):
                 try:
                     rt_name, rt_version, text = rt_info.encode_ir(key, info[key])
@@ -450,42 +454,125 @@ class _Writer:
                 attrs = {"name": rt_name, "version": rt_version}
                 if text is not None:
                     attrs["value"] = text
-                body.append(_tag("\t\t\t\t", "attribute", attrs, empty=True))
-            body.append("\t\t\t</rt_info>\n")
+                body.append(_tag(p3 + "\t", "attribute", attrs, empty=True))
+            body.append(p3 + "</rt_info>\n")
         if op.operands:
-            body.append("\t\t\t<input>\n")
+            body.append(p3 + "<input>\n")
             for i, v in enumerate(op.operands):
-                self._port(i, v.type, None, f"{where} input {i}", body)
+                self._port(i, v.type, None, f"{where} input {i}", body, p3)
                 fl, fp = self._source(v, op, i)
                 edges.append((fl, fp, layer_id, i))
-            body.append("\t\t\t</input>\n")
+            body.append(p3 + "</input>\n")
         if op.results:
-            body.append("\t\t\t<output>\n")
+            body.append(p3 + "<output>\n")
             base = len(op.operands)
             for j, r in enumerate(op.results):
-                self._port(base + j, r.type, op.get_tensor_names(j), f"{where} output {j}", body)
-            body.append("\t\t\t</output>\n")
+                self._port(
+                    base + j, r.type, op.get_tensor_names(j), f"{where} output {j}", body, p3
+                )
+            body.append(p3 + "</output>\n")
+        if bodies is not None:
+            for tag, region in bodies:
+                body.append(f"{p3}<{tag}>\n")
+                self._graph(self._ordered_ops(region.block.ops), p3, body)
+                body.append(f"{p3}\t<rt_info />\n{p3}</{tag}>\n")
         if body:
-            out.append(_tag("\t\t", "layer", head, empty=False))
+            out.append(_tag(pad + "\t\t", "layer", head, empty=False))
             out.extend(body)
-            out.append("\t\t</layer>\n")
+            out.append(pad + "\t\t</layer>\n")
         else:
-            out.append(_tag("\t\t", "layer", head, empty=True))
+            out.append(_tag(pad + "\t\t", "layer", head, empty=True))
+        return name
 
     def _port(
         self, port_id: int, t: Attribute, names: Sequence[str] | None, where: str,
-        out: list[str],
+        out: list[str], p3: str,
     ) -> None:
         attrs = [("id", str(port_id)), ("precision", _precision(t, where))]
         if names:
             attrs.append(("names", escape_names(names)))
         dims = _dims(t)
         if not dims:
-            out.append(_tag("\t\t\t\t", "port", attrs, empty=True))
+            out.append(_tag(p3 + "\t", "port", attrs, empty=True))
             return
-        out.append(_tag("\t\t\t\t", "port", attrs, empty=False))
-        out.extend(f"\t\t\t\t\t<dim>{d if d >= 0 else -1}</dim>\n" for d in dims)
-        out.append("\t\t\t\t</port>\n")
+        out.append(_tag(p3 + "\t", "port", attrs, empty=False))
+        out.extend(f"{p3}\t\t<dim>{d if d >= 0 else -1}</dim>\n" for d in dims)
+        out.append(p3 + "\t</port>\n")
+
+    # -- port maps of the ops with bodies ---------------------------------------
+    def _port_maps(self, op: OVOp, p3: str, out: list[str]) -> None:
+        """If's ``<else_port_map>`` / ``<then_port_map>``; Loop's and
+        TensorIterator's ``<port_map>`` (special ports last) and
+        ``<back_edges>``: OpenVINO's layout. The layer ids they name are the
+        bodies' (ids of a body restart at 0)."""
+        if isinstance(op, IfOp):
+            for which, tag in ((False, "else_port_map"), (True, "then_port_map")):
+                region, inputs, outputs = op.branch(which)
+                self._port_map(op, region, inputs, outputs, [], tag, p3, out)
+            return
+        region = op.body  # type: ignore[attr-defined]
+        special: list[tuple[str, str, int]] = []
+        params, results = body_parameters(region), body_results(region)
+        it = op.current_iteration_parameter()  # type: ignore[attr-defined]
+        if it >= 0:
+            special.append(("input", "current_iteration", self._layer_id(params[it])))
+        cond = op.condition_result()  # type: ignore[attr-defined]
+        if cond >= 0:
+            special.append(("output", "execution_condition", self._layer_id(results[cond])))
+        inputs = op.input_descs()  # type: ignore[attr-defined]
+        self._port_map(op, region, inputs, op.output_descs(), special, "port_map", p3, out)  # type: ignore[attr-defined]
+        back = [e for e in inputs if isinstance(e, MergedInput)]
+        if back:
+            out.append(p3 + "<back_edges>\n")
+            for e in back:
+                out.append(_tag(p3 + "\t", "edge", [
+                    ("from-layer", str(self._layer_id(results[e.result]))),
+                    ("to-layer", str(self._layer_id(params[e.parameter]))),
+                ], empty=True))
+            out.append(p3 + "</back_edges>\n")
+
+    def _layer_id(self, op: Operation) -> int:
+        if op not in self.layer_of:
+            # ids of a body are assigned when it is written: number it now
+            parent = op.parent_block()
+            assert parent is not None
+            for layer_id, o in enumerate(self._ordered_ops(parent.ops)):
+                self.layer_of[o] = layer_id
+        return self.layer_of[op]
+
+    def _port_map(
+        self, op: OVOp, region: Region, inputs: Sequence[InputDesc],
+        outputs: Sequence[OutputDesc], special: list[tuple[str, str, int]], tag: str,
+        p3: str, out: list[str],
+    ) -> None:
+        params, results = body_parameters(region), body_results(region)
+        n_in = len(op.operands)
+        lines: list[str] = []
+        for e in inputs:
+            attrs = [("external_port_id", str(e.external)),
+                     ("internal_layer_id", str(self._layer_id(params[e.parameter])))]
+            if isinstance(e, InputSlice):
+                attrs = [("axis", str(e.axis)), *attrs, *_slicing(e)]
+            lines.append(_tag(p3 + "\t", "input", attrs, empty=True))
+        for e in outputs:
+            if isinstance(e, LastOutput) and e.iteration != -1:
+                raise IRWriteError(
+                    f"{label(op)}: an output of iteration {e.iteration} (not the last) "
+                    "has no OpenVINO IR form"
+                )
+            attrs = [("external_port_id", str(n_in + e.external)),
+                     ("internal_layer_id", str(self._layer_id(results[e.result])))]
+            if isinstance(e, ConcatOutput):
+                attrs = [("axis", str(e.axis)), *attrs, *_slicing(e)]
+            lines.append(_tag(p3 + "\t", "output", attrs, empty=True))
+        for kind, purpose, layer_id in special:
+            lines.append(_tag(p3 + "\t", kind, [
+                ("external_port_id", "-1"), ("internal_layer_id", str(layer_id)),
+                ("purpose", purpose)], empty=True))
+        if lines:
+            out.append(f"{p3}<{tag}>\n")
+            out.extend(lines)
+            out.append(f"{p3}</{tag}>\n")
 
     # -- <data> ---------------------------------------------------------------
     def _data(self, op: OVOp, where: str) -> dict[str, str]:
@@ -584,6 +671,8 @@ class _Writer:
             self._copy_mapped(raw.nbytes, src)
         self.offset += raw.nbytes
         same.append((raw, offset))
+        if offset == 0:
+            fault_point("bin-partial")
         return offset
 
     def _mapped_source(self, raw: np.ndarray) -> _Source | None:

@@ -93,6 +93,8 @@ class InferContext:
     attrs: Mapping[str, Any]
     const_getter: Callable[[int], np.ndarray | None] = lambda i: None
     num_outputs: int | None = None
+    #: the op itself when there is one (ops with bodies infer from them)
+    op: Operation | None = None
     _const_cache: dict[int, np.ndarray | None] = field(default_factory=dict)
 
     @property
@@ -390,18 +392,21 @@ class OVOp(IRDLOperation):
         ctx = InferContext(cls.name, input_types, attrs, const_getter, num_outputs)
         return list(fn(ctx))
 
-    def inferred_result_types(self) -> list[Attribute] | None:
-        """Result types shape inference gives for the current inputs
-        (None when the op has no inference function)."""
+    def inferred_result_types(
+        self, input_types: Sequence[Attribute] | None = None
+    ) -> list[Attribute] | None:
+        """Result types shape inference gives for the current inputs, or for
+        inputs of ``input_types`` (None when the op has no inference function)."""
         fn = inference_for(self.name)
         if fn is None:
             return None
         ctx = InferContext(
             self.name,
-            [v.type for v in self.operands],
+            [v.type for v in self.operands] if input_types is None else input_types,
             self.attr_values(),
             lambda i: constant_value_of(self.operands[i]),
             len(self.results),
+            self,
         )
         return list(fn(ctx))
 

@@ -49,6 +49,7 @@ from xdsl.traits import (
     NoMemoryEffect,
     OpTrait,
     Resource,
+    get_effects,
     is_side_effect_free,
 )
 
@@ -146,6 +147,27 @@ class ModelOutput(MemoryEffect):
     @classmethod
     def get_effects(cls, op: Operation) -> frozenset[EffectInstance]:
         return _MODEL_OUTPUT
+
+
+class BodyEffects(MemoryEffect):
+    """An op with bodies (Loop, TensorIterator, If) has the effects of the ops
+    in its bodies, except those of the bodies' Parameters and Results: they
+    are the body's interface, not the model's. With only pure ops inside it
+    is pure (evaluated ahead of time, merged, removed when unused)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> frozenset[EffectInstance] | None:
+        effects: set[EffectInstance] = set()
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    if inner.has_trait(ModelInput) or inner.has_trait(ModelOutput):
+                        continue
+                    found = get_effects(inner)
+                    if found is None:
+                        return None
+                    effects.update(found)
+        return frozenset(effects)
 
 
 # ---------------------------------------------------------------------------
@@ -263,6 +285,7 @@ def removable_if_unused(op: Operation) -> bool:
 
 
 __all__ = [
+    "BodyEffects",
     "ConstantFolder",
     "DrawsRandom",
     "Elementwise",

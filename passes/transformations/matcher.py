@@ -44,6 +44,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov.control_ops import graph_blocks
 from xmo.dialects.ov.traits import removable_if_unused
 from xmo.errors import TransformationError
 from xmo.graph import Graph
@@ -213,26 +214,37 @@ def run_matchers(
         raise TransformationError(f"matcher names must be unique: {', '.join(dup)}")
     if not matchers:
         return False
-    graph = Graph(module, ctx)
-    state = _State()
-    patterns = [_MatcherPattern(m, graph, state) for m in matchers]
-    walker = PatternRewriteWalker(_DispatchApplier(patterns), apply_recursively=False)
-    graph._walker = walker
-    try:
-        walker.rewrite_module(module)
-    finally:
-        graph._walker = None
-    if state.error is not None:
-        raise state.error
-    graph.finalize()
+    changed = False
+    all_patterns: list[_MatcherPattern] = []
+    # the model's graph, then each body of a Loop / TensorIterator / If on its own
+    for block in graph_blocks(module):
+        graph = Graph(module, ctx, block)
+        state = _State()
+        patterns = [_MatcherPattern(m, graph, state) for m in matchers]
+        all_patterns += patterns
+        walker = PatternRewriteWalker(_DispatchApplier(patterns), apply_recursively=False)
+        graph._walker = walker
+        try:
+            if block is module.body.block:
+                walker.rewrite_module(module)
+            else:
+                walker.rewrite_region(block.parent)  # type: ignore[arg-type]
+        finally:
+            graph._walker = None
+        if state.error is not None:
+            raise state.error
+        graph.finalize()
+        changed = changed or state.changed or graph.changed
     from xmo.passes import tracing
 
     if tracing.profiling_enabled():
-        for p in patterns:
+        for m in matchers:
+            mine = [p for p in all_patterns if p.matcher is m]
             tracing.report_matcher(
-                p.matcher.name, p.stats.seconds, p.stats.matches, p.stats.applied
+                m.name, sum(p.stats.seconds for p in mine),
+                sum(p.stats.matches for p in mine), sum(p.stats.applied for p in mine),
             )
-    return state.changed or graph.changed
+    return changed
 
 
 __all__ = ["GraphRewrite", "MatcherPass", "run_matchers"]

@@ -3,6 +3,7 @@
 from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
     activations,
     col2im,
+    control,
     convolution,
     detection,
     dft,
