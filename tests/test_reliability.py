@@ -18,6 +18,7 @@ import onnx
 import pytest
 import xmo
 from xmo.backends.ir import IRWriteError, serializer
+from xmo.tools import fuzz_inputs as fz
 
 ROOT = Path(__file__).resolve().parent.parent
 TF = ROOT / "tests" / "data" / "tf"
@@ -151,23 +152,11 @@ sys.exit(cli())
 
 def _external_model(folder: Path, k: int = 1024, fold: bool = False) -> Path:
     """y = x @ w (``fold``: x @ (w + w), a constant sub-graph folding reads)
-    with a k x k f32 ``w`` in external data ``w.bin``."""
-    import numpy as np
-    from onnx import TensorProto, helper
-
+    with a k x k f32 ``w`` in external data ``w.bin`` (the fuzzer's model)."""
+    model, weights = fz.weights_model(k, fold)
     folder.mkdir(parents=True, exist_ok=True)
-    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[k, k])
-    t.data_location = TensorProto.EXTERNAL
-    t.external_data.add(key="location", value="w.bin")
-    nodes = [helper.make_node("MatMul", ["x", "w2" if fold else "w"], ["y"], name="mm")]
-    if fold:
-        nodes.insert(0, helper.make_node("Add", ["w", "w"], ["w2"], name="twice"))
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, k])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, k])], [t])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    (folder / "m.onnx").write_bytes(m.SerializeToString())
-    np.arange(k * k, dtype=np.float32).tofile(folder / "w.bin")
+    (folder / "m.onnx").write_bytes(model)
+    (folder / "w.bin").write_bytes(weights)
     return folder / "m.onnx"
 
 

@@ -583,7 +583,7 @@ _COLLIDING_NAMES = ("a/b", "a_b", "a:b", "a%2Fb", "a b", ".", "..", "A", "a", "x
                     "dir/../x", "\u00e9", "e\u0301", "\\", "\x01")
 
 
-def _weights_model(k: int, fold: bool) -> tuple[bytes, bytes]:
+def weights_model(k: int, fold: bool) -> tuple[bytes, bytes]:
     """(an ONNX model y = x @ w, or x @ (w + w) with ``fold``, with its k x k
     f32 ``w`` in external data ``w.bin``; the bytes of ``w.bin``)."""
     from onnx import TensorProto, helper
@@ -708,7 +708,7 @@ def files_case(rng: random.Random) -> Case:
                     symlinks={name: rng.choice(("/dev/zero", "/dev/null"))})
     if kind == "truncate_external":
         fold = rng.random() < 0.5
-        model, w = _cached(f"weights{fold}", lambda: _weights_model(2048, fold))  # type: ignore[misc]
+        model, w = _cached(f"weights{fold}", lambda: weights_model(2048, fold))  # type: ignore[misc]
         files = {"m.onnx": model, "w.bin": w}
         size = rng.choice((0, 1000, len(w) // 2))
         expect = _cached(f"weights{fold}:out", lambda: _outputs_of(files, "m.onnx", False))
@@ -719,7 +719,7 @@ def files_case(rng: random.Random) -> Case:
         def ir() -> tuple[bytes, bytes]:
             import xmo
 
-            model, w = _cached("weightsFalse", lambda: _weights_model(2048, False))  # type: ignore[misc]
+            model, w = _cached("weightsFalse", lambda: weights_model(2048, False))  # type: ignore[misc]
             with tempfile.TemporaryDirectory() as d:
                 (Path(d) / "w.bin").write_bytes(w)  # type: ignore[arg-type]
                 (Path(d) / "m.onnx").write_bytes(model)  # type: ignore[arg-type]
