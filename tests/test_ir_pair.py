@@ -50,10 +50,19 @@ def _child(k: int, xml: Path, fault: str | None = None, src: Path | None = None,
     return p
 
 
+def _default_signals() -> None:
+    """In the child: SIGTERM/SIGHUP/SIGINT at their defaults, whatever the test
+    runner inherited (under ``nohup`` SIGHUP is ignored, and xmo rightly keeps
+    an ignored signal ignored)."""
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def _xmo(*args: str, tool: str = "xmo_main", env: dict | None = None, **kw) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", f"xmo.tools.{tool}", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, XMO_NO_PROGRESS="1", **(env or {})), **kw)
+                            env=dict(os.environ, XMO_NO_PROGRESS="1", **(env or {})),
+                            preexec_fn=_default_signals, **kw)
 
 
 def _mlir(tmp_path: Path, k: int) -> Path:
