@@ -679,10 +679,21 @@ def test_textual_round_trip():
 # Fixtures made with TensorFlow (tests/data/tf)
 # ---------------------------------------------------------------------------
 
-FIXTURES = sorted(p.name for p in DATA.glob("*.pb")) if DATA.is_dir() else []
+def _fixtures() -> list:
+    """The ``.pb`` fixtures; those the manifest marks ``xmo_load_pending`` (the
+    frontend cannot load them yet) as strict xfails."""
+    if not DATA.is_dir():
+        return []
+    models = json.loads((DATA / "manifest.json").read_text())["models"]
+    pending = {v["file"]: v["xmo_load_pending"] for v in models.values() if v.get("xmo_load_pending")}
+    return [
+        pytest.param(p.name, marks=pytest.mark.xfail(strict=True, reason=f"xmo_load_pending: {pending[p.name]}"))
+        if p.name in pending else p.name
+        for p in sorted(DATA.glob("*.pb"))
+    ]
 
 
-@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("name", _fixtures())
 def test_fixture_loads(name):
     manifest = json.loads((DATA / "manifest.json").read_text())["models"]
     info = next((v for v in manifest.values() if v["file"] == name), None)
