@@ -38,10 +38,15 @@ class Shape(list):
 
 
 class DType:
-    """Marks a ``type`` attribute value."""
+    """Marks a ``type`` attribute value (``"variant"``: DT_VARIANT, a TensorList)."""
 
     def __init__(self, dtype: Any) -> None:
-        self.dtype = np.dtype(dtype)
+        if isinstance(dtype, str) and dtype == "variant":
+            self.dtype = None
+            self.enum = _DT.Value("DT_VARIANT")
+        else:
+            self.dtype = np.dtype(dtype)
+            self.enum = NP_TO_DT[self.dtype]
 
 
 def tensor_proto(value: Any, dtype: Any = None) -> Any:
@@ -71,7 +76,7 @@ def _set_attr(a: Any, v: Any) -> None:
     if isinstance(v, str) and v == "DT_STRING":
         a.type = _DT.Value("DT_STRING")
     elif isinstance(v, DType):
-        a.type = NP_TO_DT[v.dtype]
+        a.type = v.enum
     elif isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
         a.type = NP_TO_DT[np.dtype(v)]
     elif isinstance(v, Shape):
@@ -105,7 +110,7 @@ def _set_attr(a: Any, v: Any) -> None:
         elif all(isinstance(x, (float, int)) for x in v):
             a.list.f.extend(float(x) for x in v)
         elif all(isinstance(x, DType) for x in v):
-            a.list.type.extend(NP_TO_DT[x.dtype] for x in v)
+            a.list.type.extend(x.enum for x in v)
         elif all(isinstance(x, str) for x in v):
             a.list.s.extend(x.encode() for x in v)
         else:
