@@ -33,13 +33,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 from xmo import budget
 from xmo.budget import ResourceLimitError
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.control_ops import IfOp, LoopOp, body_results
+from xmo.dialects.ov.port_map import ConcatOutput, InvariantInput, LastOutput, MergedInput
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.convert import convert_block
+from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
 from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -279,6 +281,7 @@ def if_(node: ConverterNode, b: Builder):
             [],
             f"{node.name}/{'then' if taken else 'else'}",
         )
+    mark = len(b.ops)
     then_outs = convert_block(node, b, then_r, [], f"{node.name}/then")
     else_outs = convert_block(node, b, else_r, [], f"{node.name}/else")
     if len(then_outs) != len(else_outs):
@@ -294,29 +297,75 @@ def if_(node: ConverterNode, b: Builder):
                 raise node.unsupported(
                     f"output {i}: ragged or empty sequences under a dynamic condition"
                 )
-            outs.append(SeqValue(_select(node, b, c, t.data, e.data, i)))
+            sel = _select(node, b, c, t.data, e.data, i)
+            if sel is None:
+                raise node.unsupported(
+                    f"output {i}: sequences of different shapes under a dynamic condition"
+                )
+            outs.append(SeqValue(sel))
             continue
         t = _tensor(node, t, f"then-branch output {i}")
         e = _tensor(node, e, f"else-branch output {i}")
-        outs.append(_select(node, b, c, t, e, i))
+        sel = _select(node, b, c, t, e, i)
+        if sel is None:
+            rollback(b, mark)
+            return _if_op(node, b, cond, then_r, else_r)
+        outs.append(sel)
     return outs
+
+
+def rollback(b: Builder, mark: int) -> None:
+    """Drop the ops ``b`` emitted after the first ``mark`` (not inserted anywhere yet)."""
+    dropped = b.ops[mark:]
+    del b.ops[mark:]
+    for op in reversed(dropped):
+        op.erase(safe_erase=False)
 
 
 def _select(
     node: ConverterNode, b: Builder, c: SSAValue, t: SSAValue, e: SSAValue, i: int
-) -> SSAValue:
+) -> SSAValue | None:
+    """``Select(c, t, e)``; None when the branches' shapes differ (an ov.If then)."""
     if value_etype(t) != value_etype(e):
         raise node.unsupported(
             f"output {i}: branches yield {value_etype(t)} and {value_etype(e)} under a dynamic condition"
         )
     ts, es = dims_of(t.type), dims_of(e.type)
     if ts is None or es is None or ts != es:
-        raise node.unsupported(
-            f"output {i}: branch shapes {ts} and {es} differ under a dynamic condition"
-        )
+        return None
     if t is e:
         return t
     return b.out("Select", [c, t, e], {"auto_broadcast": "numpy"})
+
+
+def _if_op(
+    node: ConverterNode, b: Builder, cond: SSAValue, then_r: Region, else_r: Region
+) -> list[SSAValue]:
+    """An ``ov.If`` whose branches are the legalized sub-graphs."""
+    then_b = convert_body(node, then_r, [], f"{node.name}/then")
+    else_b = convert_body(node, else_r, [], f"{node.name}/else")
+    n_out = len(body_results(then_b.region))
+    if len(body_results(else_b.region)) != n_out:
+        raise node.unsupported("branches yield different numbers of outputs")
+    inputs: list[SSAValue] = []
+    port: dict[SSAValue, int] = {}
+    maps = []
+    for body in (then_b, else_b):
+        ins = []
+        for p, v in enumerate(body.captured):
+            if v not in port:
+                port[v] = 1 + len(inputs)
+                inputs.append(v)
+            ins.append(InvariantInput(external=port[v], parameter=p))
+        maps.append((ins, [LastOutput(external=i, result=i) for i in range(n_out)]))
+    c = b.reshape(b.convert(cond, "boolean"), [])
+    try:
+        op = IfOp.new(c, inputs, then_b.region, maps[0], else_b.region, maps[1])
+    except VerifyException as e:
+        raise node.unsupported(f"ov.If: {e}") from None
+    op.set_friendly_name(f"{node.name}/If_{len(b.ops)}")
+    b.ops.append(op)
+    return list(op.results)
 
 
 # ---------------------------------------------------------------------------
