@@ -290,11 +290,14 @@ def convert_body(
     input_params: Sequence[ParameterOp],
     prefix: str,
     outputs: Callable[[Builder, list[OVValue]], Sequence[SSAValue]] | None = None,
+    *,
+    arg_values: Sequence[OVValue] | None = None,
+    extra_ops: Sequence[Operation] = (),
 ) -> Body:
     """Legalize the sub-graph ``region`` into an ov body region: its block
-    arguments are fed from ``input_params`` (Parameters the caller made, or
-    None entries for inputs the caller feeds with a value itself -- see
-    ``outputs``), outer values it uses become more Parameters (or cloned
+    arguments are fed from ``input_params`` (the body's first Parameters, made
+    by the caller), or from ``arg_values`` when given (values of those
+    Parameters or of ``extra_ops``, ops the caller made for the body), outer values it uses become more Parameters (or cloned
     Constants), its outputs ``ov.Result`` s (``outputs`` may rewrite them,
     emitting into the body's builder, e.g. an Unsqueeze of scan outputs).
     Nested sub-graphs capture through this body."""
@@ -304,7 +307,9 @@ def convert_body(
     capture = _Capture(outer, prefix)
     scope = ValueScope(ChainMap({}, capture), outer.poisoned, outer.legalizer)  # type: ignore[arg-type]
     inner = Builder(outer.legalizer.store, prefix)
-    args: list[OVValue] = [p.results[0] for p in input_params]
+    args: list[OVValue] = (
+        [p.results[0] for p in input_params] if arg_values is None else list(arg_values)
+    )
     outs = convert_block(node, inner, region, args, prefix, scope)
     if outputs is not None:
         vals = list(outputs(inner, outs))
@@ -315,7 +320,7 @@ def convert_body(
                 raise NotConvertible(f"sub-graph output {i} is not a tensor")
             vals.append(v)
     results = [ResultOp.new(v) for v in vals]
-    block = Block([*input_params, *capture.parameters, *capture.constants, *inner.ops, *results])
+    block = Block([*input_params, *capture.parameters, *extra_ops, *capture.constants, *inner.ops, *results])
     return Body(Region(block), list(capture.captured), len(input_params))
 
 

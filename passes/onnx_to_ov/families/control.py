@@ -33,16 +33,18 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 from xmo import budget
 from xmo.budget import ResourceLimitError
+from xmo.dialects.ov import ConstantOp, ParameterOp
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.control_ops import IfOp, LoopOp, body_results
 from xmo.dialects.ov.port_map import ConcatOutput, InvariantInput, LastOutput, MergedInput
 from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
-from xmo.passes.to_ov.builder import Builder, ConverterNode, SeqValue, value_etype
+from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
 
@@ -61,6 +63,11 @@ MAX_UNROLLED_OPS = 1 << 13
 UNROLLED_OP_BYTES = 4096
 #: largest tensor (elements) evaluated at conversion time to decide a condition
 _EVAL_LIMIT = 1 << 16
+
+
+class NotUnrollable(NotConvertible):
+    """Unrolling does not apply (a trip count or condition known only at run
+    time, or beyond the bounds): the op becomes an ov op with a body."""
 
 
 def _regions(fn: Callable) -> Callable:
@@ -97,7 +104,7 @@ def _unrolling(node: ConverterNode, iterations: int | None) -> Iterator[Callable
     def before(i: int) -> None:
         total = outer * (i + 1 if iterations is None else iterations)
         if total > MAX_NESTED_UNROLL:
-            raise node.unsupported(
+            raise NotUnrollable(
                 f"nested loops unroll to {total} iterations, more than the limit "
                 f"{MAX_NESTED_UNROLL}"
             )
@@ -124,7 +131,7 @@ def _iteration(node: ConverterNode, b: Builder, convert: Callable[[], list], rem
     state.ops += created
     expected = state.ops + created * max(remaining, 0)
     if expected > MAX_UNROLLED_OPS:
-        raise node.unsupported(
+        raise NotUnrollable(
             f"unrolling creates {'about ' if remaining > 0 else ''}{expected} ops, more than "
             f"the limit {MAX_UNROLLED_OPS}"
         )
@@ -514,15 +521,25 @@ def scan8(node: ConverterNode, b: Builder):
 @converter("Loop", min_version=1)
 @_regions
 def loop(node: ConverterNode, b: Builder):
+    mark = len(b.ops)
+    try:
+        return _unrolled_loop(node, b)
+    except NotUnrollable as e:
+        log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
+        rollback(b, mark)
+        return _loop_op(node, b)
+
+
+def _unrolled_loop(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     trip = None
     if node.has_input(0):
         tv = known_value(node.input(0))
         if tv is None:
-            raise node.unsupported("the trip count is not a constant")
+            raise NotUnrollable("the trip count is not a constant")
         trip = int(np.asarray(tv).reshape(-1)[0])
         if trip > MAX_UNROLL:
-            raise node.unsupported(
+            raise NotUnrollable(
                 f"trip count {trip} exceeds the unroll limit {MAX_UNROLL}"
             )
     cond = True
@@ -530,7 +547,7 @@ def loop(node: ConverterNode, b: Builder):
     if cond_v is not None:
         kc = _known_bool(cond_v)
         if kc is None:
-            raise node.unsupported("the loop condition is not a constant")
+            raise NotUnrollable("the loop condition is not a constant")
         cond = kc
     state: list[SSAValue | SeqValue | None] = [
         node.inputs[i] for i in range(2, node.num_inputs)
@@ -551,22 +568,92 @@ def loop(node: ConverterNode, b: Builder):
             ), (trip or 0) - 1 - it)
             kc = _known_bool(outs[0]) if isinstance(outs[0], SSAValue) else None
             if kc is None:
-                raise node.unsupported("the body's condition output is not a constant")
+                raise NotUnrollable("the body's condition output is not a constant")
             cond = kc
             state = list(outs[1 : 1 + n_state])
             for i, v in enumerate(outs[1 + n_state :]):
                 per_iter[i].append(_tensor(node, v, f"scan output {i}"))
             it += 1
     if trip is None and cond:
-        raise node.unsupported(f"the loop does not end within {MAX_UNROLL} iterations")
+        raise NotUnrollable(f"the loop does not end within {MAX_UNROLL} iterations")
     results: list[SSAValue | SeqValue | None] = list(state)
     for i, items in enumerate(per_iter):
         if not items:
-            raise node.unsupported(f"scan output {i} of a loop that runs 0 times")
+            raise NotUnrollable(f"scan output {i} of a loop that runs 0 times")
         if any(dims_of(v.type) != dims_of(items[0].type) for v in items):
-            raise node.unsupported(f"scan output {i} changes shape across iterations")
+            raise NotUnrollable(f"scan output {i} changes shape across iterations")
         results.append(_stack(b, items, 0))
     return results
+
+
+def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
+    """An ``ov.Loop``: body parameters [iteration, carried..., captured...],
+    results [condition, carried..., scan outputs (unsqueezed)...]; ONNX's
+    ``cond_in`` body input is a constant true (the body only runs while it is)."""
+    body_r = node.op.region_of("body")  # type: ignore[attr-defined]
+    n_state = node.num_inputs - 2
+    carried = [
+        _tensor(node, node.inputs[2 + j], f"loop-carried input {j}") for j in range(n_state)
+    ]
+    args = list(body_r.block.args)
+    if len(args) != 2 + n_state:
+        raise node.unsupported(f"the body has {len(args)} inputs, {2 + n_state} expected")
+    it_p = ParameterOp.new("i64", [], name=f"{node.name}/body/iter")
+    params = [it_p]
+    for j, v in enumerate(carried):
+        t = args[2 + j].type
+        # the carried value may change shape across iterations: the body sees it as ONNX declares it
+        dims = dims_of(t) if isinstance(t, TensorType | UnrankedTensorType) else None
+        if dims is None or dims != dims_of(v.type):
+            dims = None if dims is None else [-1] * len(dims)
+        params.append(ParameterOp.new(value_etype(v), dims, name=f"{node.name}/body/v{j}"))
+    n_scan = len(body_r.block.last_op.operands) - 1 - n_state  # type: ignore[union-attr]
+
+    def outputs(ib: Builder, outs: list) -> list[SSAValue]:
+        vals = [_tensor(node, v, f"body output {i}") for i, v in enumerate(outs)]
+        cond_out = ib.reshape(ib.convert(vals[0], "boolean"), [])
+        scans = [ib.unsqueeze(v, [0]) for v in vals[1 + n_state :]]
+        return [cond_out, *vals[1 : 1 + n_state], *scans]
+
+    # the body block args: [iter, cond_in, carried...]; cond_in is fed inside the body
+    body = _convert_loop_body(node, body_r, params, outputs)
+    trip = node.optional_input(0)
+    trip_v = b.reshape(b.convert(trip, "i64"), []) if trip is not None else b.i64(-1)
+    cond_v = node.optional_input(1)
+    exec_c = (
+        b.reshape(b.convert(cond_v, "boolean"), [])
+        if cond_v is not None else b.const(np.asarray(True), "boolean")
+    )
+    inputs = [*carried, *body.captured]
+    in_map = [MergedInput(external=2 + j, parameter=1 + j, result=1 + j) for j in range(n_state)]
+    in_map += [
+        InvariantInput(external=2 + n_state + k, parameter=1 + n_state + k)
+        for k in range(len(body.captured))
+    ]
+    out_map = [LastOutput(external=j, result=1 + j) for j in range(n_state)]
+    out_map += [
+        ConcatOutput(external=n_state + k, result=1 + n_state + k, axis=0) for k in range(n_scan)
+    ]
+    try:
+        op = LoopOp.new(
+            trip_v, exec_c, inputs, body.region, in_map, out_map,
+            body_condition_output_idx=0, current_iteration_input_idx=0,
+        )
+    except VerifyException as e:
+        raise node.unsupported(f"ov.Loop: {e}") from None
+    op.set_friendly_name(f"{node.name}/Loop_{len(b.ops)}")
+    b.ops.append(op)
+    return list(op.results)
+
+
+def _convert_loop_body(node, body_r, params, outputs):
+    """The Loop body: ONNX's block args [iter, cond_in, carried...] are fed
+    with [params[0], true, params[1:]...]."""
+    true_c = ConstantOp.from_array(np.asarray(True), "boolean", name=f"{node.name}/body/cond_in")
+    return convert_body(node, body_r, params, f"{node.name}/body", outputs,
+                        arg_values=[params[0].results[0], true_c.results[0],
+                                    *(p.results[0] for p in params[1:])],
+                        extra_ops=[true_c])
 
 
 __all__ = [
