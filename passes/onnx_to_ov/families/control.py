@@ -33,7 +33,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType, UnrankedTensorType
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 from xmo import budget
@@ -41,6 +40,7 @@ from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp, ParameterOp
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.control_ops import IfOp, LoopOp, body_results
+from xmo.dialects.ov.shape_inference.control import merge_types
 from xmo.dialects.ov.port_map import ConcatOutput, InvariantInput, LastOutput, MergedInput
 from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
@@ -598,15 +598,9 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     args = list(body_r.block.args)
     if len(args) != 2 + n_state:
         raise node.unsupported(f"the body has {len(args)} inputs, {2 + n_state} expected")
-    it_p = ParameterOp.new("i64", [], name=f"{node.name}/body/iter")
-    params = [it_p]
-    for j, v in enumerate(carried):
-        t = args[2 + j].type
-        # the carried value may change shape across iterations: the body sees it as ONNX declares it
-        dims = dims_of(t) if isinstance(t, TensorType | UnrankedTensorType) else None
-        if dims is None or dims != dims_of(v.type):
-            dims = None if dims is None else [-1] * len(dims)
-        params.append(ParameterOp.new(value_etype(v), dims, name=f"{node.name}/body/v{j}"))
+    # carried values start with the types of their initial values; a back edge
+    # of another shape widens them (merge_types) and the body is converted again
+    types = [v.type for v in carried]
     n_scan = len(body_r.block.last_op.operands) - 1 - n_state  # type: ignore[union-attr]
 
     def outputs(ib: Builder, outs: list) -> list[SSAValue]:
@@ -616,7 +610,23 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
         return [cond_out, *vals[1 : 1 + n_state], *scans]
 
     # the body block args: [iter, cond_in, carried...]; cond_in is fed inside the body
-    body = _convert_loop_body(node, body_r, params, outputs)
+    for _ in range(_MAX_LOOP_RETYPES):
+        params = [ParameterOp.new("i64", [], name=f"{node.name}/body/iter")]
+        params += [
+            ParameterOp.make([], result_types=[t], name=f"{node.name}/body/v{j}")
+            for j, t in enumerate(types)
+        ]
+        body = _convert_loop_body(node, body_r, params, outputs)
+        back = [r.operands[0].type for r in body_results(body.region)[1 : 1 + n_state]]
+        try:
+            wider = [merge_types(t, r, f"loop-carried value {j}") for j, (t, r) in enumerate(zip(types, back))]
+        except VerifyException as e:
+            raise node.unsupported(str(e)) from None
+        if wider == types:
+            break
+        types = wider
+    else:
+        raise node.unsupported("the loop-carried values' types do not settle")
     trip = node.optional_input(0)
     trip_v = b.reshape(b.convert(trip, "i64"), []) if trip is not None else b.i64(-1)
     cond_v = node.optional_input(1)
@@ -644,6 +654,10 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     op.set_friendly_name(f"{node.name}/Loop_{len(b.ops)}")
     b.ops.append(op)
     return list(op.results)
+
+
+#: times a Loop body is converted again with wider loop-carried types
+_MAX_LOOP_RETYPES = 4
 
 
 def _convert_loop_body(node, body_r, params, outputs):
