@@ -345,6 +345,12 @@ def _select(
     return b.out("Select", [c, t, e], {"auto_broadcast": "numpy"})
 
 
+def _scalar(b: Builder, v: SSAValue, etype: str) -> SSAValue:
+    """``v`` (one element) as a scalar of ``etype``: Convert / Reshape only when needed."""
+    v = b.convert(v, etype)
+    return v if dims_of(v.type) == [] else b.reshape(v, [])
+
+
 def _if_op(
     node: ConverterNode, b: Builder, cond: SSAValue, then_r: Region, else_r: Region
 ) -> list[SSAValue]:
@@ -365,7 +371,7 @@ def _if_op(
                 inputs.append(v)
             ins.append(InvariantInput(external=port[v], parameter=p))
         maps.append((ins, [LastOutput(external=i, result=i) for i in range(n_out)]))
-    c = b.reshape(b.convert(cond, "boolean"), [])
+    c = _scalar(b, cond, "boolean")
     try:
         op = IfOp.new(c, inputs, then_b.region, maps[0], else_b.region, maps[1])
     except VerifyException as e:
@@ -605,7 +611,7 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
 
     def outputs(ib: Builder, outs: list) -> list[SSAValue]:
         vals = [_tensor(node, v, f"body output {i}") for i, v in enumerate(outs)]
-        cond_out = ib.reshape(ib.convert(vals[0], "boolean"), [])
+        cond_out = _scalar(ib, vals[0], "boolean")
         scans = [ib.unsqueeze(v, [0]) for v in vals[1 + n_state :]]
         return [cond_out, *vals[1 : 1 + n_state], *scans]
 
@@ -628,10 +634,10 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     else:
         raise node.unsupported("the loop-carried values' types do not settle")
     trip = node.optional_input(0)
-    trip_v = b.reshape(b.convert(trip, "i64"), []) if trip is not None else b.i64(-1)
+    trip_v = _scalar(b, trip, "i64") if trip is not None else b.i64(-1)
     cond_v = node.optional_input(1)
     exec_c = (
-        b.reshape(b.convert(cond_v, "boolean"), [])
+        _scalar(b, cond_v, "boolean")
         if cond_v is not None else b.const(np.asarray(True), "boolean")
     )
     inputs = [*carried, *body.captured]
