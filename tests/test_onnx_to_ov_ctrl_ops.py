@@ -1,5 +1,5 @@
-"""control.py, the general case: If / Loop decided at run time become ov.If /
-ov.Loop with bodies. Small ONNX models converted by xmo, run in OpenVINO
+"""control.py, the general case: If / Loop / Scan decided at run time become
+ov.If / ov.Loop / ov.TensorIterator with bodies. Small ONNX models converted by xmo, run in OpenVINO
 (CPU, f32) and on xmo's CPU backend, compared with onnxruntime."""
 
 from __future__ import annotations
@@ -148,8 +148,37 @@ def loop_in_if() -> tuple[onnx.ModelProto, list[dict]]:
     return m, [_loop_feeds(4, True, 100.0), _loop_feeds(4, False, 100.0)]
 
 
+# -- Scan --------------------------------------------------------------------------
+def scan_dynamic_length() -> tuple[onnx.ModelProto, list[dict]]:
+    # state s += x_t * w (w from the outer graph); scan outputs y_t = s (stacked
+    # backwards on axis 0) and z_t = x_t - b_t (b scanned backwards along axis 1,
+    # stacked on axis 1); the scan length T is known only at run time
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["x_t", "w"], ["xw"]),
+         helper.make_node("Add", ["s_in", "xw"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["y_t"]),
+         helper.make_node("Sub", ["x_t", "b_t"], ["z_t"])],
+        "body", [_vi("s_in", F, [3]), _vi("x_t", F, [3]), _vi("b_t", F, [3])],
+        [_vi("s_out", F, [3]), _vi("y_t", F, [3]), _vi("z_t", F, [3])],
+    )  # fmt: skip
+    node = helper.make_node(
+        "Scan", ["s0", "x", "b"], ["s", "y", "z"], body=body, num_scan_inputs=2,
+        scan_input_axes=[0, 1], scan_input_directions=[0, 1],
+        scan_output_axes=[0, 1], scan_output_directions=[1, 0],
+    )  # fmt: skip
+    m = _model(
+        [node],
+        [_vi("s0", F, [3]), _vi("x", F, ["T", 3]), _vi("b", F, [3, "T"]), _vi("w", F, [3])],
+        [_vi("s", F, [3]), _vi("y", F, ["T", 3]), _vi("z", F, [3, "T"])],
+    )  # fmt: skip
+    return m, [
+        {"s0": _f(3), "x": _f(t, 3), "b": _f(3, t), "w": _f(3)} for t in (4, 1)
+    ]
+
+
 _CASES: list[Callable[[], tuple[onnx.ModelProto, list[dict]]]] = [
     if_shapes_differ, if_ranks_differ, loop_runtime, loop_if_in_body, loop_in_if,
+    scan_dynamic_length,
 ]
 #: OpenVINO's CPU plugin refuses an If whose output rank is dynamic
 _NOT_ON_OV = {"if_ranks_differ"}
@@ -222,3 +251,8 @@ def test_loop_over_unroll_limit_is_an_ov_loop() -> None:
     )  # fmt: skip
     names = _op_names(xmo.convert_model(m))
     assert names.count("ov.Loop") == 1
+
+
+def test_scan_dynamic_length_is_a_tensor_iterator() -> None:
+    names = _op_names(xmo.convert_model(scan_dynamic_length()[0]))
+    assert names.count("ov.TensorIterator") == 1

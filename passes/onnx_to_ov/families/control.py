@@ -33,17 +33,24 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 from xmo import budget
 from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp, ParameterOp
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
-from xmo.dialects.ov.control_ops import IfOp, LoopOp, body_results
+from xmo.dialects.ov.base import tensor as tensor_type
+from xmo.dialects.ov.control_ops import IfOp, LoopOp, TensorIteratorOp, body_results
 from xmo.dialects.ov.shape_inference.control import merge_types
-from xmo.dialects.ov.port_map import ConcatOutput, InvariantInput, LastOutput, MergedInput
+from xmo.dialects.ov.port_map import (
+    ConcatOutput,
+    InputSlice,
+    InvariantInput,
+    LastOutput,
+    MergedInput,
+)
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
+from xmo.passes.onnx_to_ov.convert import Body, convert_block, convert_body
 from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -394,6 +401,116 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
 @converter("Scan", min_version=9)
 @_regions
 def scan(node: ConverterNode, b: Builder):
+    mark = len(b.ops)
+    try:
+        return _unrolled_scan(node, b)
+    except NotUnrollable as e:
+        log.debug("Scan '%s' is not unrolled (%s): an ov.TensorIterator", node.name, e)
+        rollback(b, mark)
+        return _tensor_iterator(node, b)
+
+
+def _scan_attrs(node: ConverterNode, body: Region) -> tuple[int, int, list, list, list, list]:
+    """(states, scan inputs, input axes, input directions, output axes, output
+    directions) of a Scan (opset 9+); axes not normalized."""
+    m = int(node.attr("num_scan_inputs"))
+    n_state = node.num_inputs - m
+    if n_state < 0:
+        raise node.unsupported("num_scan_inputs exceeds the number of inputs")
+    k = len(body.block.last_op.operands) - n_state  # type: ignore[union-attr]
+    return (
+        n_state, m,
+        list(node.attr("scan_input_axes") or [0] * m),
+        list(node.attr("scan_input_directions") or [0] * m),
+        list(node.attr("scan_output_axes") or [0] * k),
+        list(node.attr("scan_output_directions") or [0] * k),
+    )
+
+
+def _tensor_iterator(node: ConverterNode, b: Builder) -> list[SSAValue]:
+    """An ``ov.TensorIterator``: states -> merged parameters (back edges from
+    results 0..), scan inputs -> sliced parameters (one part along the axis,
+    walked backwards for direction 1) squeezed in the body, outer values ->
+    invariant parameters; final states -> last outputs, scan outputs
+    unsqueezed in the body -> concat outputs."""
+    body_r = node.op.region_of("body")  # type: ignore[attr-defined]
+    n_state, m, in_axes, in_dirs, out_axes, out_dirs = _scan_attrs(node, body_r)
+    if m == 0:
+        raise node.unsupported("Scan without scan inputs")
+    states = [_tensor(node, node.input(i), f"state input {i}") for i in range(n_state)]
+    xs = [_tensor(node, node.input(n_state + j), f"scan input {j}") for j in range(m)]
+    axes = []
+    slice_types = []
+    for j, x in enumerate(xs):
+        dims = dims_of(x.type)
+        if dims is None:
+            raise node.unsupported(f"scan input {j} has a dynamic rank")
+        ax = norm_axis(node, in_axes[j], len(dims))
+        axes.append(ax)
+        slice_types.append(tensor_type(value_etype(x), [*dims[:ax], 1, *dims[ax + 1 :]]))
+    out_ranks: list[int] = []
+
+    def outputs(ib: Builder, outs: list) -> list[SSAValue]:
+        vals = [_tensor(node, v, f"body output {i}") for i, v in enumerate(outs)]
+        scans = []
+        out_ranks.clear()
+        for i, v in enumerate(vals[n_state:]):
+            dims = dims_of(v.type)
+            if dims is None:
+                raise node.unsupported(f"scan output {i} has a dynamic rank")
+            ax = norm_axis(node, out_axes[i], len(dims) + 1)
+            out_ranks.append(ax)
+            scans.append(ib.unsqueeze(v, [ax]))
+        return [*vals[:n_state], *scans]
+
+    def build(types: list[Attribute]) -> Body:
+        prefix = f"{node.name}/body"
+        params = [
+            ParameterOp.make([], result_types=[t], name=f"{prefix}/s{j}")
+            for j, t in enumerate(types)
+        ]
+        params += [
+            ParameterOp.make([], result_types=[t], name=f"{prefix}/x{j}")
+            for j, t in enumerate(slice_types)
+        ]
+        sb = Builder(b.store, prefix)
+        squeezed = [sb.squeeze(p.results[0], [axes[j]]) for j, p in enumerate(params[n_state:])]
+        return convert_body(
+            node, body_r, params, prefix, outputs,
+            arg_values=[*(p.results[0] for p in params[:n_state]), *squeezed],
+            extra_ops=sb.ops,
+        )
+
+    body = _settled_body(node, [v.type for v in states], build, 0)
+    inputs = [*states, *xs, *body.captured]
+    in_map: list = [MergedInput(external=j, parameter=j, result=j) for j in range(n_state)]
+    for j in range(m):
+        back = in_dirs[j] == 1
+        in_map.append(InputSlice(
+            external=n_state + j, parameter=n_state + j, axis=axes[j],
+            start=-1 if back else 0, stride=-1 if back else 1, end=0 if back else -1,
+        ))
+    in_map += [
+        InvariantInput(external=n_state + m + c, parameter=n_state + m + c)
+        for c in range(len(body.captured))
+    ]
+    out_map: list = [LastOutput(external=j, result=j) for j in range(n_state)]
+    for i, ax in enumerate(out_ranks):
+        back = out_dirs[i] == 1
+        out_map.append(ConcatOutput(
+            external=n_state + i, result=n_state + i, axis=ax,
+            start=-1 if back else 0, stride=-1 if back else 1, end=0 if back else -1,
+        ))
+    try:
+        op = TensorIteratorOp.new(inputs, body.region, in_map, out_map)
+    except VerifyException as e:
+        raise node.unsupported(f"ov.TensorIterator: {e}") from None
+    op.set_friendly_name(f"{node.name}/TensorIterator_{len(b.ops)}")
+    b.ops.append(op)
+    return list(op.results)
+
+
+def _unrolled_scan(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     m = int(node.attr("num_scan_inputs"))
     n_in = node.num_inputs
@@ -426,9 +543,9 @@ def scan(node: ConverterNode, b: Builder):
             raise node.unsupported("scan inputs have different scan lengths")
         length = dims[ax]
     if length is None:
-        raise node.unsupported("the scan length is dynamic")
+        raise NotUnrollable("the scan length is dynamic")
     if length > MAX_SCAN_UNROLL:
-        raise node.unsupported(
+        raise NotUnrollable(
             f"scan length {length} exceeds the unroll limit {MAX_SCAN_UNROLL}"
         )
     if length == 0:
@@ -604,9 +721,6 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     args = list(body_r.block.args)
     if len(args) != 2 + n_state:
         raise node.unsupported(f"the body has {len(args)} inputs, {2 + n_state} expected")
-    # carried values start with the types of their initial values; a back edge
-    # of another shape widens them (merge_types) and the body is converted again
-    types = [v.type for v in carried]
     n_scan = len(body_r.block.last_op.operands) - 1 - n_state  # type: ignore[union-attr]
 
     def outputs(ib: Builder, outs: list) -> list[SSAValue]:
@@ -616,23 +730,23 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
         return [cond_out, *vals[1 : 1 + n_state], *scans]
 
     # the body block args: [iter, cond_in, carried...]; cond_in is fed inside the body
-    for _ in range(_MAX_LOOP_RETYPES):
+    def build(types: list[Attribute]) -> Body:
         params = [ParameterOp.new("i64", [], name=f"{node.name}/body/iter")]
         params += [
             ParameterOp.make([], result_types=[t], name=f"{node.name}/body/v{j}")
             for j, t in enumerate(types)
         ]
-        body = _convert_loop_body(node, body_r, params, outputs)
-        back = [r.operands[0].type for r in body_results(body.region)[1 : 1 + n_state]]
-        try:
-            wider = [merge_types(t, r, f"loop-carried value {j}") for j, (t, r) in enumerate(zip(types, back))]
-        except VerifyException as e:
-            raise node.unsupported(str(e)) from None
-        if wider == types:
-            break
-        types = wider
-    else:
-        raise node.unsupported("the loop-carried values' types do not settle")
+        true_c = ConstantOp.from_array(
+            np.asarray(True), "boolean", name=f"{node.name}/body/cond_in"
+        )
+        return convert_body(
+            node, body_r, params, f"{node.name}/body", outputs,
+            arg_values=[params[0].results[0], true_c.results[0],
+                        *(p.results[0] for p in params[1:])],
+            extra_ops=[true_c],
+        )
+
+    body = _settled_body(node, [v.type for v in carried], build, 1)
     trip = node.optional_input(0)
     trip_v = _scalar(b, trip, "i64") if trip is not None else b.i64(-1)
     cond_v = node.optional_input(1)
@@ -662,18 +776,32 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     return list(op.results)
 
 
-#: times a Loop body is converted again with wider loop-carried types
-_MAX_LOOP_RETYPES = 4
+#: times a body is converted again with wider loop-carried types
+_MAX_RETYPES = 4
 
 
-def _convert_loop_body(node, body_r, params, outputs):
-    """The Loop body: ONNX's block args [iter, cond_in, carried...] are fed
-    with [params[0], true, params[1:]...]."""
-    true_c = ConstantOp.from_array(np.asarray(True), "boolean", name=f"{node.name}/body/cond_in")
-    return convert_body(node, body_r, params, f"{node.name}/body", outputs,
-                        arg_values=[params[0].results[0], true_c.results[0],
-                                    *(p.results[0] for p in params[1:])],
-                        extra_ops=[true_c])
+def _settled_body(
+    node: ConverterNode, types: list[Attribute], build: Callable[[list[Attribute]], Body],
+    first_result: int,
+) -> Body:
+    """The body ``build(types)`` makes once the loop-carried values' types
+    settle: they start as the initial values' types (``types``); a back edge
+    (body results ``first_result``...) of another shape widens them
+    (``merge_types``) and the body is converted again."""
+    for _ in range(_MAX_RETYPES):
+        body = build(types)
+        results = body_results(body.region)[first_result : first_result + len(types)]
+        try:
+            wider = [
+                merge_types(t, r.operands[0].type, f"loop-carried value {j}")
+                for j, (t, r) in enumerate(zip(types, results))
+            ]
+        except VerifyException as e:
+            raise node.unsupported(str(e)) from None
+        if wider == types:
+            return body
+        types = wider
+    raise node.unsupported("the loop-carried values' types do not settle")
 
 
 __all__ = [
