@@ -8,7 +8,9 @@ weight payload, no copy), graph outputs ``ov.Result``; every node goes through
 the converter registered for its type and version (:mod:`.registry`; the
 extractors of the extensions the conversion loaded first, for ``onnx.Custom``
 nodes only those). Nodes with sub-graphs (If, Loop, Scan) have converters
-that inline them with :func:`convert_block`; ONNX sequences live in
+that inline them with :func:`convert_block`, or make them the bodies of ov
+control-flow ops with :func:`convert_body` (a sub-graph's outer values become
+body Parameters); ONNX sequences live in
 :class:`~xmo.passes.to_ov.builder.SeqValue` during conversion.
 
 Names: the ONNX tensor name of each node output becomes a tensor name of the

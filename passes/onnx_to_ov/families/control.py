@@ -1,26 +1,54 @@
-"""Control flow: If, Loop, Scan — converted by inlining their sub-graphs.
+"""Control flow: If, Loop, Scan — inlined when that can be decided at
+conversion time, else ov ops with bodies.
 
-The bodies are converted with the pass's own machinery
-(:func:`~xmo.passes.onnx_to_ov.convert.convert_block`) and inlined:
+The sub-graphs are converted with the pass's own machinery
+(:func:`~xmo.passes.onnx_to_ov.convert.convert_block`) and inlined when the
+decision is known at conversion time (the best result: no body, everything
+folds):
 
 * **If**: a condition known at conversion time (a constant, or a value
   computable from constants, e.g. a rank test) inlines only the taken branch;
   otherwise both branches are inlined and each output is
-  ``Select(cond, then, else)`` — only when both branches give outputs of the
-  same element type and the same shape (no broadcasting between them).
+  ``Select(cond, then, else)`` when both branches give outputs of the same
+  element type and the same shape (no broadcasting between them).
 * **Scan** (opset 9+; opset 8 without ``sequence_lens``): unrolled over the
   static scan length (Gather one slice per iteration, Unsqueeze + Concat the
-  per-iteration outputs); a dynamic scan length is refused.
+  per-iteration outputs).
 * **Loop**: unrolled when the trip count is a constant <= 256 (or absent)
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
-  Anything else is refused.
 
 Unrolling is bounded as a whole, not only per loop: nested Loops and Scans
 unroll to at most :data:`MAX_NESTED_UNROLL` iterations (the product of their
 trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
 :data:`UNROLLED_OP_BYTES` per op to the conversion's memory budget
 (:mod:`xmo.budget`) as they create them.
+
+Otherwise (a condition, trip count or scan length known only at run time,
+branch shapes that differ, beyond the unroll bounds: :class:`NotUnrollable`)
+what the attempt emitted is dropped (:func:`rollback`) and the node becomes an
+ov op whose bodies are the sub-graphs legalized by
+:func:`~xmo.passes.onnx_to_ov.convert.convert_body` (outer values the
+sub-graph uses become body Parameters fed by the op, constants are cloned
+into the body; nested control flow captures through the enclosing body):
+
+* **If** -> ``ov.If``: the outer values either branch uses are the op's
+  inputs (invariant inputs), each output a last output of both branches.
+* **Loop** -> ``ov.Loop``: trip count (absent: -1) and condition (absent:
+  true) as given; body parameters [iteration number
+  (``current_iteration_input_idx``), loop-carried values (merged inputs, back
+  edges from the body's carried outputs), outer values (invariant)]; ONNX's
+  ``cond_in`` body input is a constant true (the body only runs while the
+  condition holds); body results [condition (``body_condition_output_idx``),
+  carried values (last outputs), scan outputs unsqueezed on axis 0 (concat
+  outputs)].
+* **Scan** (opset 9+) -> ``ov.TensorIterator``: states merged, scan inputs
+  sliced one part along their axis (stride -1 for direction 1) and squeezed in
+  the body, scan outputs unsqueezed on their axis and concatenated (stride -1
+  for direction 1).
+
+Loop-carried values start with the types of their initial values and widen
+(the body converted again) while a back edge has another shape.
 """
 
 from __future__ import annotations
@@ -805,6 +833,7 @@ def _settled_body(
 
 
 __all__ = [
+    "NotUnrollable",
     "MAX_NESTED_UNROLL",
     "MAX_SCAN_UNROLL",
     "MAX_UNROLL",
@@ -812,4 +841,5 @@ __all__ = [
     "UNROLLED_OP_BYTES",
     "known_value",
     "refined_dims",
+    "rollback",
 ]
