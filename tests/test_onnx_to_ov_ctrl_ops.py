@@ -256,3 +256,23 @@ def test_loop_over_unroll_limit_is_an_ov_loop() -> None:
 def test_scan_dynamic_length_is_a_tensor_iterator() -> None:
     names = _op_names(xmo.convert_model(scan_dynamic_length()[0]))
     assert names.count("ov.TensorIterator") == 1
+
+
+@pytest.mark.parametrize("case", _CASES, ids=lambda c: c.__name__)
+def test_ir_round_trip_on_xmo_cpu(case, request, tmp_path) -> None:
+    """Written as IR, read back by xmo and run on its CPU backend."""
+    if case.__name__ == "if_ranks_differ":
+        # the If output of dynamic rank is written as a port without dims and read
+        # back as rank 0 (an IR writer/reader limit, not this converter's)
+        request.applymarker(pytest.mark.xfail(strict=True, reason="dynamic-rank port read as rank 0"))
+    model, feeds_list = case()
+    path = tmp_path / "m.xml"
+    xmo.save_model(xmo.convert_model(model), str(path))
+    back = xmo.read_model(str(path))
+    for feeds in feeds_list:
+        expected = _expected(model, feeds)
+        got = xmo.run(back, feeds)
+        outs = list(got.values()) if isinstance(got, dict) else list(got)
+        assert len(outs) == len(expected)
+        for g, exp in zip(outs, expected):
+            _close(np.asarray(g), exp)
