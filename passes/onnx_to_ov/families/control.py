@@ -501,7 +501,7 @@ def _tensor_iterator(node: ConverterNode, b: Builder) -> list[SSAValue]:
             ParameterOp.make([], result_types=[t], name=f"{prefix}/x{j}")
             for j, t in enumerate(slice_types)
         ]
-        sb = Builder(b.store, prefix)
+        sb = Builder(b.store, f"{prefix}/slices")
         squeezed = [sb.squeeze(p.results[0], [axes[j]]) for j, p in enumerate(params[n_state:])]
         return convert_body(
             node, body_r, params, prefix, outputs,
