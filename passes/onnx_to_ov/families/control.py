@@ -18,6 +18,10 @@ folds):
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
 
+An iteration that keeps an op with a body (a nested If / Loop / Scan decided
+at run time) is not unrolled: the enclosing loop becomes a loop too (one body
+holding the nested op, not one copy of it per iteration).
+
 Unrolling is bounded as a whole, not only per loop: nested Loops and Scans
 unroll to at most :data:`MAX_NESTED_UNROLL` iterations (the product of their
 trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
@@ -162,6 +166,9 @@ def _iteration(node: ConverterNode, b: Builder, convert: Callable[[], list], rem
     assert state is not None, "an iteration outside _unrolling"
     before_ops, before_count = len(b.ops), state.ops
     outs = convert()
+    if any(op.regions for op in b.ops[before_ops:]):
+        # one op with a body per iteration: the loop around it stays a loop
+        raise NotUnrollable("an iteration keeps an op with a body (If / Loop / Scan decided at run time)")
     created = len(b.ops) - before_ops - (state.ops - before_count)
     state.ops += created
     expected = state.ops + created * max(remaining, 0)
