@@ -259,12 +259,10 @@ def test_scan_dynamic_length_is_a_tensor_iterator() -> None:
 
 
 @pytest.mark.parametrize("case", _CASES, ids=lambda c: c.__name__)
-def test_ir_round_trip_on_xmo_cpu(case, request, tmp_path) -> None:
-    """Written as IR, read back by xmo and run on its CPU backend."""
-    if case.__name__ == "if_ranks_differ":
-        # the If output of dynamic rank is written as a port without dims and read
-        # back as rank 0 (an IR writer/reader limit, not this converter's)
-        request.applymarker(pytest.mark.xfail(strict=True, reason="dynamic-rank port read as rank 0"))
+def test_ir_round_trip_on_xmo_cpu(case, tmp_path) -> None:
+    """Written as IR, read back by xmo and run on its CPU backend (an If
+    output of dynamic rank is a port without dims: the reader asks the
+    bodies whether it is a scalar)."""
     model, feeds_list = case()
     path = tmp_path / "m.xml"
     xmo.save_model(xmo.convert_model(model), str(path))
