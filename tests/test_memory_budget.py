@@ -175,16 +175,39 @@ def test_tf_strings_are_refused_before_they_exist(tmp_path):
     assert time.perf_counter() - t0 < 10
 
 
+def _loops_run(module, x: float, want: float, tmp_path: Path) -> None:
+    """``module`` (one input x [1] -> y [1]) gives ``want`` on xmo's CPU
+    backend and in OpenVINO (f32) from its IR."""
+    import numpy as np
+    import openvino as ov
+
+    feed = np.array([x], np.float32)
+    assert xmo.compile_model(module)([feed])[0].tolist() == [want]
+    xml = tmp_path / "loops.xml"
+    xmo.save_model(module, str(xml))
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    assert compiled([feed])[0].tolist() == [want]
+
+
 def test_nested_unrolling_is_bounded(tmp_path):
     m = _convert(rb.nested_loops([16, 16]), tmp_path)
-    assert _op_counts(m)["ov.Result"] == 1
-    with pytest.raises(XmoError, match=r"nested loops unroll to 65536 iterations"):
-        _convert(rb.nested_loops([256, 256, 256]), tmp_path / "big")
+    assert _op_counts(m)["ov.Result"] == 1 and "ov.Loop" not in _op_counts(m)
+    # past MAX_NESTED_UNROLL the loops stay loops: the innermost one unrolls
+    # (256 iterations), the two around it keep one body each (not 256 copies)
+    big = _convert(rb.nested_loops([256, 256, 256]), tmp_path / "big")
+    assert Counter(op.name for op in big.walk())["ov.Loop"] == 2
+    assert _op_counts(big)["ov.Loop"] == 1
+    small = _convert(rb.nested_loops([2, 64, 64]), tmp_path / "small")
+    assert Counter(op.name for op in small.walk())["ov.Loop"] == 2
+    _loops_run(small, 0.5, 0.5 + 2 * 64 * 64, tmp_path)
 
 
 def test_unrolled_ops_are_bounded(tmp_path):
-    with pytest.raises(XmoError, match=r"unrolling creates about \d+ ops, more than the limit"):
-        _convert(rb.loop_body(200, 256), tmp_path)
+    """200 Adds x 256 iterations would unroll to more than MAX_UNROLLED_OPS:
+    an ov.Loop instead."""
+    m = _convert(rb.loop_body(200, 256), tmp_path)
+    assert _op_counts(m)["ov.Loop"] == 1
+    _loops_run(m, 1.0, 1.0 + 200 * 256, tmp_path)
 
 
 def test_loop_doubling_its_state_names_the_node(tmp_path):

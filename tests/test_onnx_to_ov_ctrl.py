@@ -10,7 +10,6 @@ import onnx
 import pytest
 import xmo
 from onnx import TensorProto, helper, numpy_helper
-from xmo.passes.to_ov.report import UnsupportedOpsError
 
 ort = pytest.importorskip("onnxruntime")
 ov = pytest.importorskip("openvino")
@@ -267,30 +266,33 @@ def test_matches_onnxruntime(case, tmp_path) -> None:
         np.testing.assert_allclose(got, exp, rtol=1e-4, atol=1e-5)
 
 
-def _refused(model: onnx.ModelProto, why: str) -> None:
-    with pytest.raises(UnsupportedOpsError, match=why):
-        xmo.convert_model(model)
+def _op_names(model: onnx.ModelProto) -> list[str]:
+    return [op.name for op in xmo.convert_model(model).walk()]
 
 
-def test_loop_dynamic_trip_count_refused() -> None:
+def test_loop_dynamic_trip_count_not_unrolled() -> None:
+    # was refused ("trip count is not a constant"): now an ov.Loop
+    # (run and compared in test_onnx_to_ov_ctrl_ops.py)
     node = helper.make_node("Loop", ["M", "", "v0"], ["v", "vs"], body=_loop_body(None))
     m = _model(
         [node], [_vi("M", I64, []), _vi("x", F, [2]), _vi("v0", F, [2])],
         [_vi("v", F, [2]), _vi("vs", F, [None, 2])],
     )  # fmt: skip
-    _refused(m, "trip count is not a constant")
+    assert _op_names(m).count("ov.Loop") == 1
 
 
-def test_loop_over_unroll_limit_refused() -> None:
+def test_loop_over_unroll_limit_not_unrolled() -> None:
+    # was refused ("unroll limit"): now an ov.Loop
     node = helper.make_node("Loop", ["M", "", "v0"], ["v", "vs"], body=_loop_body(None))
     m = _model(
         [node], [_vi("x", F, [2]), _vi("v0", F, [2])], [_vi("v", F, [2]), _vi("vs", F, [1000, 2])],
         [_init("M", np.array(1000, np.int64))],
     )  # fmt: skip
-    _refused(m, "unroll limit")
+    assert _op_names(m).count("ov.Loop") == 1
 
 
-def test_scan_dynamic_length_refused() -> None:
+def test_scan_dynamic_length_not_unrolled() -> None:
+    # was refused ("scan length is dynamic"): now an ov.TensorIterator
     node = helper.make_node(
         "Scan", ["s0", "x"], ["s", "y"], body=_scan_body(), num_scan_inputs=1
     )
@@ -299,10 +301,10 @@ def test_scan_dynamic_length_refused() -> None:
         [_vi("s0", F, [3]), _vi("x", F, ["T", 3])],
         [_vi("s", F, [3]), _vi("y", F, ["T", 3])],
     )
-    _refused(m, "scan length is dynamic")
+    assert _op_names(m).count("ov.TensorIterator") == 1
 
 
-def test_if_incompatible_branches_refused() -> None:
+def test_if_incompatible_branches_become_an_ov_if() -> None:
     then_g = helper.make_graph(
         [helper.make_node("ReduceSum", ["x"], ["t"], keepdims=0)],
         "then",
@@ -314,7 +316,9 @@ def test_if_incompatible_branches_refused() -> None:
     )
     node = helper.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g)
     m = _model([node], [_vi("c", B, []), _vi("x", F, [2, 3])], [_vi("z", F, None)])
-    _refused(m, "differ under a dynamic condition")
+    # was refused ("differ under a dynamic condition"): now an ov.If
+    names = _op_names(m)
+    assert "ov.If" in names and "ov.Select" not in names
 
 
 def test_inner_names_prefixed() -> None:
@@ -327,3 +331,38 @@ def test_inner_names_prefixed() -> None:
     ]
     assert any(n.startswith("z/then/") for n in names), names
     assert any(n.startswith("z/else/") for n in names), names
+
+
+def _retyping_loop(trip_count_input: bool) -> onnx.ModelProto:
+    """A Loop whose body yields its carried f32 value as i32 (invalid ONNX)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Cast", ["s"], ["s_out"], to=TensorProto.INT32)],
+        "body", [_vi("i", I64, []), _vi("c", TensorProto.BOOL, []), _vi("s", F, [2])],
+        [_vi("c_out", TensorProto.BOOL, []), _vi("s_out", TensorProto.INT32, [2])],
+    )  # fmt: skip
+    node = helper.make_node("Loop", ["n", "", "x"], ["y"], body=body, name="myloop")
+    inputs = [_vi("x", F, [2])] + ([_vi("n", I64, [])] if trip_count_input else [])
+    inits = [] if trip_count_input else [_init("n", np.array(3, np.int64))]
+    g = helper.make_graph([node], "g", inputs, [_vi("y", F, [2])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("trip_count_input", [True, False], ids=["ov_loop", "unrolled"])
+def test_back_edge_of_another_type_is_one_line(trip_count_input, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.onnx"
+    onnx.save(_retyping_loop(trip_count_input), str(path))
+    out = tmp_path / "out"
+    r = subprocess.run(
+        [sys.executable, "-m", "xmo.tools.xmo_main", "convert", str(path), "-o", str(out / "m.xml")],
+        capture_output=True, text=True, check=False,
+    )
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        "xmo: error: node 'myloop' (Loop): loop-carried value 0: the body yields i32 for a "
+        "value that enters the loop as f32"
+    ]
+    assert not out.exists() or not any(out.iterdir())

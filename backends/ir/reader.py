@@ -59,8 +59,9 @@ from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
 from xmo.dialects.ov import op_class
-from xmo.dialects.ov.base import OVOp, constant_value_of, tensor
+from xmo.dialects.ov.base import OVOp, ShapeInferenceError, constant_value_of, tensor
 from xmo.dialects.ov.control_ops import CONTROL_OPS, IfOp
+from xmo.dialects.ov.shape_inference.control import infer_control_types
 from xmo.dialects.ov.port_map import (
     ConcatOutput,
     InputDesc,
@@ -446,11 +447,13 @@ class _Reader:
         else:
             attrs = self._attributes(cls, layer)
             props.update(attrs)
-            result_types = self._result_types(cls, layer, operands)
         regions: list[Region] = []
         if issubclass(cls, CONTROL_OPS):
             regions = self._bodies(cls, layer, props)
-        elif layer.element is not None and any(
+            result_types = self._control_result_types(cls, layer, operands, regions, props)
+        elif ov_type not in ("Parameter", "Constant"):
+            result_types = self._result_types(cls, layer, operands)
+        if not regions and layer.element is not None and any(
             layer.element.find(t) is not None for t in ("body", "then_body", "else_body")
         ):
             raise IRReadError(f"{layer.label}: a {layer.type} layer has no body")
@@ -718,6 +721,27 @@ class _Reader:
                     declared[i] = UnrankedTensorType(t.get_element_type())
             elif any_unranked:
                 declared[i] = UnrankedTensorType(t.get_element_type())
+        return declared
+
+    def _control_result_types(
+        self, cls: type[OVOp], layer: _Layer, operands: list[SSAValue],
+        regions: list[Region], props: dict[str, Attribute],
+    ) -> list[Attribute]:
+        """The declared output types of a Loop / TensorIterator / If; a port
+        without <dim> is a scalar or of dynamic rank as the bodies say."""
+        declared = [self._port_type(layer, p) for p in layer.outputs]
+        if all(p.dims for p in layer.outputs):
+            return declared
+        try:
+            inferred = infer_control_types(
+                cls, [v.type for v in operands], regions, props, len(layer.outputs),
+                lambda i: constant_value_of(operands[i]),
+            )
+        except ShapeInferenceError:
+            return declared  # the op's verifier reports what is wrong
+        for i, p in enumerate(layer.outputs):
+            if not p.dims and i < len(inferred) and isinstance(inferred[i], UnrankedTensorType):
+                declared[i] = UnrankedTensorType(inferred[i].get_element_type())
         return declared
 
     # -- constants ------------------------------------------------------------

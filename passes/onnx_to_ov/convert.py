@@ -8,7 +8,9 @@ weight payload, no copy), graph outputs ``ov.Result``; every node goes through
 the converter registered for its type and version (:mod:`.registry`; the
 extractors of the extensions the conversion loaded first, for ``onnx.Custom``
 nodes only those). Nodes with sub-graphs (If, Loop, Scan) have converters
-that inline them with :func:`convert_block`; ONNX sequences live in
+that inline them with :func:`convert_block`, or make them the bodies of ov
+control-flow ops with :func:`convert_body` (a sub-graph's outer values become
+body Parameters); ONNX sequences live in
 :class:`~xmo.passes.to_ov.builder.SeqValue` during conversion.
 
 Names: the ONNX tensor name of each node output becomes a tensor name of the
@@ -24,7 +26,8 @@ module untouched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
@@ -36,11 +39,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xmo.budget import ResourceLimitError
+from xmo.errors import NodeError
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
-from xmo.dialects.ov import ConstantOp
-from xmo.dialects.ov.base import OVOp
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
+from xmo.dialects.ov import element_types as et
+from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.onnx_canonicalize import aliases_of
 from xmo.passes.onnx_to_ov.builder import ONNX_ATTRIBUTES
 from xmo.passes.onnx_to_ov.registry import lookup
@@ -147,6 +151,7 @@ def convert_block(
     region: Region | Block,
     args: Sequence[OVValue],
     prefix: str | None = None,
+    scope: ValueScope | None = None,
 ) -> list[OVValue]:
     """Inline a sub-graph: convert the ops of ``region``'s block into ``b``.
 
@@ -156,8 +161,10 @@ def convert_block(
     ``<prefix>/<inner node>`` (``prefix`` defaults to the node's name).
     Returns the ov values of the ``onnx.Yield`` operands (the sub-graph
     outputs); raises :class:`~xmo.passes.to_ov.builder.NotConvertible` when an inner node fails.
+    ``scope``: the scope the sub-graph sees (default: the node's; a body's
+    capturing scope from :func:`convert_body`).
     """
-    outer: ValueScope | None = node.scope
+    outer: ValueScope | None = node.scope if scope is None else scope
     if outer is None:
         raise NotConvertible("sub-graph conversion needs the converter's scope")
     block = region.block if isinstance(region, Region) else region
@@ -201,7 +208,7 @@ def convert_block(
                 raise NotConvertible(
                     f"sub-graph node '{info.name}' ({info.key}): {e}"
                 ) from None
-            except ResourceLimitError as e:
+            except NodeError as e:
                 raise e.at(name, info.op_type) from None
             b.ops.extend(inner.ops)
             created = set(inner.ops)
@@ -215,6 +222,108 @@ def convert_block(
         else:
             raise NotConvertible(f"sub-graph op {op.name} is not an ONNX graph op")
     raise NotConvertible("sub-graph does not end with onnx.Yield")
+
+
+class _Capture(Mapping[SSAValue, OVValue]):
+    """The outer values a body sees: each outer ONNX value looked up becomes
+    a clone of its ``ov.Constant`` inside the body, or a new body
+    ``ov.Parameter`` (one per outer value), fed by the op from outside."""
+
+    def __init__(self, outer: ValueScope, prefix: str) -> None:
+        self.outer = outer
+        self.prefix = prefix
+        self.made: dict[SSAValue, SSAValue] = {}
+        #: the outer ov values the body's captured Parameters stand for, in order
+        self.captured: list[SSAValue] = []
+        self.parameters: list[ParameterOp] = []
+        self.constants: list[ConstantOp] = []
+
+    def __contains__(self, v: object) -> bool:
+        return v in self.outer.values
+
+    def __getitem__(self, v: SSAValue) -> OVValue:
+        mapped = self.outer.values[v]
+        if mapped is None or not isinstance(mapped, SSAValue):
+            if mapped is None:
+                return None
+            raise NotConvertible(f"a body uses an outer {mapped.kind} (only tensors are passed in)")  # type: ignore[attr-defined]
+        got = self.made.get(mapped)
+        if got is not None:
+            return got
+        owner = mapped.owner
+        if isinstance(owner, ConstantOp):
+            c = Legalizer.dense_constant(owner.value, f"{self.prefix}/{owner.get_friendly_name() or 'Constant'}")
+            self.constants.append(c)
+            got = c.results[0]
+        else:
+            t = mapped.type
+            p = ParameterOp.new(
+                et.from_xdsl(t.get_element_type()),  # type: ignore[union-attr]
+                dims_of(t),
+                name=f"{self.prefix}/in{len(self.parameters)}",
+            )
+            self.parameters.append(p)
+            self.captured.append(mapped)
+            got = p.results[0]
+        self.made[mapped] = got
+        return got
+
+    def __iter__(self) -> Iterator[SSAValue]:
+        return iter(self.outer.values)
+
+    def __len__(self) -> int:
+        return len(self.outer.values)
+
+
+@dataclass
+class Body:
+    """A sub-graph legalized into an ov body (:func:`convert_body`)."""
+
+    region: Region
+    #: the outer ov values fed to the body's Parameters after its own inputs
+    captured: list[SSAValue]
+    #: the number of the sub-graph's own inputs (the first Parameters)
+    num_inputs: int
+
+
+def convert_body(
+    node: ConverterNode,
+    region: Region,
+    input_params: Sequence[ParameterOp],
+    prefix: str,
+    outputs: Callable[[Builder, list[OVValue]], Sequence[SSAValue]] | None = None,
+    *,
+    arg_values: Sequence[OVValue] | None = None,
+    extra_ops: Sequence[Operation] = (),
+) -> Body:
+    """Legalize the sub-graph ``region`` into an ov body region: its block
+    arguments are fed from ``input_params`` (the body's first Parameters, made
+    by the caller), or from ``arg_values`` when given (values of those
+    Parameters or of ``extra_ops``, ops the caller made for the body), outer values it uses become more Parameters (or cloned
+    Constants), its outputs ``ov.Result`` s (``outputs`` may rewrite them,
+    emitting into the body's builder, e.g. an Unsqueeze of scan outputs).
+    Nested sub-graphs capture through this body."""
+    outer: ValueScope | None = node.scope
+    if outer is None:
+        raise NotConvertible("sub-graph conversion needs the converter's scope")
+    capture = _Capture(outer, prefix)
+    scope = ValueScope(ChainMap({}, capture), outer.poisoned, outer.legalizer)  # type: ignore[arg-type]
+    inner = Builder(outer.legalizer.store, prefix)
+    args: list[OVValue] = (
+        [p.results[0] for p in input_params] if arg_values is None else list(arg_values)
+    )
+    outs = convert_block(node, inner, region, args, prefix, scope)
+    if outputs is not None:
+        vals = list(outputs(inner, outs))
+    else:
+        vals = []
+        for i, v in enumerate(outs):
+            if not isinstance(v, SSAValue):
+                raise NotConvertible(f"sub-graph output {i} is not a tensor")
+            vals.append(v)
+    results = [ResultOp.new(v) for v in vals]
+    block = Block([*input_params, *capture.parameters, *extra_ops, *capture.constants, *inner.ops, *results])
+    return Body(Region(block), list(capture.captured), len(input_params))
 
 
 @dataclass(frozen=True)
@@ -235,7 +344,9 @@ def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
 
 __all__: Sequence[str] = [
     "ConvertONNXToOVPass",
+    "Body",
     "ONNXHooks",
     "convert_block",
+    "convert_body",
     "convert_onnx_to_ov",
 ]
