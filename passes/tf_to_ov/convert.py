@@ -46,7 +46,7 @@ module untouched.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -59,9 +59,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
-from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp
-from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.weights import WeightStore
 from xmo.dialects.tf import FunctionOp, ReturnOp
 from xmo.passes.tf_to_ov.builder import TF_ATTRIBUTES, ConstEvaluator, TFBuilder
@@ -373,20 +371,9 @@ def convert_function(
             continue
         if info.op_type == "Placeholder":
             raise NotConvertible(f"{where}: a function has no placeholders")
-        inner = hooks.builder(lz.store, replace(info, name=name))
-        try:
-            outs = lz.run_converter(op, replace(info, name=name), scope, inner)
-        except NotConvertible as e:
-            raise NotConvertible(f"{where}: {e}") from None
-        except ResourceLimitError as e:
-            raise e.at(name, info.op_type) from None
-        b.ops.extend(inner.ops)
-        created = set(inner.ops)
+        outs = lz.convert_inner(op, info, scope, b, name, where)
         for res, v in zip(op.results, outs):
             local[res] = v
-        first = next((v for v in outs if isinstance(v, SSAValue) and v.owner in created), None)
-        if first is not None and isinstance(first.owner, OVOp):
-            first.owner.set_friendly_name(name)
     values: list[OVValue] = [None] * len(ret.operands)
     for i in wanted:
         v = ret.operands[i]

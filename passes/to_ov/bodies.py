@@ -14,7 +14,9 @@ sub-graph, a TensorFlow function) takes from outside enters through the op.
   per output (the Parameters are numbered in that order: the caller's
   inputs first, then the captured values).
 * :func:`settled_body` converts a loop body again while its loop-carried
-  values' types widen to what the body gives back.
+  values' types widen to what the body gives back; :func:`check_carried`
+  refuses a body that gives back another element type (an invalid model:
+  one line naming the node).
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import dims_of
 from xmo.dialects.ov.control_ops import body_results
 from xmo.dialects.ov.shape_inference.control import merge_types
-from xmo.passes.to_ov.builder import ConverterNode
-from xmo.passes.to_ov.driver import Legalizer
+from xmo.errors import InvalidNodeError
+from xmo.passes.to_ov.builder import ConverterNode, value_etype
+from xmo.passes.to_ov.driver import Legalizer, OVValue
 
 
 class BodyCapture:
@@ -98,6 +100,24 @@ def assemble_body(
     return Body(Region(block), list(capture.captured), len(input_params))
 
 
+def check_carried(
+    entering: Sequence[str | None],
+    yielded: Sequence[OVValue],
+    names: Sequence[str] | None = None,
+) -> None:
+    """Each loop-carried value keeps its element type through the body
+    (``entering``: the element types the values enter with, None where not a
+    tensor), else the model is invalid (``names[j]``: how value ``j`` is
+    called, by default ``loop-carried value <j>``)."""
+    for j, (want, v) in enumerate(zip(entering, yielded)):
+        have = value_etype(v) if isinstance(v, SSAValue) else None
+        if want is not None and have is not None and have != want:
+            what = names[j] if names is not None else f"loop-carried value {j}"
+            raise InvalidNodeError(
+                f"{what}: the body yields {have} for a value that enters the loop as {want}"
+            )
+
+
 #: times a body is converted again with wider loop-carried types
 MAX_RETYPES = 4
 
@@ -112,24 +132,33 @@ def settled_body(
     """The body ``build(types)`` makes once the loop-carried values' types
     settle: they start as the initial values' types (``types``); a back edge
     (body results ``first_result``...) of another shape widens them
-    (``merge_types``) and the body is converted again. A back edge of
-    another element type is refused, naming the value (``names[j]``, by
-    default ``loop-carried value <j>``)."""
+    (``merge_types``) and the body is converted again; one of another
+    element type is an invalid model (:func:`check_carried`; ``names`` as
+    there)."""
     labels = list(names) if names is not None else [f"loop-carried value {j}" for j in range(len(types))]
     for _ in range(MAX_RETYPES):
         body = build(types)
         results = body_results(body.region)[first_result : first_result + len(types)]
-        try:
-            wider = [
-                merge_types(t, r.operands[0].type, labels[j])
-                for j, (t, r) in enumerate(zip(types, results))
-            ]
-        except VerifyException as e:
-            raise node.unsupported(str(e)) from None
+        check_carried(
+            [et.from_xdsl(t.get_element_type()) for t in types],  # type: ignore[attr-defined]
+            [r.operands[0] for r in results],
+            labels,
+        )
+        wider = [
+            merge_types(t, r.operands[0].type, labels[j])
+            for j, (t, r) in enumerate(zip(types, results))
+        ]
         if wider == types:
             return body
         types = wider
     raise node.unsupported("the loop-carried values' types do not settle")
 
 
-__all__ = ["MAX_RETYPES", "Body", "BodyCapture", "assemble_body", "settled_body"]
+__all__ = [
+    "MAX_RETYPES",
+    "Body",
+    "BodyCapture",
+    "assemble_body",
+    "check_carried",
+    "settled_body",
+]
