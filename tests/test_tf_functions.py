@@ -139,3 +139,52 @@ def test_bad_function_inputs_are_one_line(inp, msg):
         _load(g)
     assert str(e.value).startswith(msg), str(e.value)
     assert "\n" not in str(e.value)
+
+
+# -- TF1 while-loop frames --------------------------------------------------------------
+
+DATA = __import__("pathlib").Path(__file__).parent / "data" / "tf"
+_FRAME_OPS = {"Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"}
+
+
+def _compute_ops(fn) -> list[tuple[str, int]]:
+    import collections
+
+    return sorted(collections.Counter(
+        n.op for n in fn.node_def if n.op not in ("Identity", "NoOp", "Const")
+    ).items())
+
+
+@pytest.mark.parametrize("name, loops", [("lstm", 1), ("bilstm", 2), ("stacked_lstm", 2)])
+def test_frames_are_raised_to_while_nodes_like_the_functional_freeze(name, loops):
+    """The lowered freeze's frames become While nodes whose body functions do
+    what the functional freeze's bodies do (same compute ops)."""
+    from xmo.frontends.tf import read_graph_def
+    from xmo.frontends.tf.frames import raise_frames
+
+    raised = raise_frames(read_graph_def(DATA / f"{name}.pb"))
+    assert not {n.op for n in raised.node} & _FRAME_OPS
+    whiles = [n for n in raised.node if n.op == "While"]
+    assert len(whiles) == loops
+    lib = {f.signature.name: f for f in raised.library.function}
+    functional = read_graph_def(DATA / f"{name}_functional.pb")
+    want = sorted(_compute_ops(f) for f in functional.library.function if "body" in f.signature.name)
+    got = sorted(_compute_ops(lib[w.attr["body"].func.name]) for w in whiles)
+    assert got == want
+    # the frame name names the While
+    if name == "lstm":
+        assert whiles[0].name == "functional_1/lstm_1/while"
+
+
+def test_a_malformed_frame_is_one_line():
+    from xmo.frontends.tf import read_graph_def
+
+    g = read_graph_def(DATA / "simple_rnn.pb")
+    merge = next(n for n in g.node if n.op == "Merge")
+    enter = next(n for n in g.node if n.op == "Enter")
+    merge.input[1] = enter.name  # a Merge of two Enters
+    with pytest.raises(TFFrontendError) as e:
+        load_tf(g, make_context())
+    msg = str(e.value)
+    assert msg.startswith("while-loop frame 'functional_1/simple_rnn_1/while': Merge '")
+    assert msg.endswith("does not merge an Enter and a NextIteration") and "\n" not in msg

@@ -29,6 +29,7 @@ from xmo.dialects.tf.base import RESERVED_PROPERTIES, from_attr
 from xmo.dialects.tf.types import FuncAttr, ShapeAttr, UnknownType, element_type, xmo_type_name
 from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
+from xmo.frontends.tf.frames import FrameError, has_frames, raise_frames
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
 from xmo.errors import ModelError, printable
 
@@ -198,6 +199,11 @@ def load_tf(
     it a Parameter when the user overrides the inputs with it.
     """
     graph = read_graph_def(model)
+    if has_frames(graph):
+        try:
+            graph = raise_frames(graph)
+        except FrameError as e:
+            raise TFFrontendError(str(e)) from None
     ctx.get_optional_op("tf.Output")  # loads the tf dialect if registered
     return _Loader(graph, weight_store(ctx), input_shapes, outputs, inputs).run()
 
