@@ -39,12 +39,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from xmo.errors import ModelError
 from xmo.frontends.tf import schema
 
 _CONTROL_FLOW = frozenset({"Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"})
 
 
-class FrameError(ValueError):
+class FrameError(ModelError):
     """A frame :func:`raise_frames` cannot raise (the loader makes it a
     TFFrontendError)."""
 
