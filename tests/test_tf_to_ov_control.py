@@ -292,3 +292,29 @@ def test_keras_lstm_loop_body_is_clean():
     ov_layers = manifest["lstm_functional"]["openvino"]["layers"]
     ours = sum(1 for _ in module.walk()) - 1  # every op but the module
     assert ours < ov_layers
+
+
+def test_tf1_tensor_arrays_outside_loops(tmp_path):
+    """TensorArrayV3: an unstack (ScatterV3 at 0..n-1), a read at a constant
+    index, a write, the size and a gather of some rows."""
+    g = Graph()
+    x = g.placeholder("x", np.float32, [4, 3])
+    g.const("size", np.int32(4))
+    g.node("TensorArrayV3", "ta", ["size"], T=None, dtype=np.float32)
+    g.const("all", np.int32([0, 1, 2, 3]))
+    g.node("TensorArrayScatterV3", "sc", ["ta", "all", x, "ta:1"], T=np.float32)
+    g.const("i", np.int32(1))
+    g.node("TensorArrayReadV3", "rd", ["ta", "i", "sc"], T=None, dtype=np.float32)
+    g.node("TensorArrayWriteV3", "wr", ["ta", "i", "rd_twice", "sc"], T=np.float32)
+    g.const("two", np.float32(2))
+    g.node("Mul", "rd_twice", ["rd", "two"], T=np.float32)
+    g.node("TensorArraySizeV3", "n", ["ta", "wr"], T=None)
+    g.const("some", np.int32([3, 1]))
+    g.node("TensorArrayGatherV3", "ga", ["ta", "some", "wr"], T=None, dtype=np.float32)
+    g.node("TensorArrayGatherV3", "stack", ["ta", "all", "wr"], T=None, dtype=np.float32)
+    xv = np.arange(12, dtype=np.float32).reshape(4, 3)
+    after = xv.copy()
+    after[1] *= 2
+    module = check_tf(g, {"x": xv}, tmp_path, outputs=["rd", "n", "ga", "stack"],
+                      want=[xv[1], np.int32(4), after[[3, 1]], after])
+    assert "ov.ScatterUpdate" in _ops(module.body.block)

@@ -96,6 +96,9 @@ bodies are FunctionDefs of the GraphDef's library):
                    input), the norms written to a dynamic-size TensorArray.
 * ``cond_runtime`` ``tf.cond`` on ``sum(x) > threshold`` (an input), branch
                    outputs of the same and of different widths.
+* ``tf1_rnn``      (one model, TF1's control flow v1) a tanh RNN in a
+                   ``tf.compat.v1.while_loop`` over TF1 TensorArrays
+                   (TensorArrayV3 / ScatterV3 / ReadV3 / WriteV3 / GatherV3).
 
 Each model is built in a fresh Python process: TensorFlow numbers the
 functions it traces with a process-wide counter, and the names of a
@@ -1057,6 +1060,61 @@ def build_cond_runtime(functional: bool):
     }
 
 
+class _GraphFunction:
+    """A GraphDef as ``write_model`` wants its traced function: ``outputs``
+    (tensors with a ``name``) and a call running the GraphDef."""
+
+    def __init__(self, gd, signature, outputs: list[str]) -> None:
+        self.gd = gd
+        self.signature = signature
+        self.outputs = [type("T", (), {"name": o})() for o in outputs]
+
+    def __call__(self, *args):
+        feeds = {s.name: np.asarray(a) for s, a in zip(self.signature, args)}
+        return run_graph_def(self.gd, feeds, [o.name for o in self.outputs])
+
+
+def build_tf1_rnn():
+    """A TF1 graph (control flow v1, as TensorFlow 1 wrote frozen graphs): a
+    tanh RNN in a tf.compat.v1.while_loop over TensorArrays -- TensorArrayV3,
+    the input unstacked (TensorArrayScatterV3), read per step
+    (TensorArrayReadV3), the outputs written (TensorArrayWriteV3) and
+    stacked (TensorArrayGatherV3)."""
+    tf.compat.v1.disable_control_flow_v2()
+    wrng = np.random.default_rng(1017)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 6, 4], name="x")
+        w = tf.constant((0.6 * wrng.standard_normal((4, 5))).astype(np.float32))
+        u = tf.constant((0.4 * wrng.standard_normal((5, 5))).astype(np.float32))
+        xs = tf.TensorArray(tf.float32, size=6).unstack(tf.transpose(x, [1, 0, 2]))
+        ys = tf.TensorArray(tf.float32, size=6)
+        h0 = tf.zeros_like(tf.matmul(x[:, 0, :], w))
+
+        def body(t, h, ys):
+            h = tf.tanh(tf.matmul(xs.read(t), w) + tf.matmul(h, u))
+            return t + 1, h, ys.write(t, h)
+
+        _, h, ys = tf.compat.v1.while_loop(lambda t, h, ys: t < 6, body, [tf.constant(0), h0, ys])
+        tf.identity(tf.transpose(ys.stack(), [1, 0, 2]), name="sequence")
+        tf.identity(h, name="last")
+        gd = g.as_graph_def()
+    sig = [tf.TensorSpec([None, 6, 4], tf.float32, name="x")]
+    feeds = {"x": np.random.default_rng(3017).standard_normal((3, 6, 4)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": _GraphFunction(gd, sig, ["sequence:0", "last:0"]),
+        "signature": sig, "feeds": feeds,
+        "labels": ["sequence", "last"],
+        "description": "a TF1 graph (control flow v1): a tanh RNN in a while loop over "
+                        "TensorArrays (TensorArrayV3, ScatterV3 unstacking x, ReadV3 per step, "
+                        "WriteV3 of each output, GatherV3 stacking them) in Enter/Merge/Switch/"
+                        "LoopCond/NextIteration/Exit frames",
+        "required": {"TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3",
+                      "TensorArrayWriteV3", "TensorArrayGatherV3", "Enter", "Exit", "LoopCond"},
+        "functional": False,
+    }
+
+
 def _both(build):
     return {"": lambda: build(False), "_functional": lambda: build(True)}
 
@@ -1067,6 +1125,7 @@ CONTROL_FLOW_BUILDERS = {
                         ("cond_runtime", build_cond_runtime)]
     for suffix, b in _both(build).items()
 }
+CONTROL_FLOW_BUILDERS["tf1_rnn"] = build_tf1_rnn
 
 
 BUILDERS = {

@@ -10,11 +10,11 @@ body and of the While op), its :class:`Var` kind:
 * ``counter`` -- the body returns ``arg + 1`` and the initial value is an
   integer constant ``start`` (TensorFlow's loop counter, Keras' ``time``):
   its value in iteration ``i`` is ``start + i``;
-* ``sliced`` -- a tensor list the body only reads with ``TensorListGetItem``
-  at a counter that starts at 0 (the element of iteration ``i`` is element
-  ``i``: a sliced input of the Loop);
+* ``sliced`` -- a tensor list the body only reads (``TensorListGetItem``,
+  TF1's ``TensorArrayReadV3``) at a counter that starts at 0 (the element of
+  iteration ``i`` is element ``i``: a sliced input of the Loop);
 * ``concat`` / ``last`` -- a tensor list the body writes once per iteration
-  with ``TensorListSetItem``, at a counter that starts at 0 (the items
+  (``TensorListSetItem``, ``TensorArrayWriteV3``), at a counter that starts at 0 (the items
   concatenate) or at the constant index 0 of a one-element list (the last
   item stays: Keras' ``return_sequences=False``), and uses for nothing else;
 * ``carried`` -- any other value (a back edge of the Loop).
@@ -43,7 +43,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xmo.dialects.tf import FunctionOp, ReturnOp, TFNodeOp, tensor_array
 from xmo.passes.tf_to_ov.convert import PASS_THROUGH
-from xmo.passes.tf_to_ov.families.tensor_lists import TensorList
+from xmo.passes.tf_to_ov.families.tensor_lists import LIST_READS, LIST_WRITES, TensorList
 from xmo.passes.to_ov.builder import ConverterNode, NotConvertible
 
 INVARIANT, COUNTER, SLICED, CONCAT, LAST, CARRIED = (
@@ -114,17 +114,20 @@ class WhileLoop:
         return need
 
     def _skip(self, op: Operation, index: int) -> bool:
-        """Operands the needed-walk does not follow: the index of reads of
-        sliced lists and of writes to per-iteration lists (the Loop's slicing
-        and concatenation stand for it)."""
-        if index != 1 or not isinstance(op, TFNodeOp):
+        """Operands the needed-walk does not follow: all but the list of
+        reads of sliced lists, all but the list and the item of writes to
+        per-iteration lists (the Loop's slicing and concatenation stand for
+        the index; a TF1 TensorArray's handle holds nothing)."""
+        if not isinstance(op, TFNodeOp):
             return False
-        if op.tf_type == "TensorListGetItem":
-            j = self._arg_index(op.operands[0])
-            return j is not None and self.vars[j].kind == SLICED
-        if op.tf_type == "TensorListSetItem":
-            j = self._arg_index(op.operands[0])
-            return j is not None and self.vars[j].kind in (CONCAT, LAST)
+        if op.tf_type in LIST_READS:
+            li = LIST_READS[op.tf_type][0]
+            j = self._arg_index(op.operands[li])
+            return index != li and j is not None and self.vars[j].kind == SLICED
+        if op.tf_type in LIST_WRITES:
+            li, _, vi = LIST_WRITES[op.tf_type]
+            j = self._arg_index(op.operands[li])
+            return index not in (li, vi) and j is not None and self.vars[j].kind in (CONCAT, LAST)
         return False
 
     def _arg_index(self, v: SSAValue) -> int | None:
@@ -239,31 +242,40 @@ def _lists(loop: WhileLoop, args: list[SSAValue], rets: list[SSAValue]) -> None:
             continue
         uses = list(_uses(args[j]))
         if var.kind == INVARIANT:
-            reads = [op for op, i in uses if not isinstance(op, ReturnOp)]
-            idx = {_counter_index(loop, op.operands[1], args) for op in reads
-                   if isinstance(op, TFNodeOp) and op.tf_type == "TensorListGetItem"}
-            if reads and all(isinstance(op, TFNodeOp) and op.tf_type == "TensorListGetItem"
-                             for op in reads) and len(idx) == 1 and None not in idx:
-                var.kind, var.index = SLICED, idx.pop()  # type: ignore[assignment]
+            reads = [(op, i) for op, i in uses if not isinstance(op, ReturnOp)]
+            if reads and all(_is_read(op, i) for op, i in reads):
+                idx = {
+                    _counter_index(loop, op.operands[LIST_READS[op.tf_type][1]], args)  # type: ignore[attr-defined]
+                    for op, _ in reads
+                }
+                if len(idx) == 1 and None not in idx:
+                    var.kind, var.index = SLICED, idx.pop()  # type: ignore[assignment]
             continue  # else read as a whole (a Gather per read)
         op = source(rets[j]).owner
         others = [u for u, i in uses if u is not op]
-        if (
-            isinstance(op, TFNodeOp) and op.tf_type == "TensorListSetItem"
-            and source(op.operands[0]) is args[j] and not others
-        ):
-            k = _counter_index(loop, op.operands[1], args)
-            if k is not None:
-                var.kind, var.index = CONCAT, k
-                continue
-            if _const_int(op.operands[1]) == 0 and node.inputs[j].known_length(node) == 1:  # type: ignore[union-attr]
-                var.kind = LAST
-                continue
+        if isinstance(op, TFNodeOp) and op.tf_type in LIST_WRITES and not others:
+            li, ii, _ = LIST_WRITES[op.tf_type]
+            if source(op.operands[li]) is args[j]:
+                k = _counter_index(loop, op.operands[ii], args)
+                if k is not None:
+                    var.kind, var.index = CONCAT, k
+                    continue
+                if _const_int(op.operands[ii]) == 0 and node.inputs[j].known_length(node) == 1:  # type: ignore[union-attr]
+                    var.kind = LAST
+                    continue
         raise NotConvertible(
             f"loop variable {j} is a tensor list the body uses in a way xmo does not "
             "convert (supported: reads at the iteration number, one write per iteration at "
             "the iteration number or into a one-element list)"
         )
+
+
+def _is_read(op: Operation, operand: int) -> bool:
+    """``op`` reads an element of the list it takes as operand ``operand``."""
+    return (
+        isinstance(op, TFNodeOp) and op.tf_type in LIST_READS
+        and LIST_READS[op.tf_type][0] == operand
+    )
 
 
 def _counter_index(loop: WhileLoop, index: SSAValue, args: list[SSAValue]) -> int | None:

@@ -56,6 +56,7 @@ from xmo.passes.tf_to_ov.convert import called_function, convert_function
 from xmo.passes.tf_to_ov.families.tensor_lists import (
     ListWrite,
     SlicedList,
+    TensorArrayHandle,
     TensorList,
     WrittenList,
 )
@@ -304,6 +305,8 @@ class _Loop:
 
     def _captured(self, capture: BodyCapture, j: int):
         v = self.values[j]
+        if isinstance(v, TensorArrayHandle):
+            return v  # holds no value: the flow holds the array
         if isinstance(v, TensorList):
             if v.items is None:
                 raise self.node.unsupported(
