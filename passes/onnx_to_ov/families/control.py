@@ -74,7 +74,6 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.base import tensor as tensor_type
 from xmo.dialects.ov.control_ops import IfOp, LoopOp, TensorIteratorOp, body_results
-from xmo.dialects.ov.shape_inference.control import merge_types
 from xmo.dialects.ov.port_map import (
     ConcatOutput,
     InputSlice,
@@ -83,8 +82,8 @@ from xmo.dialects.ov.port_map import (
     MergedInput,
 )
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.convert import Body, convert_block, convert_body
-from xmo.errors import InvalidNodeError
+from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
+from xmo.passes.to_ov.bodies import Body, check_carried, settled_body
 from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -517,7 +516,7 @@ def _tensor_iterator(node: ConverterNode, b: Builder) -> list[SSAValue]:
             extra_ops=sb.ops,
         )
 
-    body = _settled_body(node, [v.type for v in states], build, 0)
+    body = settled_body(node, [v.type for v in states], build, 0)
     inputs = [*states, *xs, *body.captured]
     in_map: list = [MergedInput(external=j, parameter=j, result=j) for j in range(n_state)]
     for j in range(m):
@@ -695,21 +694,6 @@ def _etype_or_none(v: SSAValue | SeqValue | None) -> str | None:
     return value_etype(v) if isinstance(v, SSAValue) else None
 
 
-def check_carried(
-    entering: Sequence[str | None], yielded: Sequence[SSAValue | SeqValue | None]
-) -> None:
-    """Each loop-carried value keeps its element type through the body
-    (``entering``: the element types the values enter with, None where not a
-    tensor), else the model is invalid."""
-    for j, (want, v) in enumerate(zip(entering, yielded)):
-        have = _etype_or_none(v)
-        if want is not None and have is not None and have != want:
-            raise InvalidNodeError(
-                f"loop-carried value {j}: the body yields {have} for a value that enters "
-                f"the loop as {want}"
-            )
-
-
 def _unrolled_loop(node: ConverterNode, b: Builder):
     body = node.op.region_of("body")  # type: ignore[attr-defined]
     trip = None
@@ -804,7 +788,7 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
             extra_ops=[true_c],
         )
 
-    body = _settled_body(node, [v.type for v in carried], build, 1)
+    body = settled_body(node, [v.type for v in carried], build, 1)
     trip = node.optional_input(0)
     trip_v = _scalar(b, trip, "i64") if trip is not None else b.i64(-1)
     cond_v = node.optional_input(1)
@@ -832,35 +816,6 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     op.set_friendly_name(f"{node.name}/Loop_{len(b.ops)}")
     b.ops.append(op)
     return list(op.results)
-
-
-#: times a body is converted again with wider loop-carried types
-_MAX_RETYPES = 4
-
-
-def _settled_body(
-    node: ConverterNode, types: list[Attribute], build: Callable[[list[Attribute]], Body],
-    first_result: int,
-) -> Body:
-    """The body ``build(types)`` makes once the loop-carried values' types
-    settle: they start as the initial values' types (``types``); a back edge
-    (body results ``first_result``...) of another shape widens them
-    (``merge_types``) and the body is converted again."""
-    for _ in range(_MAX_RETYPES):
-        body = build(types)
-        results = body_results(body.region)[first_result : first_result + len(types)]
-        check_carried(
-            [et.from_xdsl(t.get_element_type()) for t in types],  # type: ignore[attr-defined]
-            [r.operands[0] for r in results],
-        )
-        wider = [
-            merge_types(t, r.operands[0].type, f"loop-carried value {j}")
-            for j, (t, r) in enumerate(zip(types, results))
-        ]
-        if wider == types:
-            return body
-        types = wider
-    raise node.unsupported("the loop-carried values' types do not settle")
 
 
 __all__ = [
