@@ -1,0 +1,521 @@
+"""Recognising one recurrent cell in a loop body, on its dataflow.
+
+Given the body's step input ``x`` ([B, I]), its hidden state ``h`` ([B, H];
+LSTM: also the cell state ``c``) and the values the body gives back for
+them, :func:`match_cell` finds which cell computes them and its weights in
+OpenVINO's layout:
+
+* LSTM: ``c' = f * c + i * g``, ``h' = o * tanh(c')`` with ``f, i, o`` gate
+  activations and ``g = tanh`` of their pre-activations;
+* GRU: ``h' = z * h + (1 - z) * n``, ``n = tanh(x Wn + r * (h Rn + bRn) + bWn)``
+  (``linear_before_reset``, Keras' ``reset_after=True``) or
+  ``n = tanh(x Wn + (r * h) Rn + b)``;
+* RNN: ``h' = tanh(x W + h R + b)``;
+
+(each sum and product in either operand order), the gate activation sigmoid
+or hard sigmoid (``HSigmoid``, ``HardSigmoid``, or a clamp of an affine map
+as Keras writes it), the others tanh. Anything else is not a cell.
+
+Pre-activations are read as affine forms (:class:`Affine`) of the
+variables, whatever way the body computes them: one MatMul of ``Concat([x,
+h])`` or one per operand, biases added once or several times, gates cut
+from a wide product (Split, VariadicSplit, StridedSlice, Slice, Gather:
+:func:`~xmo.passes.loop_to_sequence.probe.columns`) or each computed on its
+own, a product of products. The weights are then the affine forms'
+coefficients, gathered in OpenVINO's gate order (LSTM ``f, i, c, o``, GRU
+``z, r, h``) as ``W [gates*H, I]``, ``R [gates*H, H]``, ``B [gates*H]``
+(GRU with ``linear_before_reset``: ``B [4H]``, the candidate's recurrent bias
+last).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from xmo.dialects.ov.base import dims_of
+from xmo.dialects.ov.ops import (
+    AddOp,
+    ClampOp,
+    ConcatOp,
+    DivideOp,
+    HardSigmoidOp,
+    HSigmoidOp,
+    MatMulOp,
+    MultiplyOp,
+    SigmoidOp,
+    SubtractOp,
+    TanhOp,
+)
+from xmo.passes.loop_to_sequence.probe import MOVES_DATA, Resolve, columns, producer
+
+#: the gate activations a Sequence op takes (OpenVINO's names)
+GATE_ACTIVATIONS = ("sigmoid", "hardsigmoid")
+#: the cell activation
+CELL_ACTIVATION = "tanh"
+#: relative tolerance of the constants of a written-out hard sigmoid
+_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Activation:
+    """An activation as a Sequence op's attributes name it."""
+
+    name: str
+    alpha: float = 0.0
+    beta: float = 0.0
+
+
+@dataclass(frozen=True)
+class CellMatch:
+    """A recognised cell, its weights in OpenVINO's layout and gate order."""
+
+    kind: str
+    """"lstm", "gru" or "rnn\""""
+    hidden: int
+    w: np.ndarray
+    """[gates*H, I]"""
+    r: np.ndarray
+    """[gates*H, H]"""
+    b: np.ndarray
+    """[gates*H] ([4*H] for GRU with linear_before_reset)"""
+    activations: tuple[Activation, ...]
+    linear_before_reset: bool = False
+
+
+# ---------------------------------------------------------------------------
+# Affine forms
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(v @ coef[v]) + bias`` of [B, n] values: ``coef[v]`` is
+    [width of v, n], variables without an entry do not contribute."""
+
+    coef: dict[SSAValue, np.ndarray]
+    bias: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.bias.shape[0]
+
+    def plus(self, other: Affine, sign: float = 1.0) -> Affine:
+        coef = dict(self.coef)
+        for v, m in other.coef.items():
+            coef[v] = coef[v] + sign * m if v in coef else sign * m
+        return Affine(coef, self.bias + sign * other.bias)
+
+    def times(self, m: np.ndarray) -> Affine:
+        """This form followed by ``@ m`` ([n, k])."""
+        return Affine({v: c @ m for v, c in self.coef.items()}, self.bias @ m)
+
+    def scaled(self, s: np.ndarray) -> Affine:
+        """Columns scaled by ``s`` ([n])."""
+        return Affine({v: c * s for v, c in self.coef.items()}, self.bias * s)
+
+    def cols(self, idx: np.ndarray) -> Affine:
+        return Affine({v: c[:, idx] for v, c in self.coef.items()}, self.bias[idx])
+
+    def of(self, v: SSAValue, width: int) -> np.ndarray:
+        """The coefficient of ``v`` (zeros when it does not contribute)."""
+        c = self.coef.get(v)
+        return np.zeros((width, self.n)) if c is None else c
+
+
+def _width(v: SSAValue) -> int | None:
+    """n of a [B, n] value with a static n."""
+    dims = dims_of(v.type)
+    if dims is None or len(dims) != 2 or dims[1] < 0:
+        return None
+    return dims[1]
+
+
+def _row_vector(c: np.ndarray, n: int) -> np.ndarray | None:
+    """A constant that broadcasts against [B, n] along the columns only, as [n]."""
+    c = np.asarray(c, np.float64)
+    if c.ndim > 2 or (c.ndim == 2 and c.shape[0] != 1) or (c.ndim and c.shape[-1] not in (1, n)):
+        return None
+    return np.broadcast_to(c.reshape(-1), (n,)) if c.size == 1 else c.reshape(n)
+
+
+class Affines:
+    """Affine forms of body values in the ``variables`` (value -> width),
+    constants found by ``const``; memoized."""
+
+    def __init__(self, variables: dict[SSAValue, int], const: Resolve) -> None:
+        self.variables = variables
+        self.const = const
+        self._memo: dict[SSAValue, Affine | None] = {}
+
+    def __call__(self, v: SSAValue) -> Affine | None:
+        if v not in self._memo:
+            self._memo[v] = None  # a cycle is not affine
+            self._memo[v] = self._affine(v)
+        return self._memo[v]
+
+    def _affine(self, v: SSAValue) -> Affine | None:
+        if v in self.variables:
+            w = self.variables[v]
+            return Affine({v: np.eye(w)}, np.zeros(w))
+        n = _width(v)
+        op = producer(v)
+        if n is None or op is None:
+            return None
+        if isinstance(op, AddOp | SubtractOp):
+            parts = [self.term(x, n) for x in op.operands]
+            if parts[0] is None or parts[1] is None:
+                return None
+            return parts[0].plus(parts[1], -1.0 if isinstance(op, SubtractOp) else 1.0)
+        if isinstance(op, MultiplyOp | DivideOp):
+            for i, j in ((0, 1), (1, 0)):
+                s = self.const(op.operands[j])
+                if s is None or (isinstance(op, DivideOp) and j == 0):
+                    continue
+                row = _row_vector(s, n)
+                inner = self(op.operands[i])
+                if row is None or inner is None or inner.n != n:
+                    return None
+                return inner.scaled(1.0 / row if isinstance(op, DivideOp) else row)
+            return None
+        if isinstance(op, MatMulOp):
+            return self._matmul(op, n)
+        if isinstance(op, ConcatOp):
+            return self._concat(op, n)
+        if op.OV_FAMILY in MOVES_DATA:
+            inner = self(op.operands[0])
+            if inner is None:
+                return None
+            idx = columns(op, v.index, self.const)  # type: ignore[attr-defined]
+            if idx is None or len(idx) != n or np.any(idx >= inner.n):
+                return None
+            return inner.cols(idx)
+        return None
+
+    def term(self, x: SSAValue, n: int) -> Affine | None:
+        """The affine form of ``x`` as an operand of a [B, n] sum (a constant
+        is a bias)."""
+        c = self.const(x)
+        if c is not None:
+            row = _row_vector(c, n)
+            return None if row is None else Affine({}, np.asarray(row, np.float64))
+        a = self(x)
+        return a if a is not None and a.n == n else None
+
+    def _matmul(self, op: MatMulOp, n: int) -> Affine | None:
+        if op.attr("transpose_a"):
+            return None
+        w = self.const(op.operands[1])
+        if w is None or w.ndim != 2:
+            return None
+        w = np.asarray(w, np.float64)
+        if op.attr("transpose_b"):
+            w = w.T
+        inner = self(op.operands[0])
+        if inner is None or inner.n != w.shape[0] or w.shape[1] != n:
+            return None
+        return inner.times(w)
+
+    def _concat(self, op: ConcatOp, n: int) -> Affine | None:
+        if op.attr("axis") not in (1, -1):
+            return None
+        parts = [self(x) for x in op.operands]
+        if any(p is None for p in parts) or sum(p.n for p in parts) != n:  # type: ignore[union-attr]
+            return None
+        coef: dict[SSAValue, np.ndarray] = {}
+        for v, w in self.variables.items():
+            if any(v in p.coef for p in parts):  # type: ignore[union-attr]
+                coef[v] = np.concatenate([p.of(v, w) for p in parts], axis=1)  # type: ignore[union-attr]
+        return Affine(coef, np.concatenate([p.bias for p in parts]))  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+
+def _scalar(c: np.ndarray | None) -> float | None:
+    if c is None or np.asarray(c).size != 1:
+        return None
+    return float(np.asarray(c, np.float64).reshape(-1)[0])
+
+
+def _scalar_affine(v: SSAValue, const: Resolve) -> tuple[float, float, SSAValue]:
+    """``v = a * u + b`` through Add / Subtract / Multiply / Divide by scalar
+    constants: (a, b, u), u the first value that is not such an op."""
+    a, b = 1.0, 0.0
+    while True:
+        op = producer(v)
+        if not isinstance(op, AddOp | SubtractOp | MultiplyOp | DivideOp):
+            return a, b, v
+        step = None
+        for i, j in ((0, 1), (1, 0)):
+            s = _scalar(const(op.operands[j]))
+            if s is None:
+                continue
+            if isinstance(op, AddOp):
+                step = (1.0, s)
+            elif isinstance(op, MultiplyOp):
+                step = (s, 0.0)
+            elif isinstance(op, SubtractOp):
+                step = (1.0, -s) if j == 1 else (-1.0, s)
+            elif j == 1 and s != 0.0:
+                step = (1.0 / s, 0.0)
+            if step is not None:
+                break
+        if step is None:
+            return a, b, v
+        # v = a * (k * u + m) + b
+        a, b, v = a * step[0], a * step[1] + b, op.operands[i]
+
+
+def activation(v: SSAValue, const: Resolve) -> tuple[Activation, SSAValue] | None:
+    """The activation making ``v`` and its input."""
+    op = producer(v)
+    if isinstance(op, SigmoidOp):
+        return Activation("sigmoid"), op.operands[0]
+    if isinstance(op, TanhOp):
+        return Activation("tanh"), op.operands[0]
+    if isinstance(op, HSigmoidOp):
+        return Activation("hardsigmoid", 1.0 / 6.0, 0.5), op.operands[0]
+    if isinstance(op, HardSigmoidOp):
+        alpha, beta = _scalar(const(op.operands[1])), _scalar(const(op.operands[2]))
+        if alpha is None or beta is None:
+            return None
+        return Activation("hardsigmoid", alpha, beta), op.operands[0]
+    # s * clamp(a * x + b, lo, hi) + t with s*lo + t = 0 and s*hi + t = 1
+    s, t, u = _scalar_affine(v, const)
+    clamp = producer(u)
+    if not isinstance(clamp, ClampOp) or s <= 0:
+        return None
+    lo, hi = clamp.attr("min"), clamp.attr("max")
+    if not (_close(s * lo + t, 0.0) and _close(s * hi + t, 1.0)):
+        return None
+    a, b, x = _scalar_affine(clamp.operands[0], const)
+    if a == 0 or producer(x) is clamp:
+        return None
+    return Activation("hardsigmoid", s * a, s * b + t), x
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOL * max(1.0, abs(a), abs(b))
+
+
+def _gate(v: SSAValue, const: Resolve) -> tuple[Activation, SSAValue] | None:
+    found = activation(v, const)
+    return found if found is not None and found[0].name in GATE_ACTIVATIONS else None
+
+
+def _cell_act(v: SSAValue, const: Resolve) -> SSAValue | None:
+    found = activation(v, const)
+    return found[1] if found is not None and found[0].name == CELL_ACTIVATION else None
+
+
+def _operands(v: SSAValue, cls: type) -> Iterator[tuple[SSAValue, SSAValue]]:
+    """Both orders of the operands of the ``cls`` op making ``v``."""
+    op = producer(v)
+    if isinstance(op, cls) and len(op.operands) == 2:
+        a, b = op.operands
+        yield a, b
+        yield b, a
+
+
+# ---------------------------------------------------------------------------
+# Cells
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellVariables:
+    """What a body gives the cell: step input, states and their new values."""
+
+    x: SSAValue
+    h: SSAValue
+    h_new: SSAValue
+    c: SSAValue | None = None
+    c_new: SSAValue | None = None
+
+
+def match_cell(cv: CellVariables, const: Resolve) -> CellMatch | None:
+    """The cell computing ``cv.h_new`` (and ``cv.c_new``), or None."""
+    i = _width(cv.x)
+    hs = _state_width(cv.h, cv.h_new)
+    if i is None or hs is None:
+        return None
+    if cv.c is not None:
+        assert cv.c_new is not None
+        if _state_width(cv.c, cv.c_new) != hs:
+            return None
+        return _lstm(cv, const, i, hs)
+    return _gru(cv, const, i, hs) or _rnn(cv, const, i, hs)
+
+
+def _state_width(state: SSAValue, new: SSAValue) -> int | None:
+    """H of a state (the carried parameter's type may have lost it when the
+    initial value's width is only known at run time: its new value's then)."""
+    a, b = _width(state), _width(new)
+    if a is not None and b is not None and a != b:
+        return None
+    return a if a is not None else b
+
+
+def _weights(forms: list[Affine], x: SSAValue, h: SSAValue, i: int, hs: int):
+    w = np.concatenate([f.of(x, i).T for f in forms])
+    r = np.concatenate([f.of(h, hs).T for f in forms])
+    b = np.concatenate([f.bias for f in forms])
+    return w, r, b
+
+
+def _gate_forms(pre: list[SSAValue], aff: Affines, hs: int) -> list[Affine] | None:
+    forms = [aff(p) for p in pre]
+    if any(f is None or f.n != hs for f in forms):
+        return None
+    return forms  # type: ignore[return-value]
+
+
+def _lstm(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None:
+    assert cv.c is not None and cv.c_new is not None
+    aff = Affines({cv.x: i, cv.h: hs}, const)
+    for o_v, t_v in _operands(cv.h_new, MultiplyOp):
+        o = _gate(o_v, const)
+        if o is None or _cell_act(t_v, const) is not cv.c_new:
+            continue
+        for fc, ig in _operands(cv.c_new, AddOp):
+            f_v = next((a for a, b in _operands(fc, MultiplyOp) if b is cv.c), None)
+            if f_v is None:
+                continue
+            f = _gate(f_v, const)
+            for i_v, g_v in _operands(ig, MultiplyOp):
+                gate_i, g_in = _gate(i_v, const), _cell_act(g_v, const)
+                if f is None or gate_i is None or g_in is None:
+                    continue
+                if not (f[0] == gate_i[0] == o[0]):
+                    continue
+                forms = _gate_forms([f[1], gate_i[1], g_in, o[1]], aff, hs)
+                if forms is None:
+                    continue
+                w, r, b = _weights(forms, cv.x, cv.h, i, hs)
+                acts = (f[0], Activation(CELL_ACTIVATION), Activation(CELL_ACTIVATION))
+                return CellMatch("lstm", hs, w, r, b, acts)
+    return None
+
+
+def _is_ones(v: SSAValue, const: Resolve) -> bool:
+    c = const(v)
+    return c is not None and c.size > 0 and bool(np.all(np.asarray(c) == 1))
+
+
+def _gru(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None:
+    for zh, zn in _operands(cv.h_new, AddOp):
+        z_v = next((a for a, b in _operands(zh, MultiplyOp) if b is cv.h), None)
+        if z_v is None:
+            continue
+        for one_z, n_v in _operands(zn, MultiplyOp):
+            sub = producer(one_z)
+            if not (isinstance(sub, SubtractOp) and sub.operands[1] is z_v
+                    and _is_ones(sub.operands[0], const)):
+                continue
+            z = _gate(z_v, const)
+            pn = _cell_act(n_v, const)
+            if z is None or pn is None:
+                continue
+            found = _candidate(cv, pn, const, i, hs)
+            if found is None:
+                continue
+            r_v, cand, lbr = found
+            r = _gate(r_v, const)
+            if r is None or r[0] != z[0]:
+                continue
+            forms = _gate_forms([z[1], r[1]], Affines({cv.x: i, cv.h: hs}, const), hs)
+            if forms is None:
+                continue
+            w, rr, b = _weights(forms, cv.x, cv.h, i, hs)
+            w = np.concatenate([w, cand[0]])
+            rr = np.concatenate([rr, cand[1]])
+            b = np.concatenate([b, *cand[2:]])
+            acts = (z[0], Activation(CELL_ACTIVATION))
+            return CellMatch("gru", hs, w, rr, b, acts, lbr)
+    return None
+
+
+def _add_leaves(v: SSAValue) -> list[SSAValue]:
+    op = producer(v)
+    if isinstance(op, AddOp):
+        return _add_leaves(op.operands[0]) + _add_leaves(op.operands[1])
+    return [v]
+
+
+def _candidate(cv: CellVariables, pn: SSAValue, const: Resolve, i: int, hs: int):
+    """The GRU candidate's pre-activation ``pn``: (reset gate value, (W [H, I],
+    R [H, H], bias parts...), linear_before_reset) or None."""
+    leaves = _add_leaves(pn)
+    # linear_before_reset: one leaf r * (h Rn + bRn), the others affine in x
+    x_aff = Affines({cv.x: i}, const)
+    h_aff = Affines({cv.h: hs}, const)
+    for k, leaf in enumerate(leaves):
+        for r_v, rec in _operands(leaf, MultiplyOp):
+            if _gate(r_v, const) is None:
+                continue
+            inner = h_aff(rec)
+            if inner is None or inner.n != hs:
+                continue
+            rest: Affine | None = Affine({}, np.zeros(hs))
+            for other in leaves[:k] + leaves[k + 1:]:
+                term = x_aff.term(other, hs)
+                rest = None if term is None or rest is None else rest.plus(term)
+            if rest is None:
+                continue
+            return r_v, (rest.of(cv.x, i).T, inner.of(cv.h, hs).T, rest.bias, inner.bias), True
+    # reset before the product: affine in x and r * h
+    for rh in _reset_products(pn, cv.h):
+        r_v = next(a for a, b in _operands(rh, MultiplyOp) if b is cv.h)
+        form = Affines({cv.x: i, rh: hs}, const)(pn)
+        if form is None or form.n != hs:
+            continue
+        return r_v, (form.of(cv.x, i).T, form.of(rh, hs).T, form.bias), False
+    return None
+
+
+def _reset_products(pn: SSAValue, h: SSAValue, depth: int = 12) -> list[SSAValue]:
+    """The values ``r * h`` (r a gate activation) ``pn`` is computed from."""
+    found: list[SSAValue] = []
+    seen: set[SSAValue] = set()
+    stack = [(pn, 0)]
+    while stack:
+        v, d = stack.pop()
+        if v in seen or d > depth:
+            continue
+        seen.add(v)
+        op = producer(v)
+        if op is None:
+            continue
+        if isinstance(op, MultiplyOp) and any(b is h for _, b in _operands(v, MultiplyOp)):
+            found.append(v)
+            continue
+        stack.extend((x, d + 1) for x in op.operands)
+    return found
+
+
+def _rnn(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None:
+    pre = _cell_act(cv.h_new, const)
+    if pre is None:
+        return None
+    form = Affines({cv.x: i, cv.h: hs}, const)(pre)
+    if form is None or form.n != hs:
+        return None
+    w, r, b = _weights([form], cv.x, cv.h, i, hs)
+    return CellMatch("rnn", hs, w, r, b, (Activation(CELL_ACTIVATION),))
+
+
+__all__ = [
+    "Activation",
+    "Affine",
+    "Affines",
+    "CellMatch",
+    "CellVariables",
+    "activation",
+    "match_cell",
+]
