@@ -12,9 +12,10 @@ OpenVINO's layout:
   ``n = tanh(x Wn + (r * h) Rn + b)``;
 * RNN: ``h' = tanh(x W + h R + b)``;
 
-(each sum and product in either operand order), the gate activation sigmoid
-or hard sigmoid (``HSigmoid``, ``HardSigmoid``, or a clamp of an affine map
-as Keras writes it), the others tanh. Anything else is not a cell.
+(each sum and product in either operand order), the gate activation
+sigmoid, the others tanh. Anything else is not a cell (OpenVINO's CPU
+plugin runs Sequence ops with sigmoid, tanh and relu only, so a hard
+sigmoid gate stays a loop).
 
 Pre-activations are read as affine forms (:class:`Affine`) of the
 variables, whatever way the body computes them: one MatMul of ``Concat([x,
@@ -36,14 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import dims_of
+from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.dialects.ov.ops import (
     AddOp,
-    ClampOp,
     ConcatOp,
     DivideOp,
-    HardSigmoidOp,
-    HSigmoidOp,
     MatMulOp,
     MultiplyOp,
     SigmoidOp,
@@ -52,21 +50,11 @@ from xmo.dialects.ov.ops import (
 )
 from xmo.passes.loop_to_sequence.probe import MOVES_DATA, Resolve, columns, producer
 
-#: the gate activations a Sequence op takes (OpenVINO's names)
-GATE_ACTIVATIONS = ("sigmoid", "hardsigmoid")
-#: the cell activation
+#: the gate activation and the cell activation, as Sequence ops name them
+#: (OpenVINO's CPU plugin runs Sequence ops with sigmoid, tanh and relu only:
+#: a hard sigmoid gate, as Keras may have, stays a loop)
+GATE_ACTIVATION = "sigmoid"
 CELL_ACTIVATION = "tanh"
-#: relative tolerance of the constants of a written-out hard sigmoid
-_TOL = 1e-6
-
-
-@dataclass(frozen=True)
-class Activation:
-    """An activation as a Sequence op's attributes name it."""
-
-    name: str
-    alpha: float = 0.0
-    beta: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -82,8 +70,12 @@ class CellMatch:
     """[gates*H, H]"""
     b: np.ndarray
     """[gates*H] ([4*H] for GRU with linear_before_reset)"""
-    activations: tuple[Activation, ...]
     linear_before_reset: bool = False
+
+    @property
+    def activations(self) -> list[str]:
+        n = {"lstm": 3, "gru": 2, "rnn": 1}[self.kind]
+        return ([GATE_ACTIVATION] + [CELL_ACTIVATION] * 2)[:n] if n > 1 else [CELL_ACTIVATION]
 
 
 # ---------------------------------------------------------------------------
@@ -161,39 +153,93 @@ class Affines:
         if v in self.variables:
             w = self.variables[v]
             return Affine({v: np.eye(w)}, np.zeros(w))
-        n = _width(v)
+        dims = dims_of(v.type)
         op = producer(v)
-        if n is None or op is None:
+        if dims is None or len(dims) != 2 or op is None:
             return None
         if isinstance(op, AddOp | SubtractOp):
-            parts = [self.term(x, n) for x in op.operands]
-            if parts[0] is None or parts[1] is None:
-                return None
-            return parts[0].plus(parts[1], -1.0 if isinstance(op, SubtractOp) else 1.0)
-        if isinstance(op, MultiplyOp | DivideOp):
-            for i, j in ((0, 1), (1, 0)):
-                s = self.const(op.operands[j])
-                if s is None or (isinstance(op, DivideOp) and j == 0):
-                    continue
-                row = _row_vector(s, n)
-                inner = self(op.operands[i])
-                if row is None or inner is None or inner.n != n:
-                    return None
-                return inner.scaled(1.0 / row if isinstance(op, DivideOp) else row)
+            form = self._sum(op, -1.0 if isinstance(op, SubtractOp) else 1.0)
+        elif isinstance(op, MultiplyOp | DivideOp):
+            form = self._scaled(op)
+        elif isinstance(op, MatMulOp):
+            form = self._matmul(op)
+        elif isinstance(op, ConcatOp):
+            form = self._concat(op)
+        elif op.OV_FAMILY in MOVES_DATA:
+            form = self._selected(op, v)
+        else:
             return None
-        if isinstance(op, MatMulOp):
-            return self._matmul(op, n)
-        if isinstance(op, ConcatOp):
-            return self._concat(op, n)
-        if op.OV_FAMILY in MOVES_DATA:
-            inner = self(op.operands[0])
-            if inner is None:
+        # the declared width, when static, is the form's (else the form says it)
+        return form if form is not None and dims[1] in (-1, form.n) else None
+
+    def _sum(self, op: AddOp | SubtractOp, sign: float) -> Affine | None:
+        """``a + sign * b``, one of them possibly a constant bias."""
+        consts = [self.const(x) for x in op.operands]
+        forms = [None if c is not None else self(x) for x, c in zip(op.operands, consts)]
+        known = [f for f in forms if f is not None]
+        if len(known) + sum(c is not None for c in consts) != 2 or not known:
+            return None
+        n = known[0].n
+        parts: list[Affine] = []
+        for f, c in zip(forms, consts):
+            if f is None:
+                row = _row_vector(c, n) if c is not None else None
+                if row is None:
+                    return None
+                f = Affine({}, row)
+            if f.n != n:
                 return None
-            idx = columns(op, v.index, self.const)  # type: ignore[attr-defined]
-            if idx is None or len(idx) != n or np.any(idx >= inner.n):
+            parts.append(f)
+        return parts[0].plus(parts[1], sign)
+
+    def _scaled(self, op: MultiplyOp | DivideOp) -> Affine | None:
+        """A form times (divided by) a constant row vector."""
+        for i, j in ((0, 1), (1, 0)):
+            s = self.const(op.operands[j])
+            if s is None or (isinstance(op, DivideOp) and j == 0):
+                continue
+            inner = self(op.operands[i])
+            row = None if inner is None else _row_vector(s, inner.n)
+            if row is None:
                 return None
-            return inner.cols(idx)
+            return inner.scaled(1.0 / row if isinstance(op, DivideOp) else row)  # type: ignore[union-attr]
         return None
+
+    def _matmul(self, op: MatMulOp) -> Affine | None:
+        if op.attr("transpose_a"):
+            return None
+        w = self.const(op.operands[1])
+        if w is None or w.ndim != 2:
+            return None
+        w = np.asarray(w, np.float64)
+        if op.attr("transpose_b"):
+            w = w.T
+        inner = self(op.operands[0])
+        if inner is None or inner.n != w.shape[0]:
+            return None
+        return inner.times(w)
+
+    def _concat(self, op: ConcatOp) -> Affine | None:
+        if op.attr("axis") not in (1, -1):
+            return None
+        parts = [self(x) for x in op.operands]
+        if any(p is None for p in parts):
+            return None
+        coef: dict[SSAValue, np.ndarray] = {}
+        for v, w in self.variables.items():
+            if any(v in p.coef for p in parts):  # type: ignore[union-attr]
+                coef[v] = np.concatenate([p.of(v, w) for p in parts], axis=1)  # type: ignore[union-attr]
+        return Affine(coef, np.concatenate([p.bias for p in parts]))  # type: ignore[union-attr]
+
+    def _selected(self, op: OVOp, v: SSAValue) -> Affine | None:
+        """Columns a Split / Slice / Gather... keeps (found by probing)."""
+        inner = self(op.operands[0])
+        if inner is None:
+            return None
+        idx = columns(op, v.index, self.const)  # type: ignore[attr-defined]
+        if idx is None or np.any(idx >= inner.n):
+            return None
+        return inner.cols(idx)
 
     def term(self, x: SSAValue, n: int) -> Affine | None:
         """The affine form of ``x`` as an operand of a [B, n] sum (a constant
@@ -205,113 +251,32 @@ class Affines:
         a = self(x)
         return a if a is not None and a.n == n else None
 
-    def _matmul(self, op: MatMulOp, n: int) -> Affine | None:
-        if op.attr("transpose_a"):
-            return None
-        w = self.const(op.operands[1])
-        if w is None or w.ndim != 2:
-            return None
-        w = np.asarray(w, np.float64)
-        if op.attr("transpose_b"):
-            w = w.T
-        inner = self(op.operands[0])
-        if inner is None or inner.n != w.shape[0] or w.shape[1] != n:
-            return None
-        return inner.times(w)
-
-    def _concat(self, op: ConcatOp, n: int) -> Affine | None:
-        if op.attr("axis") not in (1, -1):
-            return None
-        parts = [self(x) for x in op.operands]
-        if any(p is None for p in parts) or sum(p.n for p in parts) != n:  # type: ignore[union-attr]
-            return None
-        coef: dict[SSAValue, np.ndarray] = {}
-        for v, w in self.variables.items():
-            if any(v in p.coef for p in parts):  # type: ignore[union-attr]
-                coef[v] = np.concatenate([p.of(v, w) for p in parts], axis=1)  # type: ignore[union-attr]
-        return Affine(coef, np.concatenate([p.bias for p in parts]))  # type: ignore[union-attr]
-
 
 # ---------------------------------------------------------------------------
 # Activations
 # ---------------------------------------------------------------------------
 
 
-def _scalar(c: np.ndarray | None) -> float | None:
-    if c is None or np.asarray(c).size != 1:
-        return None
-    return float(np.asarray(c, np.float64).reshape(-1)[0])
-
-
-def _scalar_affine(v: SSAValue, const: Resolve) -> tuple[float, float, SSAValue]:
-    """``v = a * u + b`` through Add / Subtract / Multiply / Divide by scalar
-    constants: (a, b, u), u the first value that is not such an op."""
-    a, b = 1.0, 0.0
-    while True:
-        op = producer(v)
-        if not isinstance(op, AddOp | SubtractOp | MultiplyOp | DivideOp):
-            return a, b, v
-        step = None
-        for i, j in ((0, 1), (1, 0)):
-            s = _scalar(const(op.operands[j]))
-            if s is None:
-                continue
-            if isinstance(op, AddOp):
-                step = (1.0, s)
-            elif isinstance(op, MultiplyOp):
-                step = (s, 0.0)
-            elif isinstance(op, SubtractOp):
-                step = (1.0, -s) if j == 1 else (-1.0, s)
-            elif j == 1 and s != 0.0:
-                step = (1.0 / s, 0.0)
-            if step is not None:
-                break
-        if step is None:
-            return a, b, v
-        # v = a * (k * u + m) + b
-        a, b, v = a * step[0], a * step[1] + b, op.operands[i]
-
-
-def activation(v: SSAValue, const: Resolve) -> tuple[Activation, SSAValue] | None:
-    """The activation making ``v`` and its input."""
+def activation(v: SSAValue) -> tuple[str, SSAValue] | None:
+    """The activation making ``v`` (OpenVINO's name for it) and its input."""
     op = producer(v)
     if isinstance(op, SigmoidOp):
-        return Activation("sigmoid"), op.operands[0]
+        return "sigmoid", op.operands[0]
     if isinstance(op, TanhOp):
-        return Activation("tanh"), op.operands[0]
-    if isinstance(op, HSigmoidOp):
-        return Activation("hardsigmoid", 1.0 / 6.0, 0.5), op.operands[0]
-    if isinstance(op, HardSigmoidOp):
-        alpha, beta = _scalar(const(op.operands[1])), _scalar(const(op.operands[2]))
-        if alpha is None or beta is None:
-            return None
-        return Activation("hardsigmoid", alpha, beta), op.operands[0]
-    # s * clamp(a * x + b, lo, hi) + t with s*lo + t = 0 and s*hi + t = 1
-    s, t, u = _scalar_affine(v, const)
-    clamp = producer(u)
-    if not isinstance(clamp, ClampOp) or s <= 0:
-        return None
-    lo, hi = clamp.attr("min"), clamp.attr("max")
-    if not (_close(s * lo + t, 0.0) and _close(s * hi + t, 1.0)):
-        return None
-    a, b, x = _scalar_affine(clamp.operands[0], const)
-    if a == 0 or producer(x) is clamp:
-        return None
-    return Activation("hardsigmoid", s * a, s * b + t), x
+        return "tanh", op.operands[0]
+    return None
 
 
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= _TOL * max(1.0, abs(a), abs(b))
+def _gate(v: SSAValue) -> SSAValue | None:
+    """The pre-activation of a gate activation making ``v``."""
+    found = activation(v)
+    return found[1] if found is not None and found[0] == GATE_ACTIVATION else None
 
 
-def _gate(v: SSAValue, const: Resolve) -> tuple[Activation, SSAValue] | None:
-    found = activation(v, const)
-    return found if found is not None and found[0].name in GATE_ACTIVATIONS else None
-
-
-def _cell_act(v: SSAValue, const: Resolve) -> SSAValue | None:
-    found = activation(v, const)
-    return found[1] if found is not None and found[0].name == CELL_ACTIVATION else None
+def _cell_act(v: SSAValue) -> SSAValue | None:
+    """The pre-activation of a cell activation making ``v``."""
+    found = activation(v)
+    return found[1] if found is not None and found[0] == CELL_ACTIVATION else None
 
 
 def _operands(v: SSAValue, cls: type) -> Iterator[tuple[SSAValue, SSAValue]]:
@@ -380,26 +345,21 @@ def _lstm(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | Non
     assert cv.c is not None and cv.c_new is not None
     aff = Affines({cv.x: i, cv.h: hs}, const)
     for o_v, t_v in _operands(cv.h_new, MultiplyOp):
-        o = _gate(o_v, const)
-        if o is None or _cell_act(t_v, const) is not cv.c_new:
+        po = _gate(o_v)
+        if po is None or _cell_act(t_v) is not cv.c_new:
             continue
         for fc, ig in _operands(cv.c_new, AddOp):
             f_v = next((a for a, b in _operands(fc, MultiplyOp) if b is cv.c), None)
-            if f_v is None:
+            pf = None if f_v is None else _gate(f_v)
+            if pf is None:
                 continue
-            f = _gate(f_v, const)
             for i_v, g_v in _operands(ig, MultiplyOp):
-                gate_i, g_in = _gate(i_v, const), _cell_act(g_v, const)
-                if f is None or gate_i is None or g_in is None:
+                pi, pg = _gate(i_v), _cell_act(g_v)
+                if pi is None or pg is None:
                     continue
-                if not (f[0] == gate_i[0] == o[0]):
-                    continue
-                forms = _gate_forms([f[1], gate_i[1], g_in, o[1]], aff, hs)
-                if forms is None:
-                    continue
-                w, r, b = _weights(forms, cv.x, cv.h, i, hs)
-                acts = (f[0], Activation(CELL_ACTIVATION), Activation(CELL_ACTIVATION))
-                return CellMatch("lstm", hs, w, r, b, acts)
+                forms = _gate_forms([pf, pi, pg, po], aff, hs)  # OpenVINO's f, i, c, o
+                if forms is not None:
+                    return CellMatch("lstm", hs, *_weights(forms, cv.x, cv.h, i, hs))
     return None
 
 
@@ -411,33 +371,30 @@ def _is_ones(v: SSAValue, const: Resolve) -> bool:
 def _gru(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None:
     for zh, zn in _operands(cv.h_new, AddOp):
         z_v = next((a for a, b in _operands(zh, MultiplyOp) if b is cv.h), None)
-        if z_v is None:
+        pz = None if z_v is None else _gate(z_v)
+        if pz is None:
             continue
         for one_z, n_v in _operands(zn, MultiplyOp):
             sub = producer(one_z)
             if not (isinstance(sub, SubtractOp) and sub.operands[1] is z_v
                     and _is_ones(sub.operands[0], const)):
                 continue
-            z = _gate(z_v, const)
-            pn = _cell_act(n_v, const)
-            if z is None or pn is None:
-                continue
-            found = _candidate(cv, pn, const, i, hs)
+            pn = _cell_act(n_v)
+            found = None if pn is None else _candidate(cv, pn, const, i, hs)
             if found is None:
                 continue
             r_v, cand, lbr = found
-            r = _gate(r_v, const)
-            if r is None or r[0] != z[0]:
-                continue
-            forms = _gate_forms([z[1], r[1]], Affines({cv.x: i, cv.h: hs}, const), hs)
+            pr = _gate(r_v)
+            forms = None if pr is None else _gate_forms(
+                [pz, pr], Affines({cv.x: i, cv.h: hs}, const), hs
+            )
             if forms is None:
                 continue
-            w, rr, b = _weights(forms, cv.x, cv.h, i, hs)
-            w = np.concatenate([w, cand[0]])
-            rr = np.concatenate([rr, cand[1]])
-            b = np.concatenate([b, *cand[2:]])
-            acts = (z[0], Activation(CELL_ACTIVATION))
-            return CellMatch("gru", hs, w, rr, b, acts, lbr)
+            w, r, b = _weights(forms, cv.x, cv.h, i, hs)
+            return CellMatch(
+                "gru", hs, np.concatenate([w, cand[0]]), np.concatenate([r, cand[1]]),
+                np.concatenate([b, *cand[2:]]), lbr,
+            )
     return None
 
 
@@ -457,7 +414,7 @@ def _candidate(cv: CellVariables, pn: SSAValue, const: Resolve, i: int, hs: int)
     h_aff = Affines({cv.h: hs}, const)
     for k, leaf in enumerate(leaves):
         for r_v, rec in _operands(leaf, MultiplyOp):
-            if _gate(r_v, const) is None:
+            if _gate(r_v) is None:
                 continue
             inner = h_aff(rec)
             if inner is None or inner.n != hs:
@@ -500,18 +457,16 @@ def _reset_products(pn: SSAValue, h: SSAValue, depth: int = 12) -> list[SSAValue
 
 
 def _rnn(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None:
-    pre = _cell_act(cv.h_new, const)
-    if pre is None:
-        return None
-    form = Affines({cv.x: i, cv.h: hs}, const)(pre)
+    pre = _cell_act(cv.h_new)
+    form = None if pre is None else Affines({cv.x: i, cv.h: hs}, const)(pre)
     if form is None or form.n != hs:
         return None
-    w, r, b = _weights([form], cv.x, cv.h, i, hs)
-    return CellMatch("rnn", hs, w, r, b, (Activation(CELL_ACTIVATION),))
+    return CellMatch("rnn", hs, *_weights([form], cv.x, cv.h, i, hs))
 
 
 __all__ = [
-    "Activation",
+    "CELL_ACTIVATION",
+    "GATE_ACTIVATION",
     "Affine",
     "Affines",
     "CellMatch",

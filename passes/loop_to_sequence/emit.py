@@ -113,9 +113,7 @@ def build_sequence(
     attrs = {
         "direction": "reverse" if loop.backwards else "forward",
         "hidden_size": hs,
-        "activations": [a.name for a in cell.activations],
-        "activations_alpha": [a.alpha for a in cell.activations],
-        "activations_beta": [a.beta for a in cell.activations],
+        "activations": cell.activations,
         "clip": 0.0,
     }
     if cell.kind == "gru":
