@@ -305,3 +305,153 @@ def rnn_feeds(cell: Cell, wrap: Wrap = Wrap(), steps: int = 5, batch: int = 2,
         for s in ("h0", "c0") if cell.kind == "lstm" else ("h0",):
             feeds[s] = (0.5 * rng.standard_normal([batch, cell.hidden])).astype(np.float32)
     return feeds
+
+
+# ---------------------------------------------------------------------------
+# A Keras layer's while loop, as OpenVINO's TensorFlow frontend builds it
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KerasLayer:
+    """A Keras LSTM / GRU (reset_after) / SimpleRNN layer's while loop as an ov
+    Loop, the way OpenVINO's TensorFlow frontend converts it (and
+    ``xmo-opt model.xml`` reads it back): x transposed to time major and
+    Gathered at the carried ``time``; carried ``loop_counter`` and ``time``;
+    the body condition ``counter + 1 < T and time + 1 < T``; trip count -1;
+    the outputs written into a carried list with ScatterUpdate (a list of T
+    for return_sequences, else of 1 overwritten at 0) and the last output cut
+    from it outside; go_backwards: the time-major x reversed (a Slice with
+    step -1, as xmo converts ReverseV2)."""
+
+    kind: str
+    units: int = 4
+    return_sequences: bool = False
+    go_backwards: bool = False
+
+
+def keras_loop(g, x, layer: KerasLayer, steps: int, rng: np.random.Generator):
+    """Add ``layer``'s Loop on ``x`` ([N, steps, I]) to the ov graph builder
+    ``g`` (tests/ov_graphs.py); returns the layer's output."""
+    from xmo.dialects.ov import ConstantOp, op_class
+    from xmo.dialects.ov.base import dims_of, tensor
+    from xmo.dialects.ov.control_ops import LoopOp, make_body
+    from xmo.dialects.ov.port_map import InvariantInput, LastOutput, MergedInput
+
+    H = layer.units
+    feats = dims_of(x.type)[2]
+    gates = {"lstm": 4, "gru": 3, "rnn": 1}[layer.kind]
+    kernel = (rng.standard_normal((feats, gates * H)) / np.sqrt(feats)).astype(np.float32)
+    recurrent = (0.8 * rng.standard_normal((H, gates * H)) / np.sqrt(H)).astype(np.float32)
+    bias_rows = 2 if layer.kind == "gru" else 1
+    bias = (0.1 * rng.standard_normal((bias_rows, gates * H))).astype(np.float32)
+
+    def make(t: str, ins, attrs=None, version=None, **kw):
+        return op_class(t, version).make(ins, attrs, **kw)
+
+    def c(a, dtype=np.float32):
+        return ConstantOp.from_array(np.asarray(a, dtype), store=g.store)
+
+    xt = g.T(x, [1, 0, 2])
+    if layer.go_backwards:
+        xt = g.op("Slice", [xt, g.i64([-1]), g.i64([-(2**63 - 1)]), g.i64([-1]), g.i64([0])])
+    batch = g.op("Gather", [g.op("ShapeOf", [x]), g.i64([0]), g.i64(0)])
+    zeros = g.typed("Broadcast", [g.const(0.0), g.op("Concat", [batch, g.i64([H])], {"axis": 0})],
+                    {"mode": "numpy"}, tensor("f32", [-1, H]))
+    length = steps if layer.return_sequences else 1
+    lstm = layer.kind == "lstm"
+    carried = [tensor("i32", []), tensor("i32", []), tensor("f32", [length, -1, -1]),
+               tensor("f32", [-1, H])] + ([tensor("f32", [-1, H])] if lstm else [])
+
+    def body(counter, time, lst, h, *rest):
+        cs, xs = (rest[0], rest[1]) if lstm else (None, rest[0])
+        x_t = make("Gather", [xs, time, c([0], np.int32)])
+
+        def dense(v, w):  # OpenVINO keeps the weights transposed, transpose_b
+            return make("MatMul", [v, c(w.T)], {"transpose_b": True})
+
+        def split(v, n):
+            return list(make("Split", [v, c(1, np.int32)], {"num_splits": n}, num_outputs=n).results)
+
+        if layer.kind == "lstm":
+            z = make("Add", [make("Add", [dense(x_t, kernel), dense(h, recurrent)]), c(bias)])
+            i, f, cc, o = split(z, 4)
+            c_new = make("Add", [make("Multiply", [make("Sigmoid", [f]), cs]),
+                                 make("Multiply", [make("Sigmoid", [i]), make("Tanh", [cc])])])
+            h_new = make("Multiply", [make("Sigmoid", [o]), make("Tanh", [c_new])])
+            news = [h_new, c_new]
+        elif layer.kind == "gru":
+            xz, xr, xh = split(make("Add", [dense(x_t, kernel), c(bias[:1])]), 3)
+            inner = make("Add", [dense(h, recurrent), c(bias[1:])])
+
+            def cols(k):  # StridedSlice with masks, as the frontend writes matrix_inner[:, a:b]
+                return make("StridedSlice", [inner, c([0, k * H], np.int64),
+                                             c([0, (k + 1) * H], np.int64), c([1, 1], np.int64)],
+                            {"begin_mask": [1, 0], "end_mask": [1, 0], "new_axis_mask": [],
+                             "shrink_axis_mask": [], "ellipsis_mask": []})
+
+            z = make("Sigmoid", [make("Add", [xz, cols(0)])])
+            r = make("Sigmoid", [make("Add", [xr, cols(1)])])
+            hh = make("Tanh", [make("Add", [xh, make("Multiply", [r, cols(2)])])])
+            one_minus = make("Subtract", [c([[1.0]]), z])
+            h_new = make("Add", [make("Multiply", [z, h]), make("Multiply", [one_minus, hh])])
+            news = [h_new]
+        else:
+            pre = make("Add", [make("Add", [dense(x_t, kernel), c(bias)]), dense(h, recurrent)])
+            h_new = make("Tanh", [pre])
+            news = [h_new]
+        h_new = news[0]
+        shape = make("Concat", [make("Slice", [make("ShapeOf", [lst]), c([0], np.int64),
+                                               c([1], np.int64), c([1], np.int64),
+                                               c([0], np.int64)]),
+                                make("ShapeOf", [h_new])], {"axis": 0})
+        data = op_class("Broadcast", "opset1").make(
+            [lst, shape], {"mode": "numpy"}, result_types=[tensor("f32", [length, -1, H])])
+        idx = (make("Reshape", [time, c([1], np.int64)], {"special_zero": False})
+               if layer.return_sequences else c([0], np.int32))
+        written = make("ScatterUpdate", [data, idx, make("Unsqueeze", [h_new, c([0], np.int32)]),
+                                         c([0], np.int32)])
+        counter1 = make("Add", [counter, c(1, np.int32)])
+        time1 = make("Add", [time, c(1, np.int32)])
+        go_on = make("LogicalAnd", [make("Less", [counter1, c(steps, np.int32)]),
+                                    make("Less", [time1, c(steps, np.int32)])])
+        return [counter1, time1, written, *news, go_on]
+
+    region = make_body([*carried, xt.type], body)
+    n = len(carried)
+    inputs = [g.const(0, np.int32), g.const(0, np.int32), g.const(np.zeros([length, 1, 1])),
+              zeros] + ([zeros] if lstm else []) + [xt]
+    loop = LoopOp.new(
+        g.const(-1, np.int32), g.const(True, np.bool_), inputs, region,
+        [*(MergedInput(2 + k, k, k) for k in range(n)), InvariantInput(2 + n, n)],
+        [LastOutput(2, 0)], body_condition_output_idx=n,
+    )
+    out = g._add(loop).results[0]
+    if layer.return_sequences:
+        return g.T(out, [1, 0, 2])
+    return g.op("StridedSlice", [out, g.i64([-1]), g.i64([0]), g.i64([1])],
+                {"begin_mask": [0], "end_mask": [0], "new_axis_mask": [],
+                 "shrink_axis_mask": [1], "ellipsis_mask": []})
+
+
+def keras_model(layers: list[list[KerasLayer]], steps: int = 5, features: int = 3, seed: int = 0):
+    """An ov graph builder (tests/ov_graphs.py) holding Keras layers over
+    ``x [N, steps, features]``: each entry of ``layers`` is one layer, or
+    several run on the same input and concatenated (Bidirectional)."""
+    from ov_graphs import G
+
+    g = G(seed)
+    rng = np.random.default_rng(seed)
+    y = g.param([-1, steps, features], "x")
+    for group in layers:
+        outs = []
+        for layer in group:
+            out = keras_loop(g, y, layer, steps, rng)
+            if len(group) > 1 and layer.go_backwards and layer.return_sequences:
+                # Bidirectional puts the backward sequence back in time order
+                out = g.op("Slice", [out, g.i64([-1]), g.i64([-(2**63 - 1)]), g.i64([-1]),
+                                     g.i64([1])])
+            outs.append(out)
+        y = outs[0] if len(outs) == 1 else g.op("Concat", outs, {"axis": -1})
+    g.result(y, "y")
+    return g

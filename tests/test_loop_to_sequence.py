@@ -1,11 +1,14 @@
-"""ov-loop-to-sequence: recurrent cells written by hand as ONNX Scan / Loop
-bodies become one LSTMSequence / GRUSequence / RNNSequence; anything else
-stays a loop.
+"""ov-loop-to-sequence: recurrent loops become one LSTMSequence / GRUSequence /
+RNNSequence; anything else stays a loop.
 
-Each recognised model is compared with onnxruntime, and with the loop the
-pass replaced (the same model converted with the pass disabled), on xmo's
-CPU backend and in OpenVINO (CPU, f32), rtol 1e-3 / atol 1e-4; the
-converted model has one Sequence op and no Loop / TensorIterator."""
+* cells written by hand as ONNX Scan / Loop bodies, compared with
+  onnxruntime and with the loop the pass replaced (the model converted with
+  the pass disabled), on xmo's CPU backend and in OpenVINO (CPU, f32), rtol
+  1e-3 / atol 1e-4; the converted model has one Sequence op and no Loop /
+  TensorIterator;
+* Keras layers' while loops as OpenVINO's TensorFlow frontend builds them
+  (tests/rnn_loop_models.py: ``KerasLayer``), the pass run on the ov graph,
+  compared with the loop on xmo's CPU backend and in OpenVINO."""
 
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ import numpy as np
 import onnx
 import pytest
 import xmo
-from rnn_loop_models import Cell, Wrap, rnn_feeds, rnn_model
+from rnn_loop_models import Cell, KerasLayer, Wrap, keras_model, rnn_feeds, rnn_model
+from xmo.backends.ir import serialize
+from xmo.passes.pipeline import make_pass
 
 ort = pytest.importorskip("onnxruntime")
 ov = pytest.importorskip("openvino")
@@ -153,3 +158,46 @@ def test_layer_count() -> None:
     after = sum(1 for op in seq.walk() if op.name.startswith("ov."))
     assert after < before
     assert not any(op.regions for op in seq.walk() if op.name.startswith("ov."))
+
+
+#: (id, layers: each entry one layer or a Bidirectional pair, Sequence ops expected)
+KERAS = [
+    ("lstm", [[KerasLayer("lstm")]], 1),
+    ("gru", [[KerasLayer("gru")]], 1),
+    ("simple_rnn", [[KerasLayer("rnn", 6)]], 1),
+    ("gru_return_sequences", [[KerasLayer("gru", return_sequences=True)]], 1),
+    ("lstm_go_backwards", [[KerasLayer("lstm", go_backwards=True)]], 1),
+    ("bidirectional_lstm", [[KerasLayer("lstm"), KerasLayer("lstm", go_backwards=True)]], 1),
+    ("bidirectional_gru_sequences",
+     [[KerasLayer("gru", 3, return_sequences=True),
+       KerasLayer("gru", 3, return_sequences=True, go_backwards=True)]], 1),
+    ("stacked_lstm", [[KerasLayer("lstm", 6, return_sequences=True)], [KerasLayer("lstm", 5)]], 2),
+]
+
+
+@pytest.mark.parametrize(("layers", "expected"), [c[1:] for c in KERAS], ids=[c[0] for c in KERAS])
+def test_keras_while_loops(layers, expected, tmp_path) -> None:
+    g = keras_model(layers)
+    module = g.module()
+    module.verify()
+    loop = module.clone()
+    make_pass("ov-loop-to-sequence").apply(g.ctx, module)
+    module.verify()
+    ops = _ops(module)
+    assert sum(ops[n] for n in _SEQUENCES.values()) == expected, ops
+    assert not any(ops[n] for n in _LOOPS), ops
+    if any(len(group) > 1 for group in layers):
+        seq = next(op for op in module.walk() if op.name in _SEQUENCES.values())
+        assert seq.attr("direction") == "bidirectional"
+    compiled = {}
+    for name, m in (("seq", module), ("loop", loop)):
+        serialize(m, tmp_path / f"{name}.xml")
+        compiled[name] = _CORE.compile_model(str(tmp_path / f"{name}.xml"), "CPU", _F32)
+    for batch in (2, 1):
+        feeds = g.feeds(batch=batch)
+        reference = _run_xmo(loop, feeds)
+        for got in (_run_xmo(module, feeds), _run_openvino(compiled["seq"], feeds),
+                    _run_openvino(compiled["loop"], feeds)):
+            assert len(got) == len(reference)
+            for a, b in zip(got, reference):
+                _close(a, b)

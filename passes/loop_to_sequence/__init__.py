@@ -35,19 +35,21 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from xmo.context import weight_store
-from xmo.dialects.ov.base import OVOp
-from xmo.dialects.ov.control_ops import LoopOp, TensorIteratorOp
+from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
+from xmo.dialects.ov.ops import SliceOp, TransposeOp
+from xmo.dialects.ov.control_ops import LoopOp, TensorIteratorOp, graph_blocks
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.loop_to_sequence.bidirectional import MergeDirections
 from xmo.passes.loop_to_sequence.cell import CellMatch, CellVariables, match_cell
 from xmo.passes.loop_to_sequence.emit import build_sequence
 from xmo.passes.loop_to_sequence.loop import RecurrentLoop, State, recurrent_loop
+from xmo.passes.loop_to_sequence.probe import is_reversal
 from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 from xmo.passes.to_ov.builder import Builder, NotConvertible
 
@@ -94,11 +96,64 @@ class LoopToSequence(RewritePattern):
         rep.sequence.set_friendly_name(name)
         rewriter.insert(rep.ops, InsertPoint.before(op))
         for k, v in rep.values.items():
-            names = op.get_tensor_names(k)
-            if names and isinstance(v.owner, OVOp):
-                v.owner.set_tensor_names(0, names)
+            _add_names(v, op.get_tensor_names(k))
             rewriter.replace_all_uses_with(op.results[k], v)
         rewriter.erase(op)
+        for v in rep.values.values():
+            _cancel_inverses(rewriter, v)
+
+
+def _add_names(v: SSAValue, names: list[str]) -> None:
+    owner = v.owner
+    if names and isinstance(owner, OVOp):
+        owner.set_tensor_names(v.index, [*owner.get_tensor_names(v.index), *names])  # type: ignore[attr-defined]
+
+
+def _order(op: Operation) -> list[int] | None:
+    perm = constant_value_of(op.operands[1]) if isinstance(op, TransposeOp) else None
+    return None if perm is None else [int(p) for p in perm.reshape(-1)]
+
+
+def _inverts(outer: Operation, inner: Operation) -> bool:
+    """Whether ``outer(inner(y))`` is ``y``: two Transposes whose orders
+    compose to the identity, or two reversals of the same axis."""
+    p, q = _order(inner), _order(outer)
+    if p is not None:
+        return q is not None and len(q) == len(p) and all(p[q[i]] == i for i in range(len(p)))
+    dims = dims_of(inner.results[0].type) if inner.results else None
+    if dims is None or not inner.operands:
+        return False
+    return any(
+        is_reversal(inner, a, constant_value_of) and is_reversal(outer, a, constant_value_of)
+        for a in range(len(dims))
+    )
+
+
+def _cancel_inverses(rewriter: PatternRewriter, v: SSAValue) -> None:
+    """Consumers undoing the op making ``v`` read that op's input instead:
+    the loop's output made time major (or reversed in time) and turned back
+    by the model (Keras transposes the sequence back to batch major, and its
+    Bidirectional reverses the backward layer's output again). The consumers'
+    tensor names go to the input's producer; the op goes when nothing else
+    reads it; then the same for the input."""
+    inner = v.owner
+    if not isinstance(inner, TransposeOp | SliceOp) or not inner.operands:
+        return
+    y = inner.operands[0]
+    cancelled = False
+    for use in list(v.uses):
+        outer = use.operation
+        if use.index != 0 or not isinstance(outer, OVOp) or not _inverts(outer, inner):
+            continue
+        _add_names(y, outer.get_tensor_names(0))
+        rewriter.replace_all_uses_with(outer.results[0], y)
+        rewriter.erase(outer)
+        cancelled = True
+    if not v.uses:
+        _add_names(y, inner.get_tensor_names(0))
+        rewriter.erase(inner)
+    if cancelled:
+        _cancel_inverses(rewriter, y)
 
 
 @dataclass(frozen=True)
@@ -108,6 +163,9 @@ class OVLoopToSequencePass(ModulePass):
     name = "ov-loop-to-sequence"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not any(isinstance(o, LoopOp | TensorIteratorOp)
+                   for block in graph_blocks(op) for o in block.ops):
+            return  # no loop: no walk (most models)
         store = weight_store(ctx)
         walker = PatternRewriteWalker(LoopToSequence(store), apply_recursively=False)
         if walker.rewrite_module(op):

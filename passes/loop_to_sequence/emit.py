@@ -86,12 +86,12 @@ def build_sequence(
     """The Sequence op for ``loop`` (whose cell is ``cell``, hidden state
     ``h``, LSTM cell state ``c``), or None when an output of the loop is not
     one the op gives."""
-    roles: dict[int, str] = {}
+    roles: dict[int, tuple[int, int | None]] = {}  # output -> (Sequence op output, unit axis)
     for f in loop.finals:
         if f.value is h.new:
-            roles[f.external] = "h"
+            roles[f.external] = (1, f.unit_axis)
         elif c is not None and f.value is c.new:
-            roles[f.external] = "c"
+            roles[f.external] = (2, f.unit_axis)
         else:
             return None
     for s in loop.sequences:
@@ -127,13 +127,16 @@ def build_sequence(
     values: dict[int, SSAValue] = {}
     for s in loop.sequences:
         y = b.squeeze(seq.results[0], [1])  # [B, T, H]
+        if s.reversed != loop.backwards:
+            y = _reverse_time(b, y, 1)
         if s.axis == 0:
             y = b.out("Transpose", [y, b.i64([1, 0, 2])])
-        if s.reversed != loop.backwards:
-            y = _reverse_time(b, y, s.axis)
         values[s.external] = y
-    for k, role in roles.items():
-        values[k] = b.squeeze(seq.results[1 if role == "h" else 2], [1])
+    for k, (result, unit_axis) in roles.items():
+        if unit_axis == 0:  # [1, B, H]
+            values[k] = b.out("Transpose", [seq.results[result], b.i64([1, 0, 2])])
+        else:
+            values[k] = b.squeeze(seq.results[result], [1])
     return Replacement(b.ops, seq, values)
 
 

@@ -8,24 +8,32 @@ walks one sequence a time step per iteration, carrying states.
   (the other is the batch), one step per iteration, from its start or from
   its end -- a sliced input (part size 1, stride 1 or -1, the whole axis)
   whose body parameter only feeds a Squeeze / Reshape dropping the unit
-  axis, or (Loop) an invariant input the body Gathers at the iteration
-  number (Loop's current-iteration parameter, or a carried counter starting
-  at 0 and stepping by 1). ``X`` that is itself the time reversal of a
-  tensor (TensorFlow's ``ReverseV2``, Keras' ``go_backwards``) is read as
-  that tensor walked from its end;
-* **the states**: the carried (merged) float inputs of rank 2; other carried
-  inputs must be integer counters (what they compute is not an output);
+  axis, or (Loop) an invariant input the body Gathers at the *iteration
+  number* (Loop's current-iteration parameter, or a carried counter starting
+  at 0 and stepping by 1, as TensorFlow's ``time``). ``X`` that is itself
+  the time reversal of a tensor (TensorFlow's ``ReverseV2``, Keras'
+  ``go_backwards``) is read as that tensor walked from its end;
+* **the carried values**: float values of rank 2 are the states; integer
+  scalars are counters (nothing they compute is an output); a float value
+  of rank 3 is a *written list* when each iteration overwrites one of its
+  slices with a state's new value (``ScatterUpdate`` along axis 0, as
+  OpenVINO's TensorFlow frontend writes a TensorList): at the iteration
+  number in a list as long as the sequence (every step's value), or at 0 in
+  a list of one (the last step's);
 * **the outputs**: a concatenated output of a state's new value with a unit
-  axis added at the concatenation axis (every step's h), or the last
-  iteration's value of a body value; outputs nobody uses are ignored;
-* **the iteration count** is the sequence length: a TensorIterator's is;
-  a Loop's execution and body conditions must be constant true and its trip
-  count -1 (sliced input) or the time dim of ``X`` (a constant, or
-  ``ShapeOf(X)[axis]`` looking through Transposes).
+  axis added at the concatenation axis, the last iteration's value of a
+  body value, or a written list; outputs nobody uses are ignored;
+* **the iteration count** is the sequence length: a TensorIterator's is. A
+  Loop's execution condition must be constant true; its trip count and each
+  term of its body condition (constant true, or a conjunction of
+  ``iteration + 1 < bound``, TensorFlow's while condition) bound the count,
+  and each bound must be the time dim of ``X`` (a constant equal to it, or
+  ``ShapeOf(X)[axis]`` looking through Transposes) or a constant above it,
+  one of them (or a sliced input) exactly it.
 
 Body values resolve to constants through invariant inputs
-(:meth:`RecurrentLoop.const`): weights may be body constants or outer
-constants fed in.
+(:class:`BodyConstants`): weights may be body constants or outer constants
+fed in.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import constant_value_of, dims_of
 from xmo.dialects.ov.control_ops import (
     LoopOp,
@@ -42,12 +51,17 @@ from xmo.dialects.ov.control_ops import (
     body_parameters,
     body_results,
 )
-from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.ops import (
     AddOp,
+    BroadcastOp,
+    BroadcastOpset1Op,
     ConvertOp,
     GatherOp,
+    GreaterOp,
+    LessOp,
+    LogicalAndOp,
     ReshapeOp,
+    ScatterUpdateOp,
     ShapeOfOp,
     SqueezeOp,
     TransposeOp,
@@ -91,10 +105,12 @@ class SequenceOutput:
 
 @dataclass(frozen=True)
 class FinalOutput:
-    """Output ``external``: body value ``value`` of the last iteration."""
+    """Output ``external``: body value ``value`` ([B, H]) of the last
+    iteration, with a unit axis inserted at ``unit_axis`` unless None."""
 
     external: int
     value: SSAValue
+    unit_axis: int | None = None
 
 
 @dataclass(frozen=True)
@@ -128,8 +144,148 @@ class RecurrentLoop:
     const: BodyConstants
 
 
-def _all_true(c: np.ndarray | None) -> bool:
-    return c is not None and c.size > 0 and bool(np.all(c))
+@dataclass(frozen=True)
+class _Body:
+    """What the analysis reads again and again."""
+
+    op: LoopOp | TensorIteratorOp
+    params: list[SSAValue]
+    results: list[SSAValue]
+    const: BodyConstants
+    iteration: frozenset[SSAValue]
+    """body values equal to the iteration number (Loop)"""
+
+
+def recurrent_loop(op: LoopOp | TensorIteratorOp) -> RecurrentLoop | None:
+    """``op`` as a recurrent loop (see the module docstring), or None."""
+    params = [p.results[0] for p in body_parameters(op.body)]
+    results = [r.operands[0] for r in body_results(op.body)]
+    descs = op.input_descs()
+    const = BodyConstants({
+        params[d.parameter]: op.operands[d.external]
+        for d in descs if isinstance(d, InvariantInput)
+    })
+    iteration = _iteration_values(op, params, results) if isinstance(op, LoopOp) else set()
+    body = _Body(op, params, results, const, frozenset(iteration))
+    slices = [d for d in descs if isinstance(d, InputSlice)]
+    if len(slices) > 1:
+        return None
+    if slices:
+        found = _sliced_step(body, slices[0])
+    elif isinstance(op, LoopOp):
+        found = _gathered_step(body)
+    else:
+        found = None
+    if found is None:
+        return None
+    x, axis, backwards, step = found
+    if isinstance(op, LoopOp) and not _runs_over(body, x, axis, bool(slices)):
+        return None
+    steps = _time_steps(x, axis)
+    reversed_x = _time_reversed(x, axis)
+    if reversed_x is not None:
+        x, backwards = reversed_x, not backwards
+
+    states: list[State] = []
+    lists: dict[int, SequenceOutput | FinalOutput] = {}
+    for d in descs:
+        if not isinstance(d, MergedInput):
+            continue
+        p = params[d.parameter]
+        etype = et.of_tensor_type(p.type)
+        dims = dims_of(p.type)
+        if etype in et.FLOAT_TYPES and dims is not None and len(dims) == 2:
+            states.append(State(p, op.operands[d.external], results[d.result]))
+        elif etype in et.FLOAT_TYPES and dims is not None and len(dims) == 3:
+            written = _written_list(body, d, steps)
+            if written is None:
+                return None
+            lists[d.result] = written
+        elif not _integer_scalar(p):
+            return None
+    sequences: list[SequenceOutput] = []
+    finals: list[FinalOutput] = []
+    for o in op.output_descs():
+        if not op.results[o.external].uses:
+            continue
+        v = results[o.result]
+        if isinstance(o, ConcatOutput):
+            seq = _sequence_output(o, v, const)
+            if seq is None:
+                return None
+            sequences.append(seq)
+        elif o.iteration != -1:
+            return None
+        elif o.result in lists:
+            written = lists[o.result]
+            if isinstance(written, SequenceOutput):
+                sequences.append(SequenceOutput(o.external, written.value, 0, False))
+            else:
+                finals.append(FinalOutput(o.external, written.value, 0))
+        else:
+            finals.append(FinalOutput(o.external, v))
+    return RecurrentLoop(op, x, axis, backwards, step, states, sequences, finals, const)
+
+
+# ---------------------------------------------------------------------------
+# The step input
+# ---------------------------------------------------------------------------
+
+
+def _full_slice(start: int, stride: int, end: int, part: int) -> bool:
+    return part == 1 and (
+        (stride == 1 and start == 0 and end == -1) or (stride == -1 and start == -1 and end == 0)
+    )
+
+
+def _sliced_step(body: _Body, d: InputSlice):
+    """(X, time axis, backwards, step value) of a sliced step input."""
+    x = body.op.operands[d.external]
+    dims = dims_of(x.type)
+    if dims is None or len(dims) != 3 or not _full_slice(d.start, d.stride, d.end, d.part_size):
+        return None
+    axis = d.axis % 3
+    if axis == 2:
+        return None
+    p = body.params[d.parameter]
+    users = [u.operation for u in p.uses]
+    if len(users) != 1 or not removes_unit_axis(users[0], axis, body.const):
+        return None
+    return x, axis, d.stride == -1, users[0].results[0]
+
+
+def _gathered_step(body: _Body):
+    """(X, time axis, False, step value) of an invariant X Gathered at the
+    iteration number."""
+    found = None
+    for p, outer in body.const.invariant.items():
+        dims = dims_of(p.type)
+        if dims is None or len(dims) != 3:
+            continue
+        users = [u.operation for u in p.uses]
+        gathers = [u for u in users if isinstance(u, GatherOp) and u.operands[1] in body.iteration]
+        if not gathers:
+            continue
+        if found is not None or len(gathers) != len(users) or len(gathers) != 1:
+            return None
+        g = gathers[0]
+        axis_c = body.const(g.operands[2])
+        if axis_c is None or axis_c.size != 1 or g.attr("batch_dims") or g.operands[0] is not p:
+            return None
+        axis = int(axis_c.reshape(-1)[0]) % 3
+        if axis == 2:
+            return None
+        step = g.results[0]
+        idx_dims = dims_of(g.operands[1].type)
+        if idx_dims == [1]:
+            nxt = [u.operation for u in step.uses]
+            if len(nxt) != 1 or not removes_unit_axis(nxt[0], axis, body.const):
+                return None
+            step = nxt[0].results[0]
+        elif idx_dims != []:
+            return None
+        found = (outer, axis, False, step)
+    return found
 
 
 def _time_reversed(x: SSAValue, axis: int) -> SSAValue | None:
@@ -140,92 +296,18 @@ def _time_reversed(x: SSAValue, axis: int) -> SSAValue | None:
     return op.operands[0] if is_reversal(op, axis, constant_value_of) else None
 
 
-def recurrent_loop(op: LoopOp | TensorIteratorOp) -> RecurrentLoop | None:
-    """``op`` as a recurrent loop (see the module docstring), or None."""
-    params = [p.results[0] for p in body_parameters(op.body)]
-    results = [r.operands[0] for r in body_results(op.body)]
-    descs = op.input_descs()
-    invariant = {
-        params[d.parameter]: op.operands[d.external]
-        for d in descs if isinstance(d, InvariantInput)
-    }
-    const = BodyConstants(invariant)
-    slices = [d for d in descs if isinstance(d, InputSlice)]
-    counters = {
-        params[d.parameter] for d in descs
-        if isinstance(d, MergedInput) and _integer_scalar(params[d.parameter])
-    }
-    if len(slices) > 1:
-        return None
-    if slices:
-        found = _sliced_step(op, params, slices[0], const)
-    elif isinstance(op, LoopOp):
-        found = _gathered_step(op, params, invariant, counters, const)
-    else:
-        found = None
-    if found is None:
-        return None
-    x, axis, backwards, step = found
-    if isinstance(op, LoopOp) and not _runs_over(op, x, axis, results, const, bool(slices)):
-        return None
-    reversed_x = _time_reversed(x, axis)
-    if reversed_x is not None:
-        x, backwards = reversed_x, not backwards
-
-    states: list[State] = []
-    for d in descs:
-        if not isinstance(d, MergedInput):
-            continue
-        p = params[d.parameter]
-        etype = et.of_tensor_type(p.type)
-        dims = dims_of(p.type)
-        if etype in et.FLOAT_TYPES and dims is not None and len(dims) == 2:
-            states.append(State(p, op.operands[d.external], results[d.result]))
-        elif p not in counters:
-            return None
-    sequences: list[SequenceOutput] = []
-    finals: list[FinalOutput] = []
-    for o in op.output_descs():
-        if not op.results[o.external].uses:
-            continue
-        v = results[o.result]
-        if isinstance(o, LastOutput):
-            if o.iteration != -1:
-                return None
-            finals.append(FinalOutput(o.external, v))
-            continue
-        seq = _sequence_output(o, v, const)
-        if seq is None:
-            return None
-        sequences.append(seq)
-    return RecurrentLoop(op, x, axis, backwards, step, states, sequences, finals, const)
-
-
-def _full_slice(start: int, stride: int, end: int, part: int) -> bool:
-    return part == 1 and (
-        (stride == 1 and start == 0 and end == -1) or (stride == -1 and start == -1 and end == 0)
-    )
-
-
-def _sliced_step(op, params, d: InputSlice, const):
-    """(X, time axis, backwards, step value) of a sliced step input."""
-    x = op.operands[d.external]
+def _time_steps(x: SSAValue, axis: int) -> int | None:
     dims = dims_of(x.type)
-    if dims is None or len(dims) != 3 or not _full_slice(d.start, d.stride, d.end, d.part_size):
-        return None
-    axis = d.axis % 3
-    if axis == 2:
-        return None
-    p = params[d.parameter]
-    users = [u.operation for u in p.uses]
-    if len(users) != 1 or not removes_unit_axis(users[0], axis, const):
-        return None
-    return x, axis, d.stride == -1, users[0].results[0]
+    return dims[axis] if dims is not None and dims[axis] >= 0 else None
+
+
+# ---------------------------------------------------------------------------
+# Counters and the iteration count
+# ---------------------------------------------------------------------------
 
 
 def _integer_scalar(v: SSAValue) -> bool:
-    """A carried integer scalar: a counter (nothing it computes is an output
-    of the cell; :func:`_iteration_values` finds the iteration number among them)."""
+    """A carried integer scalar: a counter."""
     return et.of_tensor_type(v.type) in et.INTEGER_TYPES and _scalar_like(v)
 
 
@@ -234,92 +316,102 @@ def _scalar_like(v: SSAValue) -> bool:
     return dims is not None and (len(dims) == 0 or dims == [1])
 
 
-def _iteration_values(op: LoopOp, params, counters, const) -> set[SSAValue]:
+def _int_value(c: np.ndarray | None) -> int | None:
+    if c is None or c.size != 1:
+        return None
+    return int(np.asarray(c).reshape(-1)[0])
+
+
+def _plus_one(v: SSAValue, const: BodyConstants) -> SSAValue | None:
+    """``u`` when ``v`` is ``u + 1``."""
+    op = producer(v)
+    if not isinstance(op, AddOp):
+        return None
+    a, b = op.operands
+    if _int_value(const(b)) == 1:
+        return a
+    if _int_value(const(a)) == 1:
+        return b
+    return None
+
+
+def _iteration_values(op: LoopOp, params: list[SSAValue], results: list[SSAValue]) -> set[SSAValue]:
     """Body values equal to the iteration number: Loop's current-iteration
-    parameter, and carried counters starting at 0 with back edge ``+ 1``."""
+    parameter, carried counters starting at 0 with back edge ``+ 1``, and
+    Converts of those."""
     out: set[SSAValue] = set()
     it = op.current_iteration_parameter()
     if it >= 0:
         out.add(params[it])
-    results = [r.operands[0] for r in body_results(op.body)]
+    const = BodyConstants({})
     for d in op.input_descs():
-        if not isinstance(d, MergedInput) or params[d.parameter] not in counters:
+        if not isinstance(d, MergedInput):
             continue
-        init = constant_value_of(op.operands[d.external])
-        if init is None or init.size != 1 or int(init.reshape(-1)[0]) != 0:
-            continue
-        back = producer(results[d.result])
         p = params[d.parameter]
-        if isinstance(back, AddOp) and any(
-            a is p and _is_one(const(b)) for a, b in (back.operands, back.operands[::-1])
-        ):
+        if (_integer_scalar(p) and _int_value(constant_value_of(op.operands[d.external])) == 0
+                and _plus_one(results[d.result], const) is p):
             out.add(p)
-    # Converts of those are the iteration number too
     for v in list(out):
         out.update(u.operation.results[0] for u in v.uses if isinstance(u.operation, ConvertOp))
     return out
 
 
-def _is_one(c: np.ndarray | None) -> bool:
-    return c is not None and c.size == 1 and int(np.asarray(c).reshape(-1)[0]) == 1
-
-
-def _gathered_step(op: LoopOp, params, invariant, counters, const):
-    """(X, time axis, False, step value) of an invariant X Gathered at the
-    iteration number."""
-    iteration = _iteration_values(op, params, counters, const)
-    found = None
-    for p, outer in invariant.items():
-        dims = dims_of(p.type)
-        if dims is None or len(dims) != 3:
-            continue
-        users = [u.operation for u in p.uses]
-        gathers = [u for u in users if isinstance(u, GatherOp) and u.operands[1] in iteration]
-        if not gathers:
-            continue
-        if found is not None or len(gathers) != len(users) or len(gathers) != 1:
-            return None
-        g = gathers[0]
-        axis_c = const(g.operands[2])
-        if axis_c is None or axis_c.size != 1 or g.attr("batch_dims"):
-            return None
-        axis = int(axis_c.reshape(-1)[0]) % 3
-        if axis == 2 or g.operands[0] is not p:
-            return None
-        step = g.results[0]
-        idx_dims = dims_of(g.operands[1].type)
-        if idx_dims == [1]:
-            nxt = [u.operation for u in step.uses]
-            if len(nxt) != 1 or not removes_unit_axis(nxt[0], axis, const):
-                return None
-            step = nxt[0].results[0]
-        elif idx_dims != []:
-            return None
-        found = (outer, axis, False, step)
-    return found
-
-
-def _runs_over(op: LoopOp, x: SSAValue, axis: int, results, const, sliced: bool) -> bool:
-    """Whether the Loop runs once per step of ``x`` along ``axis``."""
+def _runs_over(body: _Body, x: SSAValue, axis: int, sliced: bool) -> bool:
+    """Whether the Loop runs exactly once per step of ``x`` along ``axis``."""
+    op = body.op
+    assert isinstance(op, LoopOp)
     if not _all_true(constant_value_of(op.operands[1])):
         return False
     c = op.condition_result()
-    if c < 0 or not _all_true(const(results[c])):
+    if c < 0:
         return False
-    trip = op.operands[0]
-    tc = constant_value_of(trip)
-    if sliced and tc is not None and tc.size == 1 and int(tc.reshape(-1)[0]) == -1:
-        return True
-    return is_time_dim(trip, x, axis)
+    bounds = _condition_bounds(body, body.results[c])
+    if bounds is None:
+        return False
+    if _int_value(constant_value_of(op.operands[0])) != -1:
+        bounds.append((op.operands[0], False))
+    exact = sliced
+    steps = _time_steps(x, axis)
+    for v, inside in bounds:
+        outer = body.const.invariant.get(v, v) if inside else v
+        value = _int_value(constant_value_of(outer))
+        if is_time_dim(outer, x, axis):
+            exact = True
+        elif value is None or steps is None or value < steps:
+            return False
+    return exact
+
+
+def _all_true(c: np.ndarray | None) -> bool:
+    return c is not None and c.size > 0 and bool(np.all(c))
+
+
+def _condition_bounds(body: _Body, cond: SSAValue) -> list[tuple[SSAValue, bool]] | None:
+    """The bounds ``L`` of a body condition that is constant true or a
+    conjunction of ``i + 1 < L`` (``L > i + 1``), ``i`` the iteration number
+    (each stops the loop after ``L`` iterations); as (value, in the body)."""
+    if _all_true(body.const(cond)):
+        return []
+    op = producer(cond)
+    if isinstance(op, LogicalAndOp):
+        a, b = (_condition_bounds(body, v) for v in op.operands)
+        return None if a is None or b is None else a + b
+    if isinstance(op, LessOp):
+        counted, bound = op.operands
+    elif isinstance(op, GreaterOp):
+        bound, counted = op.operands
+    else:
+        return None
+    if _plus_one(counted, body.const) not in body.iteration:
+        return None
+    return [(bound, True)]
 
 
 def is_time_dim(v: SSAValue, x: SSAValue, axis: int) -> bool:
     """Whether ``v`` (a scalar or one-element value) is dim ``axis`` of ``x``."""
-    c = constant_value_of(v)
+    c = _int_value(constant_value_of(v))
     if c is not None:
-        dims = dims_of(x.type)
-        return (c.size == 1 and dims is not None and dims[axis] >= 0
-                and int(c.reshape(-1)[0]) == dims[axis])
+        return c == _time_steps(x, axis)
     op = producer(v)
     while isinstance(op, ConvertOp | SqueezeOp | UnsqueezeOp | ReshapeOp):
         if not _scalar_like(op.operands[0]):
@@ -330,23 +422,20 @@ def is_time_dim(v: SSAValue, x: SSAValue, axis: int) -> bool:
         return False
     idx, gax = constant_value_of(op.operands[1]), constant_value_of(op.operands[2])
     shape_of = producer(op.operands[0])
-    if idx is None or idx.size != 1 or gax is None or int(gax.reshape(-1)[0]) != 0:
+    if _int_value(idx) is None or _int_value(gax) != 0 or not isinstance(shape_of, ShapeOfOp):
         return False
-    if not isinstance(shape_of, ShapeOfOp):
-        return False
-    return _same_dim(shape_of.operands[0], int(idx.reshape(-1)[0]), x, axis)
+    return _same_dim(shape_of.operands[0], _int_value(idx), x, axis)  # type: ignore[arg-type]
 
 
 def _same_dim(t: SSAValue, a: int, x: SSAValue, b: int) -> bool:
     """Whether dim ``a`` of ``t`` is dim ``b`` of ``x`` (the same value, or
     through Transposes)."""
-    for v, k in ((t, a), (x, b)):
+
+    def canon(v: SSAValue, k: int) -> tuple[SSAValue, int] | None:
         dims = dims_of(v.type)
         if dims is None or not -len(dims) <= k < len(dims):
-            return False
-
-    def canon(v: SSAValue, k: int) -> tuple[SSAValue, int]:
-        k %= len(dims_of(v.type) or [0])
+            return None
+        k %= len(dims)
         while isinstance(tr := producer(v), TransposeOp):
             perm = constant_value_of(tr.operands[1])
             if perm is None:
@@ -354,10 +443,16 @@ def _same_dim(t: SSAValue, a: int, x: SSAValue, b: int) -> bool:
             k, v = int(perm.reshape(-1)[k]), tr.operands[0]
         return v, k
 
-    return canon(t, a) == canon(x, b)
+    found = canon(t, a)
+    return found is not None and found == canon(x, b)
 
 
-def _sequence_output(o: ConcatOutput, v: SSAValue, const) -> SequenceOutput | None:
+# ---------------------------------------------------------------------------
+# Outputs
+# ---------------------------------------------------------------------------
+
+
+def _sequence_output(o: ConcatOutput, v: SSAValue, const: BodyConstants) -> SequenceOutput | None:
     if not _full_slice(o.start, o.stride, o.end, o.part_size):
         return None
     dims = dims_of(v.type)
@@ -370,6 +465,43 @@ def _sequence_output(o: ConcatOutput, v: SSAValue, const) -> SequenceOutput | No
     if op is None or not adds_unit_axis(op, axis, const):
         return None
     return SequenceOutput(o.external, op.operands[0], axis, o.stride == -1)
+
+
+def _written_list(body: _Body, d: MergedInput, steps: int | None):
+    """A carried list each iteration writes a value into (see the module
+    docstring): a :class:`SequenceOutput` (every step's value, [T, B, H]) or
+    a :class:`FinalOutput` (the last step's, [1, B, H]) of that value; None
+    when the carried value is not such a list."""
+    p = body.params[d.parameter]
+    init = dims_of(body.op.operands[d.external].type)
+    write = producer(body.results[d.result])
+    if init is None or init[0] < 0 or not isinstance(write, ScatterUpdateOp):
+        return None
+    data, idx, update, axis = write.operands
+    if _int_value(body.const(axis)) != 0 or dims_of(data.type) is None:
+        return None
+    # the list's values before the write do not matter (every slot is
+    # overwritten), only its length: the parameter, maybe broadcast
+    base = producer(data)
+    if data is not p and not (isinstance(base, BroadcastOp | BroadcastOpset1Op)
+                              and base.operands[0] is p):
+        return None
+    if (dims_of(data.type) or [-1])[0] != init[0]:
+        return None
+    others = [u.operation for u in p.uses if u.operation is not base]
+    if any(not isinstance(u, ShapeOfOp) for u in others):
+        return None
+    source = producer(update)
+    if source is None or not adds_unit_axis(source, 0, body.const):
+        return None
+    value = source.operands[0]
+    if init[0] == 1 and _int_value(body.const(idx)) == 0:
+        return FinalOutput(-1, value, 0)
+    index = producer(idx)
+    if (init[0] == steps and isinstance(index, ReshapeOp | UnsqueezeOp)
+            and index.operands[0] in body.iteration and dims_of(idx.type) == [1]):
+        return SequenceOutput(-1, value, 0, False)
+    return None
 
 
 __all__ = [
