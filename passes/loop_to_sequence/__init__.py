@@ -42,14 +42,14 @@ from xdsl.rewriter import InsertPoint
 
 from xmo.context import weight_store
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
-from xmo.dialects.ov.ops import SliceOp, TransposeOp
+from xmo.dialects.ov.ops import TransposeOp
 from xmo.dialects.ov.control_ops import LoopOp, TensorIteratorOp, graph_blocks
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.loop_to_sequence.bidirectional import MergeDirections
 from xmo.passes.loop_to_sequence.cell import CellMatch, CellVariables, match_cell
 from xmo.passes.loop_to_sequence.emit import build_sequence
 from xmo.passes.loop_to_sequence.loop import RecurrentLoop, State, recurrent_loop
-from xmo.passes.loop_to_sequence.probe import is_reversal
+from xmo.passes.loop_to_sequence.probe import adds_unit_axis, is_reversal, removes_unit_axis
 from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 from xmo.passes.to_ov.builder import Builder, NotConvertible
 
@@ -99,8 +99,9 @@ class LoopToSequence(RewritePattern):
             _add_names(v, op.get_tensor_names(k))
             rewriter.replace_all_uses_with(op.results[k], v)
         rewriter.erase(op)
+        created = set(rep.ops)
         for v in rep.values.values():
-            _cancel_inverses(rewriter, v)
+            _cancel_inverses(rewriter, v, created)
 
 
 def _add_names(v: SSAValue, names: list[str]) -> None:
@@ -116,28 +117,33 @@ def _order(op: Operation) -> list[int] | None:
 
 def _inverts(outer: Operation, inner: Operation) -> bool:
     """Whether ``outer(inner(y))`` is ``y``: two Transposes whose orders
-    compose to the identity, or two reversals of the same axis."""
+    compose to the identity, two reversals of one axis, a unit axis added
+    and removed."""
     p, q = _order(inner), _order(outer)
     if p is not None:
         return q is not None and len(q) == len(p) and all(p[q[i]] == i for i in range(len(p)))
-    dims = dims_of(inner.results[0].type) if inner.results else None
-    if dims is None or not inner.operands:
+    dims = dims_of(inner.results[0].type)
+    if dims is None:
         return False
+    const = constant_value_of
     return any(
-        is_reversal(inner, a, constant_value_of) and is_reversal(outer, a, constant_value_of)
+        (is_reversal(inner, a, const) and is_reversal(outer, a, const))
+        or (adds_unit_axis(inner, a, const) and removes_unit_axis(outer, a, const))
         for a in range(len(dims))
     )
 
 
-def _cancel_inverses(rewriter: PatternRewriter, v: SSAValue) -> None:
-    """Consumers undoing the op making ``v`` read that op's input instead:
-    the loop's output made time major (or reversed in time) and turned back
-    by the model (Keras transposes the sequence back to batch major, and its
-    Bidirectional reverses the backward layer's output again). The consumers'
-    tensor names go to the input's producer; the op goes when nothing else
-    reads it; then the same for the input."""
+def _cancel_inverses(rewriter: PatternRewriter, v: SSAValue, created: set[Operation]) -> None:
+    """Consumers undoing the op making ``v`` (one of the ops ``created``)
+    read that op's input instead: the loop's output made time major,
+    reversed in time or given a unit axis, and turned back by the model
+    (Keras transposes the sequence back to batch major, its Bidirectional
+    reverses the backward layer's output again, TensorFlow cuts the last
+    output out of a list of one). The consumers' tensor names go to the
+    input's producer; the op goes when nothing else reads it; then the same
+    for the input."""
     inner = v.owner
-    if not isinstance(inner, TransposeOp | SliceOp) or not inner.operands:
+    if inner not in created or not isinstance(inner, OVOp) or not inner.operands:
         return
     y = inner.operands[0]
     cancelled = False
@@ -153,7 +159,7 @@ def _cancel_inverses(rewriter: PatternRewriter, v: SSAValue) -> None:
         _add_names(y, inner.get_tensor_names(0))
         rewriter.erase(inner)
     if cancelled:
-        _cancel_inverses(rewriter, y)
+        _cancel_inverses(rewriter, y, created)
 
 
 @dataclass(frozen=True)

@@ -133,10 +133,9 @@ def build_sequence(
             y = b.out("Transpose", [y, b.i64([1, 0, 2])])
         values[s.external] = y
     for k, (result, unit_axis) in roles.items():
-        if unit_axis == 0:  # [1, B, H]
-            values[k] = b.out("Transpose", [seq.results[result], b.i64([1, 0, 2])])
-        else:
-            values[k] = b.squeeze(seq.results[result], [1])
+        values[k] = b.squeeze(seq.results[result], [1])
+        if unit_axis is not None:
+            values[k] = b.unsqueeze(values[k], [unit_axis])
     return Replacement(b.ops, seq, values)
 
 
