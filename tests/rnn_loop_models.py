@@ -70,6 +70,9 @@ class Wrap:
     initial: bool = True
     #: graph outputs: "sequence" (y), "last" (h [, c]) or "both"
     outputs: str = "both"
+    #: a static time length (and batch) in the model's input: xmo would
+    #: unroll such a loop, unless it is a recurrent cell
+    static: tuple[int, int] | None = None
 
 
 class _Names:
@@ -252,13 +255,14 @@ def rnn_model(cell: Cell, wrap: Wrap = Wrap(), seed: int = 0,
     H, I = cell.hidden, cell.features
     lstm = cell.kind == "lstm"
     b_axis = 0 if wrap.batch_first else 1
-    xdims = ["N", "T", I] if wrap.batch_first else ["T", "N", I]
+    steps, batch = wrap.static or ("T", "N")
+    xdims = [batch, steps, I] if wrap.batch_first else [steps, batch, I]
     nodes: list[onnx.NodeProto] = []
     inputs = [_vi("x", F, xdims)]
     inits: list[onnx.TensorProto] = []
     states = ["h0", "c0"] if lstm else ["h0"]
     if wrap.initial:
-        inputs += [_vi(s, F, ["N", H]) for s in states]
+        inputs += [_vi(s, F, [batch, H]) for s in states]
     else:
         inits += [numpy_helper.from_array(np.array([b_axis], np.int64), "b_axis"),
                   numpy_helper.from_array(np.array([H], np.int64), "hidden")]
@@ -283,12 +287,12 @@ def rnn_model(cell: Cell, wrap: Wrap = Wrap(), seed: int = 0,
         nodes.append(helper.make_node("Concat", parts, [r], axis=-1) if len(parts) > 1
                      else helper.make_node("Identity", parts, [r]))
     width = H * len(layers)
-    ydims = ["N", "T", width] if wrap.batch_first else ["T", "N", width]
+    ydims = [batch, steps, width] if wrap.batch_first else [steps, batch, width]
     outputs = []
     if wrap.outputs in ("sequence", "both"):
         outputs.append(_vi("y", F, ydims))
     if wrap.outputs in ("last", "both"):
-        outputs += [_vi("h", F, ["N", width])] + ([_vi("c", F, ["N", width])] if lstm else [])
+        outputs += [_vi("h", F, [batch, width])] + ([_vi("c", F, [batch, width])] if lstm else [])
     g = helper.make_graph(nodes, "rnn", inputs, outputs, initializer=inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8

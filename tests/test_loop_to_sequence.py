@@ -44,6 +44,10 @@ RECOGNISED = [
      Wrap(reverse=True, batch_first=True, outputs="last"), False),
     ("lstm_zero_states_sequence", Cell("lstm"), Wrap(initial=False, outputs="sequence"), False),
     ("lstm_loop", Cell("lstm"), Wrap(form="loop"), False),
+    # static lengths: kept loops (not unrolled), then Sequence ops
+    ("lstm_static_length", Cell("lstm"), Wrap(static=(5, 2)), False),
+    ("gru_loop_static_length", Cell("gru", lbr=False), Wrap(form="loop", static=(5, 2)), False),
+    ("bilstm_static_batch_first", Cell("lstm"), Wrap(static=(5, 2), batch_first=True), True),
     ("lstm_loop_batch_first_zero_states", Cell("lstm", fused=True),
      Wrap(form="loop", batch_first=True, initial=False), False),
     ("gru", Cell("gru"), Wrap(), False),
@@ -60,6 +64,7 @@ RECOGNISED = [
 #: cells that are not one a Sequence op computes: they stay loops
 NOT_RECOGNISED = [
     ("lstm_relu", Cell("lstm", activation="Relu"), Wrap()),
+    ("lstm_relu_static_length_unrolled", Cell("lstm", activation="Relu"), Wrap(static=(3, 2))),
     ("lstm_extra_op", Cell("lstm", extra=True), Wrap()),
     ("gru_extra_op", Cell("gru", extra=True), Wrap()),
     ("gru_tanh_gates", Cell("gru", gate_activation="Tanh"), Wrap()),
@@ -81,6 +86,9 @@ def _close(got, exp) -> None:
 
 
 def _feeds(cell: Cell, wrap: Wrap) -> list[dict]:
+    if wrap.static:
+        steps, batch = wrap.static
+        return [rnn_feeds(cell, wrap, steps=steps, batch=batch)]
     return [rnn_feeds(cell, wrap, steps=5, batch=2), rnn_feeds(cell, wrap, steps=1, batch=3, seed=2)]
 
 
@@ -116,7 +124,7 @@ def test_recognised(cell: Cell, wrap: Wrap, both: bool, tmp_path) -> None:
     assert seq.attr("direction") == want
 
     loop = xmo.convert_model(model, disable_transforms="ov-loop-to-sequence")
-    assert sum(_ops(loop)[n] for n in _LOOPS) == (2 if both else 1)
+    assert sum(_ops(loop)[n] for n in _LOOPS) == (2 if both else 1)  # not unrolled
     compiled, compiled_loop = _openvino(module, tmp_path, "seq"), _openvino(loop, tmp_path, "loop")
     for feeds in _feeds(cell, wrap):
         expected = _expected(model, feeds)
@@ -142,7 +150,8 @@ def test_not_recognised_stays_a_loop(cell: Cell, wrap: Wrap) -> None:
     model = rnn_model(cell, wrap)
     module = xmo.convert_model(model)
     ops = _ops(module)
-    assert sum(ops[n] for n in _LOOPS) == 1, ops
+    # a loop, or unrolled when its length is static (as any other loop)
+    assert sum(ops[n] for n in _LOOPS) == (0 if wrap.static else 1), ops
     assert not any(ops[n] for n in _SEQUENCES.values()), ops
     for feeds in _feeds(cell, wrap):
         for g, r in zip(_run_xmo(module, feeds), _expected(model, feeds)):

@@ -15,6 +15,7 @@ body), with the weights rearranged into OpenVINO's gate order and layout:
 2. :mod:`.cell` recognises the cell on the body's dataflow, whatever the
    operand order, the MatMul layout, the bias placement and the ops cutting
    the gates (:func:`~.cell.match_cell`), and gives its weights;
+   :mod:`.plan` puts both together (:func:`~.plan.plan`);
 3. :mod:`.emit` builds the Sequence op and the values standing for the
    loop's outputs (:func:`~.emit.build_sequence`);
 4. :mod:`.bidirectional` then merges a forward and a reverse Sequence op of
@@ -46,29 +47,11 @@ from xmo.dialects.ov.ops import TransposeOp
 from xmo.dialects.ov.control_ops import LoopOp, TensorIteratorOp, graph_blocks
 from xmo.dialects.ov.weights import WeightStore
 from xmo.passes.loop_to_sequence.bidirectional import MergeDirections
-from xmo.passes.loop_to_sequence.cell import CellMatch, CellVariables, match_cell
 from xmo.passes.loop_to_sequence.emit import build_sequence
-from xmo.passes.loop_to_sequence.loop import RecurrentLoop, State, recurrent_loop
+from xmo.passes.loop_to_sequence.plan import is_recurrent, plan
 from xmo.passes.loop_to_sequence.probe import adds_unit_axis, is_reversal, removes_unit_axis
 from xmo.passes.ov_dce import OVDeadCodeEliminationPass
 from xmo.passes.to_ov.builder import Builder, NotConvertible
-
-
-def recognise(loop: RecurrentLoop) -> tuple[CellMatch, State, State | None] | None:
-    """The cell of ``loop`` with its hidden state (and LSTM cell state)."""
-    states = loop.states
-    if len(states) == 1:
-        (h,) = states
-        cell = match_cell(CellVariables(loop.step, h.param, h.new), loop.const)
-        return None if cell is None else (cell, h, None)
-    if len(states) == 2:
-        for h, c in (states, states[::-1]):
-            cell = match_cell(
-                CellVariables(loop.step, h.param, h.new, c.param, c.new), loop.const
-            )
-            if cell is not None:
-                return cell, h, c
-    return None
 
 
 @dataclass(frozen=True)
@@ -80,15 +63,12 @@ class LoopToSequence(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, LoopOp | TensorIteratorOp):
             return
-        loop = recurrent_loop(op)
-        if loop is None:
-            return
-        found = recognise(loop)
+        found = plan(op)
         if found is None:
             return
         name = op.get_friendly_name() or op.name
         try:
-            rep = build_sequence(Builder(self.store, name), loop, *found)
+            rep = build_sequence(Builder(self.store, name), found)
         except NotConvertible:
             return  # shape inference refused a new op: the loop stays
         if rep is None:
@@ -179,4 +159,4 @@ class OVLoopToSequencePass(ModulePass):
             OVDeadCodeEliminationPass().apply(ctx, op)
 
 
-__all__ = ["LoopToSequence", "OVLoopToSequencePass", "recognise"]
+__all__ = ["LoopToSequence", "OVLoopToSequencePass", "is_recurrent", "plan"]

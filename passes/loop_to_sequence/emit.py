@@ -25,8 +25,7 @@ from xdsl.ir import Operation, SSAValue
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of, tensor
 from xmo.dialects.ov.ops import TransposeOp
-from xmo.passes.loop_to_sequence.cell import CellMatch
-from xmo.passes.loop_to_sequence.loop import RecurrentLoop, State
+from xmo.passes.loop_to_sequence.plan import Plan
 from xmo.passes.to_ov.builder import Builder
 
 #: the Sequence op of each cell kind
@@ -76,27 +75,13 @@ def _reverse_time(b: Builder, v: SSAValue, axis: int) -> SSAValue:
     return b.out("Slice", [v, b.i64([-1]), b.i64([-_I64_MAX]), b.i64([-1]), b.i64([axis])])
 
 
-def build_sequence(
-    b: Builder,
-    loop: RecurrentLoop,
-    cell: CellMatch,
-    h: State,
-    c: State | None,
-) -> Replacement | None:
-    """The Sequence op for ``loop`` (whose cell is ``cell``, hidden state
-    ``h``, LSTM cell state ``c``), or None when an output of the loop is not
-    one the op gives."""
-    roles: dict[int, tuple[int, int | None]] = {}  # output -> (Sequence op output, unit axis)
-    for f in loop.finals:
-        if f.value is h.new:
-            roles[f.external] = (1, f.unit_axis)
-        elif c is not None and f.value is c.new:
-            roles[f.external] = (2, f.unit_axis)
-        else:
-            return None
-    for s in loop.sequences:
-        if s.value is not h.new:
-            return None
+def build_sequence(b: Builder, plan: Plan) -> Replacement | None:
+    """The Sequence op standing for ``plan``'s loop, or None when the input's
+    type is not known well enough."""
+    loop, cell, h, c = plan.loop, plan.cell, plan.h, plan.c
+    roles: dict[int, tuple[int, int | None]] = {  # output -> (Sequence op output, unit axis)
+        f.external: (1 if f.value is h.new else 2, f.unit_axis) for f in loop.finals
+    }
     xb = batch_major(b, loop.sequence, loop.time_axis)
     etype = et.of_tensor_type(xb.type)
     xdims = dims_of(xb.type)

@@ -156,8 +156,9 @@ class _Body:
     """body values equal to the iteration number (Loop)"""
 
 
-def recurrent_loop(op: LoopOp | TensorIteratorOp) -> RecurrentLoop | None:
-    """``op`` as a recurrent loop (see the module docstring), or None."""
+def recurrent_loop(op: LoopOp | TensorIteratorOp, used_only: bool = True) -> RecurrentLoop | None:
+    """``op`` as a recurrent loop (see the module docstring), or None;
+    ``used_only``: outputs nobody reads are left out."""
     params = [p.results[0] for p in body_parameters(op.body)]
     results = [r.operands[0] for r in body_results(op.body)]
     descs = op.input_descs()
@@ -206,7 +207,7 @@ def recurrent_loop(op: LoopOp | TensorIteratorOp) -> RecurrentLoop | None:
     sequences: list[SequenceOutput] = []
     finals: list[FinalOutput] = []
     for o in op.output_descs():
-        if not op.results[o.external].uses:
+        if used_only and not op.results[o.external].uses:
             continue
         v = results[o.result]
         if isinstance(o, ConcatOutput):

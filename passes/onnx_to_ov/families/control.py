@@ -18,6 +18,11 @@ folds):
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
 
+A Scan or Loop whose body is a recurrent cell applied once per time step
+(an LSTM, GRU or RNN cell, :func:`xmo.passes.loop_to_sequence.is_recurrent`)
+is not unrolled: it becomes the ov op with a body below, which the middle
+phase's ``ov-loop-to-sequence`` makes one Sequence op.
+
 An iteration that keeps an op with a body (a nested If / Loop / Scan decided
 at run time) is not unrolled: the enclosing loop becomes a loop too (one body
 holding the nested op, not one copy of it per iteration).
@@ -433,9 +438,33 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
     return parts[0] if len(parts) == 1 else b.concat(parts, axis)
 
 
+def _recurrent(
+    node: ConverterNode, b: Builder, build: Callable[[ConverterNode, Builder], list[SSAValue]]
+) -> list[SSAValue] | None:
+    """The ov op with a body ``build`` makes for ``node`` when that body is a
+    recurrent cell applied once per time step (``ov-loop-to-sequence`` makes
+    it one Sequence op, which beats any unrolling), else None (nothing emitted)."""
+    from xmo.passes.loop_to_sequence import is_recurrent
+
+    mark = len(b.ops)
+    try:
+        outs = build(node, b)
+    except NotConvertible:
+        rollback(b, mark)
+        return None
+    if isinstance(b.ops[-1], LoopOp | TensorIteratorOp) and is_recurrent(b.ops[-1]):
+        log.debug("'%s' is a recurrent cell per time step: kept a loop", node.name)
+        return outs
+    rollback(b, mark)
+    return None
+
+
 @converter("Scan", min_version=9)
 @_regions
 def scan(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _tensor_iterator)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_scan(node, b)
@@ -679,6 +708,9 @@ def scan8(node: ConverterNode, b: Builder):
 @converter("Loop", min_version=1)
 @_regions
 def loop(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _loop_op)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_loop(node, b)
