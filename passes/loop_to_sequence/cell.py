@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -59,18 +60,32 @@ CELL_ACTIVATION = "tanh"
 
 @dataclass(frozen=True)
 class CellMatch:
-    """A recognised cell, its weights in OpenVINO's layout and gate order."""
+    """A recognised cell, its weights in OpenVINO's layout and gate order
+    (kept as the blocks of each gate until asked for: recognising a cell
+    does not copy its weights)."""
 
     kind: str
-    """"lstm", "gru" or "rnn\""""
+    """one of "lstm", "gru", "rnn"."""
     hidden: int
-    w: np.ndarray
-    """[gates*H, I]"""
-    r: np.ndarray
-    """[gates*H, H]"""
-    b: np.ndarray
-    """[gates*H] ([4*H] for GRU with linear_before_reset)"""
+    w_blocks: tuple[np.ndarray, ...]
+    r_blocks: tuple[np.ndarray, ...]
+    b_blocks: tuple[np.ndarray, ...]
     linear_before_reset: bool = False
+
+    @cached_property
+    def w(self) -> np.ndarray:
+        """[gates*H, I]"""
+        return np.concatenate(self.w_blocks)
+
+    @cached_property
+    def r(self) -> np.ndarray:
+        """[gates*H, H]"""
+        return np.concatenate(self.r_blocks)
+
+    @cached_property
+    def b(self) -> np.ndarray:
+        """[gates*H] ([4*H] for GRU with linear_before_reset)"""
+        return np.concatenate(self.b_blocks)
 
     @property
     def activations(self) -> list[str]:
@@ -98,7 +113,8 @@ class Affine:
     def plus(self, other: Affine, sign: float = 1.0) -> Affine:
         coef = dict(self.coef)
         for v, m in other.coef.items():
-            coef[v] = coef[v] + sign * m if v in coef else sign * m
+            m = m if sign == 1.0 else -m
+            coef[v] = coef[v] + m if v in coef else m
         return Affine(coef, self.bias + sign * other.bias)
 
     def times(self, m: np.ndarray) -> Affine:
@@ -110,7 +126,11 @@ class Affine:
         return Affine({v: c * s for v, c in self.coef.items()}, self.bias * s)
 
     def cols(self, idx: np.ndarray) -> Affine:
-        return Affine({v: c[:, idx] for v, c in self.coef.items()}, self.bias[idx])
+        """The columns ``idx`` (a view when they are a range: weights may be large)."""
+        sel: np.ndarray | slice = idx
+        if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+            sel = slice(int(idx[0]), int(idx[0]) + len(idx))
+        return Affine({v: c[:, sel] for v, c in self.coef.items()}, self.bias[sel])
 
     def of(self, v: SSAValue, width: int) -> np.ndarray:
         """The coefficient of ``v`` (zeros when it does not contribute)."""
@@ -212,9 +232,29 @@ class Affines:
         if w is None or w.ndim != 2:
             return None
         w = np.asarray(w, np.float64)
-        if op.attr("transpose_b"):
-            w = w.T
-        inner = self(op.operands[0])
+        return self._times(op.operands[0], w.T if op.attr("transpose_b") else w)
+
+    def _times(self, a: SSAValue, w: np.ndarray) -> Affine | None:
+        """The affine form of ``a @ w``: a variable's coefficient is ``w``
+        itself, a Concat's parts take their rows of ``w`` (no product with
+        an identity: weights may be large)."""
+        if a in self.variables:
+            return Affine({a: w}, np.zeros(w.shape[1])) if self.variables[a] == w.shape[0] else None
+        cat = producer(a)
+        if isinstance(cat, ConcatOp) and cat.attr("axis") in (1, -1):
+            total: Affine | None = None
+            row = 0
+            for part in cat.operands:
+                width = self.variables.get(part) or _width(part)
+                if width is None or row + width > w.shape[0]:
+                    return None
+                term = self._times(part, w[row:row + width])
+                if term is None:
+                    return None
+                total = term if total is None else total.plus(term)
+                row += width
+            return total if row == w.shape[0] else None
+        inner = self(a)
         if inner is None or inner.n != w.shape[0]:
             return None
         return inner.times(w)
@@ -328,10 +368,12 @@ def _state_width(state: SSAValue, new: SSAValue) -> int | None:
 
 
 def _weights(forms: list[Affine], x: SSAValue, h: SSAValue, i: int, hs: int):
-    w = np.concatenate([f.of(x, i).T for f in forms])
-    r = np.concatenate([f.of(h, hs).T for f in forms])
-    b = np.concatenate([f.bias for f in forms])
-    return w, r, b
+    """(W, R, B) blocks of the gates' affine forms, in order."""
+    return (
+        tuple(f.of(x, i).T for f in forms),
+        tuple(f.of(h, hs).T for f in forms),
+        tuple(f.bias for f in forms),
+    )
 
 
 def _gate_forms(pre: list[SSAValue], aff: Affines, hs: int) -> list[Affine] | None:
@@ -391,10 +433,7 @@ def _gru(cv: CellVariables, const: Resolve, i: int, hs: int) -> CellMatch | None
             if forms is None:
                 continue
             w, r, b = _weights(forms, cv.x, cv.h, i, hs)
-            return CellMatch(
-                "gru", hs, np.concatenate([w, cand[0]]), np.concatenate([r, cand[1]]),
-                np.concatenate([b, *cand[2:]]), lbr,
-            )
+            return CellMatch("gru", hs, (*w, cand[0]), (*r, cand[1]), (*b, *cand[2:]), lbr)
     return None
 
 

@@ -30,7 +30,7 @@ from xmo.dialects.ov.base import OVOp, dims_of
 #: could pass for one on the non-negative positions of a probe)
 MOVES_DATA = frozenset({"indexing", "shape_ops"})
 #: most elements of a probe
-MAX_PROBE = 1 << 16
+MAX_PROBE = 1 << 20
 #: dynamic dims are given these sizes, one probe each
 DYNAMIC_SIZES = (2, 3)
 #: largest position each element type represents exactly
