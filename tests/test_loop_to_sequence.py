@@ -12,7 +12,9 @@ RNNSequence; anything else stays a loop.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -210,3 +212,37 @@ def test_keras_while_loops(layers, expected, tmp_path) -> None:
             assert len(got) == len(reference)
             for a, b in zip(got, reference):
                 _close(a, b)
+
+
+# -- the Keras fixtures (tests/data/tf) once the TensorFlow frontend converts them ------
+TF_DATA = Path(__file__).parent / "data" / "tf"
+#: fixture -> its Sequence ops (a Bidirectional layer is one, bidirectional)
+KERAS_FIXTURES = {"lstm": 1, "gru": 1, "gru_seq": 1, "simple_rnn": 1, "bilstm": 1,
+                  "stacked_lstm": 2}
+
+
+def _keras_fixtures() -> list[tuple[str, int, dict]]:
+    """The Keras RNN fixtures (both freeze modes) xmo converts (not marked
+    ``xmo_pending`` / ``xmo_load_pending`` in the manifest); numbers are
+    compared with TensorFlow in tests/test_tf_models.py."""
+    manifest = TF_DATA / "manifest.json"
+    models = json.loads(manifest.read_text())["models"] if manifest.exists() else {}
+    return [
+        (name, count, models[name])
+        for base, count in KERAS_FIXTURES.items()
+        for name in (base, f"{base}_functional")
+        if name in models
+        and not models[name].get("xmo_pending") and not models[name].get("xmo_load_pending")
+    ]
+
+
+@pytest.mark.parametrize(("name", "count", "entry"), _keras_fixtures(),
+                         ids=[f[0] for f in _keras_fixtures()])
+def test_keras_fixtures_become_sequences(name, count, entry) -> None:
+    module = xmo.convert_model(TF_DATA / entry["file"])
+    ops = _ops(module)
+    assert sum(ops[n] for n in _SEQUENCES.values()) == count, ops
+    assert not any(ops[n] for n in _LOOPS), ops
+    # layers as OpenVINO counts them (bodies included): fewer than its TF frontend's
+    layers = sum(1 for op in module.walk() if op.name.startswith("ov."))
+    assert layers < entry["openvino"]["layers"], (layers, entry["openvino"]["layers"])

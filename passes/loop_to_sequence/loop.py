@@ -10,9 +10,10 @@ walks one sequence a time step per iteration, carrying states.
   whose body parameter only feeds a Squeeze / Reshape dropping the unit
   axis, or (Loop) an invariant input the body Gathers at the *iteration
   number* (Loop's current-iteration parameter, or a carried counter starting
-  at 0 and stepping by 1, as TensorFlow's ``time``). ``X`` that is itself
-  the time reversal of a tensor (TensorFlow's ``ReverseV2``, Keras'
-  ``go_backwards``) is read as that tensor walked from its end;
+  at 0 and stepping by 1, as TensorFlow's ``time``). ``X`` is read at its
+  source: through Transposes swapping its time and batch axes (the time
+  major copy TensorFlow makes), and through time reversals (TensorFlow's
+  ``ReverseV2``, Keras' ``go_backwards``: the source walked from its end);
 * **the carried values**: float values of rank 2 are the states; integer
   scalars are counters (nothing they compute is an output); a float value
   of rank 3 is a *written list* when each iteration overwrites one of its
@@ -183,9 +184,7 @@ def recurrent_loop(op: LoopOp | TensorIteratorOp, used_only: bool = True) -> Rec
     if isinstance(op, LoopOp) and not _runs_over(body, x, axis, bool(slices)):
         return None
     steps = _time_steps(x, axis)
-    reversed_x = _time_reversed(x, axis)
-    if reversed_x is not None:
-        x, backwards = reversed_x, not backwards
+    x, axis, backwards = _source(x, axis, backwards)
 
     states: list[State] = []
     lists: dict[int, SequenceOutput | FinalOutput] = {}
@@ -287,6 +286,22 @@ def _gathered_step(body: _Body):
             return None
         found = (outer, axis, False, step)
     return found
+
+
+def _source(x: SSAValue, axis: int, backwards: bool) -> tuple[SSAValue, int, bool]:
+    """The tensor the sequence ``x`` (walked along ``axis``) is read from,
+    through Transposes swapping time and batch and time reversals: (that
+    tensor, its time axis, whether the walk is backwards on it)."""
+    while True:
+        tr = producer(x)
+        perm = constant_value_of(tr.operands[1]) if isinstance(tr, TransposeOp) else None
+        if perm is not None and perm.reshape(-1).tolist() == [1, 0, 2]:
+            x, axis = tr.operands[0], 1 - axis  # type: ignore[union-attr]
+            continue
+        reversed_x = _time_reversed(x, axis)
+        if reversed_x is None:
+            return x, axis, backwards
+        x, backwards = reversed_x, not backwards
 
 
 def _time_reversed(x: SSAValue, axis: int) -> SSAValue | None:
