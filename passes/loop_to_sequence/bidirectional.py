@@ -106,14 +106,7 @@ class MergeDirections(RewritePattern):
         if between is None:
             return  # the second depends on the first
         b = Builder(self.store, op.get_friendly_name() or op.name)
-        lstm = isinstance(op, LSTMSequenceOp)
-        n_states = 2 if lstm else 1
-        x = op.operands[0]
-        states = [b.concat([op.operands[1 + k], other.operands[1 + k]], 1)
-                  for k in range(n_states)]
-        lengths = op.operands[1 + n_states]
-        weights = [_stacked(b, op.operands[k], other.operands[k])
-                   for k in range(2 + n_states, 5 + n_states)]
+        n_states = 2 if isinstance(op, LSTMSequenceOp) else 1
         attrs = op.attr_values()
         attrs["direction"] = "bidirectional"
         types = []
@@ -123,10 +116,16 @@ class MergeDirections(RewritePattern):
             dims[1] = 2
             types.append(tensor(et.of_tensor_type(r.type) or "f32", dims))
         try:
-            merged = b.op(op.OV_TYPE, [x, *states, lengths, *weights], attrs, result_types=types)
+            states = [b.concat([op.operands[1 + k], other.operands[1 + k]], 1)
+                      for k in range(n_states)]
+            weights = [_stacked(b, op.operands[k], other.operands[k])
+                       for k in range(2 + n_states, 5 + n_states)]
+            merged = b.op(op.OV_TYPE, [op.operands[0], *states, op.operands[1 + n_states],
+                                       *weights], attrs, result_types=types)
             halves = [b.op("Split", [r, b.i64(1)], {"num_splits": 2}, num_outputs=2)
                       for r in merged.results]
         except NotConvertible:
+            b.rollback()
             return
         merged.set_friendly_name(op.get_friendly_name())
         rewriter.insert(b.ops, InsertPoint.before(second))

@@ -35,7 +35,7 @@ trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
 
 Otherwise (a condition, trip count or scan length known only at run time,
 branch shapes that differ, beyond the unroll bounds: :class:`NotUnrollable`)
-what the attempt emitted is dropped (:func:`rollback`) and the node becomes an
+what the attempt emitted is dropped (``Builder.rollback``) and the node becomes an
 ov op whose bodies are the sub-graphs legalized by
 :func:`~xmo.passes.onnx_to_ov.convert.convert_body` (outer values the
 sub-graph uses become body Parameters fed by the op, constants are cloned
@@ -362,18 +362,10 @@ def if_(node: ConverterNode, b: Builder):
         e = _tensor(node, e, f"else-branch output {i}")
         sel = _select(node, b, c, t, e, i)
         if sel is None:
-            rollback(b, mark)
+            b.rollback(mark)
             return _if_op(node, b, cond, then_r, else_r)
         outs.append(sel)
     return outs
-
-
-def rollback(b: Builder, mark: int) -> None:
-    """Drop the ops ``b`` emitted after the first ``mark`` (not inserted anywhere yet)."""
-    dropped = b.ops[mark:]
-    del b.ops[mark:]
-    for op in reversed(dropped):
-        op.erase(safe_erase=False)
 
 
 def _select(
@@ -450,12 +442,12 @@ def _recurrent(
     try:
         outs = build(node, b)
     except NotConvertible:
-        rollback(b, mark)
+        b.rollback(mark)
         return None
     if isinstance(b.ops[-1], LoopOp | TensorIteratorOp) and is_recurrent(b.ops[-1]):
         log.debug("'%s' is a recurrent cell per time step: kept a loop", node.name)
         return outs
-    rollback(b, mark)
+    b.rollback(mark)
     return None
 
 
@@ -470,7 +462,7 @@ def scan(node: ConverterNode, b: Builder):
         return _unrolled_scan(node, b)
     except NotUnrollable as e:
         log.debug("Scan '%s' is not unrolled (%s): an ov.TensorIterator", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _tensor_iterator(node, b)
 
 
@@ -716,7 +708,7 @@ def loop(node: ConverterNode, b: Builder):
         return _unrolled_loop(node, b)
     except NotUnrollable as e:
         log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _loop_op(node, b)
 
 
@@ -880,5 +872,4 @@ __all__ = [
     "UNROLLED_OP_BYTES",
     "known_value",
     "refined_dims",
-    "rollback",
 ]
