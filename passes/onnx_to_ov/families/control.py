@@ -436,6 +436,7 @@ def _recurrent(
     """The ov op with a body ``build`` makes for ``node`` when that body is a
     recurrent cell applied once per time step (``ov-loop-to-sequence`` makes
     it one Sequence op, which beats any unrolling), else None (nothing emitted)."""
+    # the pass package loads only for models with a Scan / Loop (as passes do)
     from xmo.passes.loop_to_sequence import is_recurrent
 
     mark = len(b.ops)
