@@ -18,6 +18,11 @@ folds):
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
 
+A Scan or Loop whose body is a recurrent cell applied once per time step
+(an LSTM, GRU or RNN cell, :func:`xmo.passes.loop_to_sequence.is_recurrent`)
+is not unrolled: it becomes the ov op with a body below, which the middle
+phase's ``ov-loop-to-sequence`` makes one Sequence op.
+
 An iteration that keeps an op with a body (a nested If / Loop / Scan decided
 at run time) is not unrolled: the enclosing loop becomes a loop too (one body
 holding the nested op, not one copy of it per iteration).
@@ -30,7 +35,7 @@ trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
 
 Otherwise (a condition, trip count or scan length known only at run time,
 branch shapes that differ, beyond the unroll bounds: :class:`NotUnrollable`)
-what the attempt emitted is dropped (:func:`rollback`) and the node becomes an
+what the attempt emitted is dropped (``Builder.rollback``) and the node becomes an
 ov op whose bodies are the sub-graphs legalized by
 :func:`~xmo.passes.onnx_to_ov.convert.convert_body` (outer values the
 sub-graph uses become body Parameters fed by the op, constants are cloned
@@ -357,18 +362,10 @@ def if_(node: ConverterNode, b: Builder):
         e = _tensor(node, e, f"else-branch output {i}")
         sel = _select(node, b, c, t, e, i)
         if sel is None:
-            rollback(b, mark)
+            b.rollback(mark)
             return _if_op(node, b, cond, then_r, else_r)
         outs.append(sel)
     return outs
-
-
-def rollback(b: Builder, mark: int) -> None:
-    """Drop the ops ``b`` emitted after the first ``mark`` (not inserted anywhere yet)."""
-    dropped = b.ops[mark:]
-    del b.ops[mark:]
-    for op in reversed(dropped):
-        op.erase(safe_erase=False)
 
 
 def _select(
@@ -433,15 +430,40 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
     return parts[0] if len(parts) == 1 else b.concat(parts, axis)
 
 
+def _recurrent(
+    node: ConverterNode, b: Builder, build: Callable[[ConverterNode, Builder], list[SSAValue]]
+) -> list[SSAValue] | None:
+    """The ov op with a body ``build`` makes for ``node`` when that body is a
+    recurrent cell applied once per time step (``ov-loop-to-sequence`` makes
+    it one Sequence op, which beats any unrolling), else None (nothing emitted)."""
+    # the pass package loads only for models with a Scan / Loop (as passes do)
+    from xmo.passes.loop_to_sequence import is_recurrent
+
+    mark = len(b.ops)
+    try:
+        outs = build(node, b)
+    except NotConvertible:
+        b.rollback(mark)
+        return None
+    if isinstance(b.ops[-1], LoopOp | TensorIteratorOp) and is_recurrent(b.ops[-1]):
+        log.debug("'%s' is a recurrent cell per time step: kept a loop", node.name)
+        return outs
+    b.rollback(mark)
+    return None
+
+
 @converter("Scan", min_version=9)
 @_regions
 def scan(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _tensor_iterator)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_scan(node, b)
     except NotUnrollable as e:
         log.debug("Scan '%s' is not unrolled (%s): an ov.TensorIterator", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _tensor_iterator(node, b)
 
 
@@ -681,12 +703,15 @@ def scan8(node: ConverterNode, b: Builder):
 @converter("Loop", min_version=1)
 @_regions
 def loop(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _loop_op)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_loop(node, b)
     except NotUnrollable as e:
         log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _loop_op(node, b)
 
 
@@ -827,5 +852,4 @@ __all__ = [
     "UNROLLED_OP_BYTES",
     "known_value",
     "refined_dims",
-    "rollback",
 ]
