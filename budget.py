@@ -47,7 +47,7 @@ from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from xmo.errors import ConversionError
+from xmo.errors import ConversionError, NodeError
 
 #: the largest static dimension OpenVINO's IR reader accepts as static
 #: (``2**63 - 1`` reads as dynamic, larger values are refused)
@@ -58,27 +58,9 @@ MAX_ELEMENTS = (1 << 63) - 1
 DEFAULT_FRACTION = 0.5
 
 
-class ResourceLimitError(ConversionError):
+class ResourceLimitError(NodeError, ConversionError):
     """A conversion step refusing to go beyond a limit. One line; names the
-    node when one is known (:meth:`at`)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.node: str | None = None
-        self.op_type: str | None = None
-
-    def at(self, node: str | None, op_type: str | None) -> ResourceLimitError:
-        """Name the node the limit was hit at (the innermost one wins)."""
-        if self.node is None and self.op_type is None:
-            self.node, self.op_type = node, op_type
-        return self
-
-    def __str__(self) -> str:
-        if self.node is None and self.op_type is None:
-            return self.message
-        where = f"node '{self.node}'" if self.node else "a node"
-        return f"{where} ({self.op_type}): {self.message}" if self.op_type else f"{where}: {self.message}"
+    node when one is known (:meth:`~xmo.errors.NodeError.at`)."""
 
 
 class MemoryLimitError(ResourceLimitError):

@@ -18,6 +18,10 @@ is a bug. The kinds:
 * :class:`BackendError` -- the CPU backend or the IR writer cannot do what
   is asked (a missing kernel, inputs of the wrong shape, a value IR cannot hold)
 
+A converter that finds a problem with the node it converts, but does not
+know the node's name, raises a :class:`NodeError`; the legalization driver
+names the node (:meth:`NodeError.at`, the innermost node wins).
+
 Modules keep their specific classes (``OnnxFrontendError``,
 ``KernelNotFoundError``...), each a subclass of one of these.
 """
@@ -50,11 +54,42 @@ class BackendError(XmoError):
     """A backend (the CPU executor, the IR writer) that cannot do what is asked."""
 
 
+class NodeError(XmoError):
+    """An error about one node, raised where the node is not known: whoever
+    knows it names it with :meth:`at` (the innermost node wins). One line:
+    ``node 'name' (OpType): message``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.node: str | None = None
+        self.op_type: str | None = None
+
+    def at(self, node: str | None, op_type: str | None) -> NodeError:
+        """Name the node the error is about, unless one is named already."""
+        if self.node is None and self.op_type is None:
+            self.node, self.op_type = node, op_type
+        return self
+
+    def __str__(self) -> str:
+        if self.node is None and self.op_type is None:
+            return self.message
+        where = f"node '{self.node}'" if self.node else "a node"
+        return f"{where} ({self.op_type}): {self.message}" if self.op_type else f"{where}: {self.message}"
+
+
+class InvalidNodeError(NodeError, ModelError):
+    """A node the model gets wrong in a way only conversion finds (a loop
+    body yielding another element type than its loop-carried value)."""
+
+
 __all__ = [
     "BackendError",
     "ConversionError",
     "ExtensionError",
+    "InvalidNodeError",
     "ModelError",
+    "NodeError",
     "TransformationError",
     "XmoError",
     "first_line",

@@ -59,7 +59,8 @@ class Graph:
     ``body``: the block of a Loop / TensorIterator / If body inside ``module``
     to view instead of the model's own graph (its Parameters and Results are
     the body's inputs and outputs; ``xmo.dialects.ov.control_ops.graph_blocks``
-    lists them). A graph never reaches into a body: a Loop is one node.
+    lists them). A graph never reaches into a body: a Loop is one node, whose
+    ``node.bodies`` are graphs of their own; :meth:`graphs` walks them all.
     """
 
     def __init__(
@@ -129,6 +130,15 @@ class Graph:
             if all(n.matches_attr(k, v) for k, v in attr_filters.items()):
                 out.append(n)
         return out
+
+    def graphs(self) -> Iterator[Graph]:
+        """This graph, then the bodies of its control-flow nodes, nested
+        ones included (depth first, in block order)."""
+        yield self
+        for op in list(self._block.ops):
+            if op.regions:
+                for body in self.node(op).bodies:
+                    yield from body.graphs()
 
     def get_node_by_name(self, name: str) -> Node | None:
         """The node with friendly name ``name`` (error when several have it)."""

@@ -119,6 +119,18 @@ class Node:
         self._ov().set_friendly_name(value)
         self.graph.changed = True
 
+    # -- bodies ----------------------------------------------------------------
+    @property
+    def bodies(self) -> list[Graph]:
+        """The bodies of a Loop / TensorIterator (one) or If (then, else) as
+        graphs of their own (their Parameters and Results are the body's
+        inputs and outputs); empty for any other op. Editing a body does not
+        change the op's port maps: keep its Parameters and Results."""
+        return [
+            type(self.graph)(self.graph.module, self.graph.ctx, region.block)
+            for region in self.op.regions
+        ]
+
     def _ov(self) -> OVOp:
         if not isinstance(self.op, OVOp):
             raise GraphError(f"{self.op.name} is not an ov op")

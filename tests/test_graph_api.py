@@ -595,3 +595,45 @@ def test_graph_needs_a_module():
 def test_ports_are_plain_values(g):
     p = n(g, "add").in_port(0)
     assert isinstance(p, Port) and p.graph is g
+
+
+def test_bodies_are_graphs_of_their_own(tmp_path):
+    """A Loop is one node of its graph; ``node.bodies`` / ``graph.graphs()``
+    reach into its body, where the usual API edits it."""
+    onnx = pytest.importorskip("onnx")
+    import xmo
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Mul", ["v", "k"], ["v_out"], name="scale")],
+        "body",
+        [helper.make_tensor_value_info("i", T.INT64, []), helper.make_tensor_value_info("c", T.BOOL, []),
+         helper.make_tensor_value_info("v", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("c_out", T.BOOL, []),
+         helper.make_tensor_value_info("v_out", T.FLOAT, [2])],
+        [helper.make_tensor("k", T.FLOAT, [], [2.0])],
+    )  # fmt: skip
+    g_onnx = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y"], body=body, name="loop")], "g",
+        [helper.make_tensor_value_info("M", T.INT64, []), helper.make_tensor_value_info("x", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2])],
+    )  # fmt: skip
+    path = tmp_path / "loop.onnx"
+    onnx.save(helper.make_model(g_onnx, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    module = xmo.convert_model(str(path))
+    g = Graph(module)
+    (loop,) = g.get_op_nodes("Loop")
+    (body_g,) = loop.bodies
+    assert [gr.block for gr in g.graphs()] == [g.block, body_g.block]
+    assert g.get_op_nodes("Multiply") == []  # the top-level graph stops at the Loop
+    (mul,) = body_g.get_op_nodes("Multiply")
+    assert mul.name == "loop/body/scale"  # body nodes are named under their loop
+    assert mul.in_port(1).data.get_value() == 2.0
+    mul.in_node(1).out_port(0).data.set_value(np.array(3.0, np.float32))
+    body_g.finalize()
+    module.verify()
+    feeds = {"M": np.array(4, np.int64), "x": np.array([1.0, -0.5], np.float32)}
+    assert xmo.run(module, feeds)[0].tolist() == [81.0, -40.5]
+    assert isinstance(mul, Node)

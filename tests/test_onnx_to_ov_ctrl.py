@@ -331,3 +331,38 @@ def test_inner_names_prefixed() -> None:
     ]
     assert any(n.startswith("z/then/") for n in names), names
     assert any(n.startswith("z/else/") for n in names), names
+
+
+def _retyping_loop(trip_count_input: bool) -> onnx.ModelProto:
+    """A Loop whose body yields its carried f32 value as i32 (invalid ONNX)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Cast", ["s"], ["s_out"], to=TensorProto.INT32)],
+        "body", [_vi("i", I64, []), _vi("c", TensorProto.BOOL, []), _vi("s", F, [2])],
+        [_vi("c_out", TensorProto.BOOL, []), _vi("s_out", TensorProto.INT32, [2])],
+    )  # fmt: skip
+    node = helper.make_node("Loop", ["n", "", "x"], ["y"], body=body, name="myloop")
+    inputs = [_vi("x", F, [2])] + ([_vi("n", I64, [])] if trip_count_input else [])
+    inits = [] if trip_count_input else [_init("n", np.array(3, np.int64))]
+    g = helper.make_graph([node], "g", inputs, [_vi("y", F, [2])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("trip_count_input", [True, False], ids=["ov_loop", "unrolled"])
+def test_back_edge_of_another_type_is_one_line(trip_count_input, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.onnx"
+    onnx.save(_retyping_loop(trip_count_input), str(path))
+    out = tmp_path / "out"
+    r = subprocess.run(
+        [sys.executable, "-m", "xmo.tools.xmo_main", "convert", str(path), "-o", str(out / "m.xml")],
+        capture_output=True, text=True, check=False,
+    )
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        "xmo: error: node 'myloop' (Loop): loop-carried value 0: the body yields i32 for a "
+        "value that enters the loop as f32"
+    ]
+    assert not out.exists() or not any(out.iterdir())

@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xmo.budget import ResourceLimitError
+from xmo.errors import NodeError
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
@@ -208,7 +208,7 @@ def convert_block(
                 raise NotConvertible(
                     f"sub-graph node '{info.name}' ({info.key}): {e}"
                 ) from None
-            except ResourceLimitError as e:
+            except NodeError as e:
                 raise e.at(name, info.op_type) from None
             b.ops.extend(inner.ops)
             created = set(inner.ops)

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xmo.budget import ResourceLimitError
+from xmo.errors import NodeError
 from xmo.context import weight_store
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov import element_types as et
@@ -331,7 +332,7 @@ class Legalizer:
         except NotConvertible as e:
             self.fail(info.key, info.name, str(e), op)
             return
-        except ResourceLimitError as e:
+        except NodeError as e:
             raise e.at(info.name, info.op_type) from None
         self.new_ops.extend(b.ops)
         hooks.converted(op, info, outs)

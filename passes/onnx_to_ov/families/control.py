@@ -70,6 +70,7 @@ from xdsl.utils.exceptions import VerifyException
 from xmo import budget
 from xmo.budget import ResourceLimitError
 from xmo.dialects.ov import ConstantOp, ParameterOp
+from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.base import tensor as tensor_type
 from xmo.dialects.ov.control_ops import IfOp, LoopOp, TensorIteratorOp, body_results
@@ -83,6 +84,7 @@ from xmo.dialects.ov.port_map import (
 )
 from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import Body, convert_block, convert_body
+from xmo.errors import InvalidNodeError
 from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -219,7 +221,6 @@ def _evaluate(op: Operation, memo: dict, depth: int) -> list[np.ndarray] | None:
         dims = dims_of(op.operands[0].type)
         if dims is None or any(d < 0 for d in dims):
             return None
-        from xmo.dialects.ov import element_types as et
 
         return [np.asarray(dims, dtype=et.numpy_dtype(value_etype(op.results[0])))]
     ins = []
@@ -596,6 +597,7 @@ def _unrolled_scan(node: ConverterNode, b: Builder):
             outs = _iteration(node, b, lambda t=t, slices=slices: convert_block(
                 node, b, body, [*states, *slices], f"{node.name}/iter{t}"
             ), length - 1 - t)
+            check_carried([_etype_or_none(v) for v in states], outs[:n_state])
             states = [
                 _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
             ]
@@ -658,6 +660,7 @@ def scan8(node: ConverterNode, b: Builder):
                 outs = _iteration(node, b, lambda n=n, t=t, st=st, slices=slices: (
                     convert_block(node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}")
                 ), batch * length - 1 - (n * length + t))
+                check_carried([_etype_or_none(v) for v in st], outs[:n_state])
                 st = [
                     _tensor(node, v, f"state output {i}")
                     for i, v in enumerate(outs[:n_state])
@@ -686,6 +689,25 @@ def loop(node: ConverterNode, b: Builder):
         log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
         rollback(b, mark)
         return _loop_op(node, b)
+
+
+def _etype_or_none(v: SSAValue | SeqValue | None) -> str | None:
+    return value_etype(v) if isinstance(v, SSAValue) else None
+
+
+def check_carried(
+    entering: Sequence[str | None], yielded: Sequence[SSAValue | SeqValue | None]
+) -> None:
+    """Each loop-carried value keeps its element type through the body
+    (``entering``: the element types the values enter with, None where not a
+    tensor), else the model is invalid."""
+    for j, (want, v) in enumerate(zip(entering, yielded)):
+        have = _etype_or_none(v)
+        if want is not None and have is not None and have != want:
+            raise InvalidNodeError(
+                f"loop-carried value {j}: the body yields {have} for a value that enters "
+                f"the loop as {want}"
+            )
 
 
 def _unrolled_loop(node: ConverterNode, b: Builder):
@@ -728,6 +750,7 @@ def _unrolled_loop(node: ConverterNode, b: Builder):
             if kc is None:
                 raise NotUnrollable("the body's condition output is not a constant")
             cond = kc
+            check_carried([_etype_or_none(v) for v in state], outs[1 : 1 + n_state])
             state = list(outs[1 : 1 + n_state])
             for i, v in enumerate(outs[1 + n_state :]):
                 per_iter[i].append(_tensor(node, v, f"scan output {i}"))
@@ -826,13 +849,14 @@ def _settled_body(
     for _ in range(_MAX_RETYPES):
         body = build(types)
         results = body_results(body.region)[first_result : first_result + len(types)]
-        try:
-            wider = [
-                merge_types(t, r.operands[0].type, f"loop-carried value {j}")
-                for j, (t, r) in enumerate(zip(types, results))
-            ]
-        except VerifyException as e:
-            raise node.unsupported(str(e)) from None
+        check_carried(
+            [et.from_xdsl(t.get_element_type()) for t in types],  # type: ignore[attr-defined]
+            [r.operands[0] for r in results],
+        )
+        wider = [
+            merge_types(t, r.operands[0].type, f"loop-carried value {j}")
+            for j, (t, r) in enumerate(zip(types, results))
+        ]
         if wider == types:
             return body
         types = wider
