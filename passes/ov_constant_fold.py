@@ -237,7 +237,8 @@ class FoldConstantOp(RewritePattern):
             before = [r.type for r in op.results]
             # a control op refines its body Parameters too: their users (walked
             # after the op) are inferred again
-            params = [p for r in op.regions for p in r.block.ops if isinstance(p, ParameterOp)]
+            params = [p for r in op.regions for p in r.block.ops
+                      if isinstance(p, ParameterOp)] if op.regions else []
             params_before = [p.results[0].type for p in params]
             refine_op_types(op)
             if [r.type for r in op.results] != before:
