@@ -71,6 +71,12 @@ def _ov_fusions() -> type[ModulePass]:
     return OVFusionsPass
 
 
+def _ov_loop_to_sequence() -> type[ModulePass]:
+    from xmo.passes.loop_to_sequence import OVLoopToSequencePass
+
+    return OVLoopToSequencePass
+
+
 def _ov_transpose_sinking() -> type[ModulePass]:
     from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
@@ -119,6 +125,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ov-compress-fp16": _ov_compress_fp16,
         "ov-init-node-info": _ov_init_node_info,
         "ov-transpose-sinking": _ov_transpose_sinking,
+        "ov-loop-to-sequence": _ov_loop_to_sequence,
         "onnx-canonicalize": _onnx_canonicalize,
         "convert-onnx-to-ov": _convert_onnx_to_ov,
         "convert-tf-to-ov": _convert_tf_to_ov,

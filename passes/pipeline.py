@@ -101,10 +101,14 @@ DEFAULT_PIPELINE: tuple[Step, ...] = (
          after=("layout-start",), when=WHEN_NHWC),
     Step("layout-finish", MIDDLE, after=("ov-transpose-sinking",)),
     Step("ov-constant-fold", MIDDLE, ("ov-constant-fold",), after=("layout-finish",)),
+    # recurrent loops -> Sequence ops: their weights are constants by now, and
+    # the fusions have not rewritten their cells yet
+    Step("ov-loop-to-sequence", MIDDLE, ("ov-loop-to-sequence",), after=("ov-constant-fold",)),
     # identical ops merge first (as OpenVINO's shared-op optimization does
     # before its fusions): two equal convolutions of one input stay one even
     # when different batch norms follow them
-    Step("ov-fusions", MIDDLE, ("ov-cse as ov-cse-early", "ov-fusions"), after=("ov-constant-fold",)),
+    Step("ov-fusions", MIDDLE, ("ov-cse as ov-cse-early", "ov-fusions"),
+         after=("ov-loop-to-sequence",)),
     Step("ov-fuse-linear", MIDDLE, ("ov-fuse-linear",), after=("ov-fusions",)),
     Step("ov-cse", MIDDLE, ("ov-cse",), after=("ov-fuse-linear",)),
     Step("ov-dce", MIDDLE, ("ov-dce",), after=("ov-cse",)),

@@ -55,12 +55,17 @@ def test_sensitive_subgraphs_stay_f32() -> None:
     assert sum(1 for o in m.body.block.ops if o.name == "ov.Convert") == 1
 
 
-def _models() -> list[str]:
+def _models() -> list:
+    """The TF fixtures (those xmo cannot convert yet, ``xmo_pending``, as strict xfails)."""
     man = DATA / "manifest.json"
     if not man.exists():
         return []
     models = json.loads(man.read_text())["models"]
-    return [k for k, v in models.items() if not v.get("extensions")]
+    return [
+        pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=f"xmo_pending: {v['xmo_pending']}"))
+        if v.get("xmo_pending") else k
+        for k, v in models.items() if not v.get("extensions")
+    ]
 
 
 @pytest.mark.parametrize("name", _models())
@@ -72,7 +77,9 @@ def test_tf_fixture_within_tolerance_of_openvinos_own_fp16(name: str, tmp_path: 
     ins = dict(np.load(DATA / m["inputs_file"]))
     outs = dict(np.load(DATA / m["outputs_file"]))
     xmo.save_model(xmo.convert_model(DATA / m["file"]), tmp_path / "x.xml", compress_to_fp16=True)
-    refused = m.get("openvino_unsupported")  # OpenVINO's TF frontend cannot convert it
+    # OpenVINO's TF frontend cannot convert it, or its f32 conversion does not
+    # match TensorFlow (the manifest's record, tools/check_tf_fixtures_openvino.py)
+    refused = m.get("openvino_unsupported") or not m.get("openvino", {}).get("matches", True)
     if not refused:
         ov.save_model(ov.convert_model(str(DATA / m["file"])), str(tmp_path / "o.xml"),
                       compress_to_fp16=True)

@@ -23,7 +23,7 @@ from xmo.passes import get_all_passes
 
 PIPELINE_PASSES = [
     "ov-infer-shapes", "ov-constant-fold", "ov-transpose-sinking", "ov-cse", "ov-fusions",
-    "ov-fuse-linear", "ov-dce", "ov-compress-fp16",
+    "ov-fuse-linear", "ov-dce", "ov-compress-fp16", "ov-loop-to-sequence",
 ]
 
 

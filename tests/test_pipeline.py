@@ -50,8 +50,8 @@ def _labels(model, **options) -> list[str]:
 def test_default_pipeline_per_framework():
     onnx = _labels(DEMO)
     assert onnx == [
-        "onnx-canonicalize", "convert-onnx-to-ov", "ov-constant-fold", "ov-cse-early",
-        "ov-fusions", "ov-fuse-linear", "ov-cse", "ov-dce", "verify",
+        "onnx-canonicalize", "convert-onnx-to-ov", "ov-constant-fold", "ov-loop-to-sequence",
+        "ov-cse-early", "ov-fusions", "ov-fuse-linear", "ov-cse", "ov-dce", "verify",
     ]
     tf = _labels(CNN)
     assert tf[:4] == ["convert-tf-to-ov", "ov-constant-fold", "ov-transpose-sinking", "ov-constant-fold"]

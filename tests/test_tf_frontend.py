@@ -32,7 +32,8 @@ from xmo.context import attach_context, make_context
 from xmo.dialects.ov.weights import constant_array
 from xmo.dialects.tf.types import OpaqueTensorAttr, StringTensorAttr, StringType, UnknownType
 from xmo.frontends import framework_input_shapes, load_framework_model
-from xmo.frontends.tf import TFFrontendError, graph_input_shapes, load_tf
+from xmo.frontends.tf import TFFrontendError, graph_input_shapes, load_tf, read_graph_def
+from xmo.frontends.tf.frames import has_frames, raise_frames
 from xmo.frontends.tf.attrs import attr_from_proto, attr_to_proto
 from xmo.frontends.tf.schema import (
     AttrValue,
@@ -679,10 +680,21 @@ def test_textual_round_trip():
 # Fixtures made with TensorFlow (tests/data/tf)
 # ---------------------------------------------------------------------------
 
-FIXTURES = sorted(p.name for p in DATA.glob("*.pb")) if DATA.is_dir() else []
+def _fixtures() -> list:
+    """The ``.pb`` fixtures; those the manifest marks ``xmo_load_pending`` (the
+    frontend cannot load them yet) as strict xfails."""
+    if not DATA.is_dir():
+        return []
+    models = json.loads((DATA / "manifest.json").read_text())["models"]
+    pending = {v["file"]: v["xmo_load_pending"] for v in models.values() if v.get("xmo_load_pending")}
+    return [
+        pytest.param(p.name, marks=pytest.mark.xfail(strict=True, reason=f"xmo_load_pending: {pending[p.name]}"))
+        if p.name in pending else p.name
+        for p in sorted(DATA.glob("*.pb"))
+    ]
 
 
-@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("name", _fixtures())
 def test_fixture_loads(name):
     manifest = json.loads((DATA / "manifest.json").read_text())["models"]
     info = next((v for v in manifest.values() if v["file"] == name), None)
@@ -693,7 +705,12 @@ def test_fixture_loads(name):
         assert not any(isinstance(op, tfd.UnknownOp) for op in ops(m))
     if info is None:
         return
-    assert dict(hist) == info["op_histogram"]
+    gd = read_graph_def(DATA / name)
+    if has_frames(gd):
+        # TF1 while loops load raised to While nodes (frontends/tf/frames.py)
+        assert dict(hist) == collections.Counter(n.op for n in raise_frames(gd).node)
+    else:
+        assert dict(hist) == info["op_histogram"]
     assert outputs(m) == [o["name"].removesuffix(":0") for o in info["outputs"]]
     assert graph_input_shapes(DATA / name) == {i["name"]: i["shape"] for i in info["inputs"]}
     if info.get("text_file"):

@@ -38,10 +38,15 @@ class Shape(list):
 
 
 class DType:
-    """Marks a ``type`` attribute value."""
+    """Marks a ``type`` attribute value (``"variant"``: DT_VARIANT, a TensorList)."""
 
     def __init__(self, dtype: Any) -> None:
-        self.dtype = np.dtype(dtype)
+        if isinstance(dtype, str) and dtype == "variant":
+            self.dtype = None
+            self.enum = _DT.Value("DT_VARIANT")
+        else:
+            self.dtype = np.dtype(dtype)
+            self.enum = NP_TO_DT[self.dtype]
 
 
 def tensor_proto(value: Any, dtype: Any = None) -> Any:
@@ -71,7 +76,7 @@ def _set_attr(a: Any, v: Any) -> None:
     if isinstance(v, str) and v == "DT_STRING":
         a.type = _DT.Value("DT_STRING")
     elif isinstance(v, DType):
-        a.type = NP_TO_DT[v.dtype]
+        a.type = v.enum
     elif isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
         a.type = NP_TO_DT[np.dtype(v)]
     elif isinstance(v, Shape):
@@ -93,6 +98,8 @@ def _set_attr(a: Any, v: Any) -> None:
         a.s = v
     elif isinstance(v, np.ndarray):
         a.tensor.CopyFrom(tensor_proto(v))
+    elif isinstance(v, schema.AttrValue):
+        a.CopyFrom(v)
     elif isinstance(v, (list, tuple)):
         v = [DType(x) if isinstance(x, type) and issubclass(x, np.generic) else x for x in v]
         a.list.SetInParent()
@@ -103,7 +110,7 @@ def _set_attr(a: Any, v: Any) -> None:
         elif all(isinstance(x, (float, int)) for x in v):
             a.list.f.extend(float(x) for x in v)
         elif all(isinstance(x, DType) for x in v):
-            a.list.type.extend(NP_TO_DT[x.dtype] for x in v)
+            a.list.type.extend(x.enum for x in v)
         elif all(isinstance(x, str) for x in v):
             a.list.s.extend(x.encode() for x in v)
         else:
@@ -131,7 +138,7 @@ class Graph:
         controls: Sequence[str] = (),
         **attrs: Any,
     ) -> str:
-        n = self.g.node.add(name=name, op=op)
+        n = self._add_node(name, op)
         n.input.extend(list(inputs) + [f"^{c}" for c in controls])
         if isinstance(T, str) and T == "auto":
             first = inputs[0] if inputs else None
@@ -152,6 +159,19 @@ class Graph:
             self.dtypes[f"{name}:0"] = np.dtype(dt)
         return name
 
+    def _add_node(self, name: str, op: str) -> Any:
+        return self.g.node.add(name=name, op=op)
+
+    def function(
+        self,
+        name: str,
+        inputs: Sequence[tuple[str, Any]],
+        shapes: Sequence[Sequence[int] | None] | None = None,
+    ) -> Function:
+        """A FunctionDef of this graph's library: ``inputs`` are (arg name,
+        dtype); ``shapes`` their ``_output_shapes`` (None: not recorded)."""
+        return Function(self, name, inputs, shapes)
+
     def placeholder(self, name: str, dtype: Any = np.float32, shape: Sequence[int] | None = None) -> str:
         attrs: dict[str, Any] = {"dtype": DType(dtype)}
         attrs["shape"] = Shape([None]) if shape is None else Shape(list(shape))
@@ -159,7 +179,7 @@ class Graph:
 
     def const(self, name: str, value: Any, dtype: Any = None) -> str:
         if isinstance(value, (list, tuple)) and value and isinstance(value[0], str):
-            n = self.g.node.add(name=name, op="Const")
+            n = self._add_node(name, "Const")
             n.attr["dtype"].type = _DT.Value("DT_STRING")
             n.attr["value"].tensor.CopyFrom(tensor_proto(list(value)))
             return name
@@ -172,6 +192,58 @@ class Graph:
         p = Path(path)
         p.write_bytes(self.g.SerializeToString())
         return p
+
+
+class Function(Graph):
+    """A FunctionDef under construction (:meth:`Graph.function`): nodes as in a
+    graph, but they read an argument by its name and a node output as
+    ``node:out_arg:index`` (``out(node)`` for the first output); end with
+    :meth:`returns`. ``T`` is inferred from the first input as in a graph."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        name: str,
+        inputs: Sequence[tuple[str, Any]],
+        shapes: Sequence[Sequence[int] | None] | None = None,
+    ) -> None:
+        self.g = graph.g
+        self.dtypes = {}
+        self.fdef = graph.g.library.function.add()
+        self.fdef.signature.name = name
+        self.name = name
+        for i, (arg, dt) in enumerate(inputs):
+            a = self.fdef.signature.input_arg.add(name=arg)
+            a.type = _DT.Value("DT_VARIANT") if dt == "variant" else NP_TO_DT[np.dtype(dt)]
+            if dt != "variant":
+                self.dtypes[arg] = np.dtype(dt)
+            if shapes is not None and shapes[i] is not None:
+                sh = self.fdef.arg_attr[i].attr["_output_shapes"].list.shape.add()
+                for d in shapes[i]:
+                    sh.dim.add(size=d)
+
+    def _add_node(self, name: str, op: str) -> Any:
+        return self.fdef.node_def.add(name=name, op=op)
+
+    def returns(self, outputs: Sequence[tuple[str, str, Any]]) -> str:
+        """The outputs: (output arg name, value (``arg`` or ``node:out:i``), dtype)."""
+        for oname, ref, dt in outputs:
+            a = self.fdef.signature.output_arg.add(name=oname)
+            a.type = _DT.Value("DT_VARIANT") if dt == "variant" else NP_TO_DT[np.dtype(dt)]
+            self.fdef.ret[oname] = ref
+        return self.name
+
+
+def out(node: str, arg: str = "output", index: int = 0) -> str:
+    """A node output as a function's node reads it."""
+    return f"{node}:{arg}:{index}"
+
+
+def func_attr(name: str) -> Any:
+    """A ``func`` attribute value naming function ``name``."""
+    a = schema.AttrValue()
+    a.func.name = name
+    return a
 
 
 # -- running ---------------------------------------------------------------------

@@ -11,7 +11,13 @@ it converts ``<name>.pb`` (and the ``.pbtxt`` twin if any) with
 feeds ``<name>.inputs.npz`` and compares with ``<name>.outputs.npz``
 (rtol 1e-3, atol 1e-4; integer outputs must match exactly).  Prints per model:
 pass/fail, max abs diff, op counts and Transpose counts of the converted model
-(and of the CPU runtime graph).  Exit status 1 if any model fails.
+(and of the CPU runtime graph), and the layers of its IR (``<layer>`` elements,
+those inside Loop / If bodies included).  Exit status 1 if any model fails.
+
+``--record`` writes what it found into ``manifest.json``, per model (its
+``.pb``): ``"openvino": {"converts", "matches", "max_abs_diff", "layers",
+"top_level_layers"}`` (or ``{"converts": false, "error": ...}``), so tests can
+compare layer counts without converting with OpenVINO.
 """
 
 from __future__ import annotations
@@ -63,6 +69,17 @@ def strip_experimental_type(text: str) -> tuple[str, int]:
     return "".join(out), dropped
 
 
+def _ir_layers(ov, model) -> int:
+    """``<layer>`` elements of the model's IR, those of bodies included."""
+    import tempfile
+    import xml.etree.ElementTree as ET
+
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "m.xml"
+        ov.save_model(model, str(xml), compress_to_fp16=False)
+        return sum(1 for _ in ET.parse(xml).getroot().iter("layer"))
+
+
 def check_file(core, path: Path, entry: dict, folder: Path) -> dict:
     import tempfile
 
@@ -84,6 +101,7 @@ def check_file(core, path: Path, entry: dict, folder: Path) -> dict:
     ops = model.get_ordered_ops()
     kinds = [op.get_type_name() for op in ops]
     info.update({
+        "layers": _ir_layers(ov, model),
         "ops": len(ops),
         "compute_ops": sum(k not in ("Parameter", "Result", "Constant") for k in kinds),
         "transposes": kinds.count("Transpose"),
@@ -125,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("names", nargs="*", help="models to check (default: all)")
+    ap.add_argument("--record", action="store_true",
+                    help="write the results into manifest.json (\"openvino\" per model)")
     args = ap.parse_args(argv)
     manifest = json.loads((args.dir / "manifest.json").read_text())
     core = ov.Core()
@@ -143,14 +163,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{fname:22s} ERROR {msg[0] if msg else type(exc).__name__}")
                 for line in msg[1:6]:
                     print(f"{'':22s}   {line}")
+                if fname == entry["file"]:
+                    entry["openvino"] = {"converts": False,
+                                         "error": msg[0] if msg else type(exc).__name__}
                 continue
             failed += not info["ok"]
+            if fname == entry["file"]:
+                entry["openvino"] = {
+                    "converts": True, "matches": info["ok"],
+                    "max_abs_diff": float(f"{info['max_abs_diff']:.3g}"),
+                    "layers": info["layers"], "top_level_layers": info["ops"],
+                }
             print(f"{fname:22s} {'PASS' if info['ok'] else 'FAIL'}  max|diff| {info['max_abs_diff']:.3g}"
-                  f"  ops {info['ops']} (non-const {info['compute_ops']})"
+                  f"  layers {info['layers']}  ops {info['ops']} (non-const {info['compute_ops']})"
                   f"  Transpose {info['transposes']} (CPU runtime {info['runtime_transposes']})"
                   f" {info['note']}".rstrip())
             for p in info["problems"]:
                 print(f"{'':22s}   {p}")
+    if args.record:
+        path = args.dir / "manifest.json"
+        path.write_text(json.dumps(manifest, indent=1) + "\n")
+        print(f"recorded in {path}")
     return 1 if failed else 0
 
 

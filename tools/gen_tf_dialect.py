@@ -104,6 +104,14 @@ OPS: dict[str, tuple[str, ...]] = {
         "If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
         "StatefulPartitionedCall",
     ),
+    # TF2 tensor lists (TensorArray in functional while loops) and TF1 tensor arrays
+    "tensor lists and arrays": (
+        "TensorListFromTensor", "TensorListReserve", "TensorListGetItem", "TensorListSetItem",
+        "TensorListStack", "TensorListLength", "TensorListElementShape", "TensorListPushBack",
+        "TensorListPopBack", "TensorListGather", "TensorListScatterIntoExistingList",
+        "EmptyTensorList", "TensorArrayV3", "TensorArrayReadV3", "TensorArrayWriteV3",
+        "TensorArrayGatherV3", "TensorArrayScatterV3", "TensorArraySizeV3",
+    ),
     "variables": ("VariableV2", "VarHandleOp", "ReadVariableOp", "Assign"),
     # a training branch's dropout (not converted: a frozen graph keeps it in
     # the untaken branch of a learning-phase tf.cond)

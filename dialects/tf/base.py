@@ -72,7 +72,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -80,10 +80,13 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.irdl.constraints import VerificationContext
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, SymbolOpInterface, SymbolTable
 from xdsl.irdl.operations import OptPropertyDef
 from xdsl.utils.exceptions import VerifyException
 
@@ -504,7 +507,41 @@ class TFNodeOp(IRDLOperation):
         for name in self.REQUIRED_ATTRS:
             if name not in self.properties:
                 raise VerifyException(f"{where}: missing required attribute '{name}'")
+        self._verify_calls(where)
         self.verify_tf()
+
+    def _verify_calls(self, where: str) -> None:
+        """The functions a call op names (:data:`FUNCTION_CALLS`) are
+        ``tf.Function`` ops of the module taking and returning what it passes."""
+        calls = FUNCTION_CALLS.get(self.tf_type)
+        if not calls:
+            return
+        for attr_name, (first, returns) in calls.items():
+            a = self.properties.get(attr_name)
+            if not isinstance(a, FuncAttr):
+                continue  # a missing required attr is reported above
+            fname = a.func_name.data
+            fn = SymbolTable.lookup_symbol(self, fname)
+            if not isinstance(fn, FunctionOp):
+                raise VerifyException(
+                    f"{where}: '{attr_name}' names '{fname}', which is not a tf.Function "
+                    "of the module"
+                )
+            n_args = len(self.operands) - first
+            if len(fn.body.block.args) != n_args:
+                raise VerifyException(
+                    f"{where}: function '{fname}' ('{attr_name}') takes "
+                    f"{len(fn.body.block.args)} arguments, the node passes {n_args}"
+                )
+            want = {"operands": len(self.operands), "results": len(self.results)}.get(
+                returns, returns  # type: ignore[call-overload]
+            )
+            got = len(fn.returned_values())
+            if got != want:
+                raise VerifyException(
+                    f"{where}: function '{fname}' ('{attr_name}') returns {got} "
+                    f"value{'s' if got != 1 else ''}, the node needs {want}"
+                )
 
     def verify_tf(self) -> None:
         """Extra checks of a subclass (called by the verifier)."""
@@ -888,3 +925,101 @@ class OutputOp(IRDLOperation):
     def __init__(self, value: SSAValue | Operation, tensor_name: str) -> None:
         super().__init__(operands=[value], properties={"tensor_name": StringAttr(tensor_name)})
 
+
+
+# ---------------------------------------------------------------------------
+# Functions (the GraphDef's FunctionDefLibrary)
+# ---------------------------------------------------------------------------
+
+#: Ops that call functions of the module through ``#tf.func`` attrs: op type
+#: -> {attr: (the first operand passed to the function, what the function
+#: returns: ``"operands"`` one value per operand (a loop body), ``"results"``
+#: one per op result, or a number)}. The verifier checks both.
+FUNCTION_CALLS: dict[str, dict[str, tuple[int, str | int]]] = {
+    "While": {"cond": (0, 1), "body": (0, "operands")},
+    "StatelessWhile": {"cond": (0, 1), "body": (0, "operands")},
+    "If": {"then_branch": (1, "results"), "else_branch": (1, "results")},
+    "StatelessIf": {"then_branch": (1, "results"), "else_branch": (1, "results")},
+    "PartitionedCall": {"f": (0, "results")},
+    "StatefulPartitionedCall": {"f": (0, "results")},
+}
+
+
+@irdl_op_definition
+class FunctionOp(IRDLOperation):
+    """``tf.Function``: a FunctionDef of the GraphDef's library, a symbol of the
+    module that call ops (:data:`FUNCTION_CALLS`) name in their ``#tf.func``
+    attrs.
+
+    ``sym_name`` is the function's name, ``arg_names`` / ``result_names`` its
+    signature's input / output arg names. The body is one block: its
+    arguments are the function's inputs, its ops the FunctionDef's nodes as
+    ``tf`` ops (the graph's contract: ``node_name``, ``control_inputs``, TF
+    attributes), in topological order, ending with ``tf.Return`` (the ``ret``
+    values in output-arg order). ``is_stateful``: the signature's flag.
+    """
+
+    name = "tf.Function"
+    sym_name = prop_def(StringAttr)
+    arg_names = prop_def(ArrayAttr[StringAttr])
+    result_names = prop_def(ArrayAttr[StringAttr])
+    is_stateful = opt_prop_def(UnitAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+
+    def __init__(
+        self,
+        name: str,
+        arg_names: Sequence[str],
+        result_names: Sequence[str],
+        body: Region,
+        is_stateful: bool = False,
+    ) -> None:
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(name),
+            "arg_names": ArrayAttr([StringAttr(n) for n in arg_names]),
+            "result_names": ArrayAttr([StringAttr(n) for n in result_names]),
+        }
+        if is_stateful:
+            props["is_stateful"] = UnitAttr()
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def function_name(self) -> str:
+        return self.sym_name.data
+
+    def returned_values(self) -> list[SSAValue]:
+        """The values the function returns (its ``tf.Return`` operands)."""
+        last = self.body.block.last_op
+        return list(last.operands) if isinstance(last, ReturnOp) else []
+
+    def verify_(self) -> None:
+        where = f"tf.Function '{self.sym_name.data}'"
+        block: Block = self.body.block
+        if len(self.arg_names.data) != len(block.args):
+            raise VerifyException(
+                f"{where}: {len(self.arg_names.data)} argument names for "
+                f"{len(block.args)} arguments"
+            )
+        last = block.last_op
+        if not isinstance(last, ReturnOp):
+            raise VerifyException(f"{where}: the body must end with tf.Return")
+        if len(self.result_names.data) != len(last.operands):
+            raise VerifyException(
+                f"{where}: {len(self.result_names.data)} result names for "
+                f"{len(last.operands)} returned values"
+            )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """``tf.Return``: the values a ``tf.Function`` returns (its terminator)."""
+
+    name = "tf.Return"
+    values = var_operand_def()
+
+    traits = traits_def(IsTerminator(), HasParent(FunctionOp))
+
+    def __init__(self, values: Sequence[SSAValue | Operation]) -> None:
+        super().__init__(operands=[[SSAValue.get(v) for v in values]])

@@ -1423,6 +1423,31 @@ class EluOp(TFOp):
 
 
 @tf_op
+class EmptyTensorListOp(TFOp):
+    """TensorFlow ``EmptyTensorList`` (generated from its OpDef)."""
+
+    name = 'tf.EmptyTensorList'
+    TF_TYPE: ClassVar[str] = 'EmptyTensorList'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('element_shape', 'single'),
+        Arg('max_num_elements', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='shape_type'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('shape_type', 'type', required=True),
+    )
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'shape_type': ('i32', 'i64'),
+    }
+
+
+@tf_op
 class EnsureShapeOp(TFOp):
     """TensorFlow ``EnsureShape`` (generated from its OpDef)."""
 
@@ -4676,6 +4701,406 @@ class TanhOp(TFOp):
 
 
 @tf_op
+class TensorArrayGatherV3Op(TFOp):
+    """TensorFlow ``TensorArrayGatherV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArrayGatherV3'
+    TF_TYPE: ClassVar[str] = 'TensorArrayGatherV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('indices', 'single'),
+        Arg('flow_in', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('value', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='i32'),
+        TypeRule(type='f32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('element_shape', 'shape'),
+    )
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorArrayReadV3Op(TFOp):
+    """TensorFlow ``TensorArrayReadV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArrayReadV3'
+    TF_TYPE: ClassVar[str] = 'TensorArrayReadV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('index', 'single'),
+        Arg('flow_in', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('value', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='i32'),
+        TypeRule(type='f32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='dtype'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('dtype', 'type', required=True),
+    )
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorArrayScatterV3Op(TFOp):
+    """TensorFlow ``TensorArrayScatterV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArrayScatterV3'
+    TF_TYPE: ClassVar[str] = 'TensorArrayScatterV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('indices', 'single'),
+        Arg('value', 'single'),
+        Arg('flow_in', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('flow_out', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='i32'),
+        TypeRule(type_attr='T'),
+        TypeRule(type='f32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', required=True),
+    )
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorArraySizeV3Op(TFOp):
+    """TensorFlow ``TensorArraySizeV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArraySizeV3'
+    TF_TYPE: ClassVar[str] = 'TensorArraySizeV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('flow_in', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('size', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='f32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorArrayV3Op(TFOp):
+    """TensorFlow ``TensorArrayV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArrayV3'
+    TF_TYPE: ClassVar[str] = 'TensorArrayV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (Arg('size', 'single'),)
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('flow', 'single'),
+    )
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='f32'),
+    )
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('dtype', 'type', required=True),
+        AttrSpec('element_shape', 'shape'),
+        AttrSpec('dynamic_size', 'bool', False),
+        AttrSpec('clear_after_read', 'bool', True),
+        AttrSpec('identical_element_shapes', 'bool', False),
+        AttrSpec('tensor_array_name', 'string', ''),
+    )
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorArrayWriteV3Op(TFOp):
+    """TensorFlow ``TensorArrayWriteV3`` (generated from its OpDef)."""
+
+    name = 'tf.TensorArrayWriteV3'
+    TF_TYPE: ClassVar[str] = 'TensorArrayWriteV3'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('handle', 'single'),
+        Arg('index', 'single'),
+        Arg('value', 'single'),
+        Arg('flow_in', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('flow_out', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.resource'),
+        TypeRule(type='i32'),
+        TypeRule(type_attr='T'),
+        TypeRule(type='f32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='f32'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('T', 'type', required=True),
+    )
+    IS_STATEFUL: ClassVar[bool] = True
+
+
+@tf_op
+class TensorListElementShapeOp(TFOp):
+    """TensorFlow ``TensorListElementShape`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListElementShape'
+    TF_TYPE: ClassVar[str] = 'TensorListElementShape'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (Arg('input_handle', 'single'),)
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('element_shape', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type_attr='shape_type'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('shape_type', 'type', required=True),
+    )
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'shape_type': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorListFromTensorOp(TFOp):
+    """TensorFlow ``TensorListFromTensor`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListFromTensor'
+    TF_TYPE: ClassVar[str] = 'TensorListFromTensor'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('tensor', 'single'),
+        Arg('element_shape', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output_handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='element_dtype'),
+        TypeRule(type_attr='shape_type'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('shape_type', 'type', required=True),
+    )
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'shape_type': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorListGatherOp(TFOp):
+    """TensorFlow ``TensorListGather`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListGather'
+    TF_TYPE: ClassVar[str] = 'TensorListGather'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('indices', 'single'),
+        Arg('element_shape', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('values', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type='i32'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='element_dtype'),
+    )
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+    )
+
+
+@tf_op
+class TensorListGetItemOp(TFOp):
+    """TensorFlow ``TensorListGetItem`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListGetItem'
+    TF_TYPE: ClassVar[str] = 'TensorListGetItem'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('index', 'single'),
+        Arg('element_shape', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('item', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type='i32'),
+        TypeRule(type_attr='Tshape'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='element_dtype'),
+    )
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('Tshape', 'type', 'i32'),
+    )
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'Tshape': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorListLengthOp(TFOp):
+    """TensorFlow ``TensorListLength`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListLength'
+    TF_TYPE: ClassVar[str] = 'TensorListLength'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (Arg('input_handle', 'single'),)
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('length', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='i32'),)
+
+
+@tf_op
+class TensorListPopBackOp(TFOp):
+    """TensorFlow ``TensorListPopBack`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListPopBack'
+    TF_TYPE: ClassVar[str] = 'TensorListPopBack'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('element_shape', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('output_handle', 'single'),
+        Arg('tensor', 'single'),
+    )
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type_attr='element_dtype'),
+    )
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+    )
+
+
+@tf_op
+class TensorListPushBackOp(TFOp):
+    """TensorFlow ``TensorListPushBack`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListPushBack'
+    TF_TYPE: ClassVar[str] = 'TensorListPushBack'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('tensor', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output_handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type_attr='element_dtype'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+    )
+
+
+@tf_op
+class TensorListReserveOp(TFOp):
+    """TensorFlow ``TensorListReserve`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListReserve'
+    TF_TYPE: ClassVar[str] = 'TensorListReserve'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('element_shape', 'single'),
+        Arg('num_elements', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='shape_type'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('shape_type', 'type', required=True),
+    )
+    ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {
+        'shape_type': ('i32', 'i64'),
+    }
+
+
+@tf_op
+class TensorListScatterIntoExistingListOp(TFOp):
+    """TensorFlow ``TensorListScatterIntoExistingList`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListScatterIntoExistingList'
+    TF_TYPE: ClassVar[str] = 'TensorListScatterIntoExistingList'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('tensor', 'single'),
+        Arg('indices', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output_handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type_attr='element_dtype'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+    )
+
+
+@tf_op
+class TensorListSetItemOp(TFOp):
+    """TensorFlow ``TensorListSetItem`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListSetItem'
+    TF_TYPE: ClassVar[str] = 'TensorListSetItem'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('index', 'single'),
+        Arg('item', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('output_handle', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type='i32'),
+        TypeRule(type_attr='element_dtype'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (TypeRule(type='tf.variant'),)
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('resize_if_index_out_of_bounds', 'bool', False),
+    )
+
+
+@tf_op
+class TensorListStackOp(TFOp):
+    """TensorFlow ``TensorListStack`` (generated from its OpDef)."""
+
+    name = 'tf.TensorListStack'
+    TF_TYPE: ClassVar[str] = 'TensorListStack'
+    INPUTS: ClassVar[tuple[Arg, ...]] = (
+        Arg('input_handle', 'single'),
+        Arg('element_shape', 'single'),
+    )
+    OUTPUTS: ClassVar[tuple[Arg, ...]] = (Arg('tensor', 'single'),)
+    INPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type='tf.variant'),
+        TypeRule(type='i32'),
+    )
+    OUTPUT_TYPES: ClassVar[tuple[TypeRule, ...]] = (
+        TypeRule(type_attr='element_dtype'),
+    )
+    ATTRS: ClassVar[tuple[AttrSpec, ...]] = (
+        AttrSpec('element_dtype', 'type', required=True),
+        AttrSpec('num_elements', 'int', -1),
+    )
+
+
+@tf_op
 class TensorScatterAddOp(TFOp):
     """TensorFlow ``TensorScatterAdd`` (generated from its OpDef)."""
 
@@ -5390,6 +5815,7 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     DivNoNanOp,
     EinsumOp,
     EluOp,
+    EmptyTensorListOp,
     EnsureShapeOp,
     EnterOp,
     EqualOp,
@@ -5530,6 +5956,23 @@ GENERATED_OPS: tuple[type[TFOp], ...] = (
     SwitchOp,
     TanOp,
     TanhOp,
+    TensorArrayGatherV3Op,
+    TensorArrayReadV3Op,
+    TensorArrayScatterV3Op,
+    TensorArraySizeV3Op,
+    TensorArrayV3Op,
+    TensorArrayWriteV3Op,
+    TensorListElementShapeOp,
+    TensorListFromTensorOp,
+    TensorListGatherOp,
+    TensorListGetItemOp,
+    TensorListLengthOp,
+    TensorListPopBackOp,
+    TensorListPushBackOp,
+    TensorListReserveOp,
+    TensorListScatterIntoExistingListOp,
+    TensorListSetItemOp,
+    TensorListStackOp,
     TensorScatterAddOp,
     TensorScatterMaxOp,
     TensorScatterMinOp,

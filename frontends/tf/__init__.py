@@ -19,7 +19,19 @@ block:
   input, as OpenVINO's frontend does when the user overrides the inputs;
 * then one ``tf.Output`` per graph output: the ``outputs`` asked for (the
   graph is pruned to their ancestors), else port 0 of every node nobody
-  consumes (Const, Placeholder and no-output nodes excepted), graph order.
+  consumes (Const, Placeholder and no-output nodes excepted), graph order;
+* the functions of the GraphDef's library (``FunctionDef``) that the kept
+  nodes call (``While``/``StatelessWhile`` ``cond``/``body``, ``If``/
+  ``StatelessIf`` branches, ``PartitionedCall`` ``f``...), and those these
+  call, come first: one ``tf.Function`` each (a module symbol; its block's
+  arguments are the function's inputs, typed from the signature's dtypes and
+  the ``_output_shapes`` arg attrs; its nodes load as a graph's, a node
+  output ``node:out_arg:index`` becoming a port of the node's OpDef; it ends
+  with ``tf.Return``). Call ops keep their ``#tf.func<"name">`` attrs: the
+  verifier checks that they name a function taking and returning what the
+  call passes (``xmo.dialects.tf.FUNCTION_CALLS``). Functions are symbols
+  rather than regions of their callers because one function may be called
+  from several places and the GraphDef names them: conversion looks them up.
 
 Constants: ``tensor_content`` is viewed in place (``np.frombuffer``); typed
 value fields are decoded once, short lists broadcast as TensorFlow does (see

@@ -6,7 +6,7 @@ import heapq
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.context import Context
@@ -17,18 +17,19 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xmo.budget import ResourceLimitError
 from xmo.context import weight_store
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore
-from xmo.dialects.tf import OPS_BY_TYPE, OutputOp, TFOp, UnknownOp
+from xmo.dialects.tf import FUNCTION_CALLS, OPS_BY_TYPE, FunctionOp, OutputOp, ReturnOp, TFOp, UnknownOp
 from xmo.dialects.tf import dtypes as tfd
 from xmo.dialects.tf.base import RESERVED_PROPERTIES, from_attr
-from xmo.dialects.tf.types import ShapeAttr, UnknownType, element_type, xmo_type_name
+from xmo.dialects.tf.types import FuncAttr, ShapeAttr, UnknownType, element_type, xmo_type_name
 from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
+from xmo.frontends.tf.frames import FrameError, has_frames, raise_frames
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
 from xmo.errors import ModelError, printable
 
@@ -198,6 +199,11 @@ def load_tf(
     it a Parameter when the user overrides the inputs with it.
     """
     graph = read_graph_def(model)
+    if has_frames(graph):
+        try:
+            graph = raise_frames(graph)
+        except FrameError as e:
+            raise TFFrontendError(str(e)) from None
     ctx.get_optional_op("tf.Output")  # loads the tf dialect if registered
     return _Loader(graph, weight_store(ctx), input_shapes, outputs, inputs).run()
 
@@ -296,6 +302,8 @@ class _Loader:
         order = self._order(kept)
         module = ModuleOp([])
         block = module.body.block
+        for fn in self._functions(kept):
+            block.add_op(fn)
         values: dict[str, list[SSAValue]] = {}
         for n in order:
             op = self._build(n, values, shapes)
@@ -467,7 +475,10 @@ class _Loader:
     def _check_edges(self, kept: list[_Node], by_name: dict[str, _Node]) -> None:
         for n in kept:
             for (src, port), raw in zip(n.data, n.raw):
-                s = by_name[src]
+                s = by_name.get(src)
+                if s is None:
+                    continue  # a function's argument
+
                 if port >= s.n_out:
                     raise TFFrontendError(
                         f"{n.label}: input '{raw}': {s.label} has "
@@ -491,7 +502,8 @@ class _Loader:
         users: list[list[int]] = [[] for _ in kept]
         pending = [0] * len(kept)
         for i, n in enumerate(kept):
-            deps = {pos[src] for src, _ in n.data} | {pos[c] for c in n.control}
+            # (a function's nodes also read its arguments, which are no nodes)
+            deps = {pos[src] for src, _ in n.data if src in pos} | {pos[c] for c in n.control}
             pending[i] = len(deps)
             for d in deps:
                 users[d].append(i)
@@ -514,6 +526,33 @@ class _Loader:
                 f"the graph has a cycle through {stuck[0].label}{hint}"
             )
         return order
+
+    # -- functions ---------------------------------------------------------------
+    def _functions(self, kept: list[_Node]) -> list[FunctionOp]:
+        """The library's functions the kept nodes call, and those they call
+        in turn (``tf.Function`` ops, in the order they are first called)."""
+        library = {f.signature.name: f for f in self.graph.library.function}
+        todo: list[_FunctionRef] = [ref for n in kept for ref in _function_refs(n)]
+        loaded: dict[str, FunctionOp] = {}
+        while todo:
+            label, attr, fname, called = todo.pop(0)
+            if fname in loaded:
+                continue
+            fdef = library.get(fname)
+            if fdef is None:
+                if not called:
+                    continue  # not a call op: its attr only names the function
+                raise TFFrontendError(
+                    f"{label}: '{attr}' calls function '{fname}', which the graph's "
+                    "function library does not have"
+                )
+            try:
+                fn, refs = _FunctionLoader(self, fdef).run()
+            except TFFrontendError as e:
+                raise TFFrontendError(f"function '{fname}': {e}") from None
+            loaded[fname] = fn
+            todo.extend(refs)
+        return list(loaded.values())
 
     # -- ops ---------------------------------------------------------------------
     def _build(
@@ -578,6 +617,195 @@ class _Loader:
                 f"{n.label}: dtype attribute {_dt(want)} differs from the value's {_dt(got_name)}"
             )
         return t
+
+
+class _FunctionRef(NamedTuple):
+    """A function a node's attr names; ``called``: the node is a call op
+    (:data:`~xmo.dialects.tf.FUNCTION_CALLS`), so the library must have it
+    (other ops' functions are loaded when the library has them)."""
+
+    label: str
+    attr: str
+    name: str
+    called: bool
+
+
+def _function_refs(n: _Node) -> list[_FunctionRef]:
+    """The functions node ``n``'s attrs name."""
+    refs = []
+    calls = FUNCTION_CALLS.get(n.nd.op, {})
+    for key, a in n.attrs.items():
+        items = a.data if isinstance(a, ArrayAttr) else (a,)
+        for x in items:
+            if isinstance(x, FuncAttr):
+                refs.append(_FunctionRef(n.label, key, x.func_name.data, key in calls))
+    return refs
+
+
+class _FunctionLoader:
+    """One FunctionDef -> a ``tf.Function`` (see :class:`~xmo.dialects.tf.FunctionOp`).
+
+    Inside a function a node reads an argument by its name and a node
+    output as ``node:out_arg:index`` (the output arg of the node's OpDef and
+    the index within it), which becomes a port from the OpDef and the
+    node's attrs; otherwise the nodes load as a graph's do (attrs, types,
+    topological order, ``^control`` inputs).
+    """
+
+    def __init__(self, loader: _Loader, fdef: Any) -> None:
+        self.loader = loader
+        self.fdef = fdef
+        self.args: dict[str, int] = {}
+
+    def run(self) -> tuple[FunctionOp, list[_FunctionRef]]:
+        fdef = self.fdef
+        sig = fdef.signature
+        arg_types = []
+        for i, a in enumerate(sig.input_arg):
+            if a.name in self.args:
+                raise TFFrontendError(f"argument '{a.name}' is declared twice")
+            self.args[a.name] = i
+            arg_types.append(self._arg_type(i, a))
+        nodes: list[_Node] = []
+        by_name: dict[str, _Node] = {}
+        pending: list[tuple[_Node, int, str, int, str]] = []
+        for i, nd in enumerate(fdef.node_def):
+            n = _Node(i, nd)
+            if not nd.name or not nd.op:
+                raise TFFrontendError(f"{n.label}: the node has no name or no op type")
+            if nd.name in by_name or nd.name in self.args:
+                raise TFFrontendError(f"{n.label}: the name is used twice")
+            by_name[nd.name] = n
+            nodes.append(n)
+        for n in nodes:
+            for inp in n.nd.input:
+                if inp.startswith("^"):
+                    if inp[1:] not in by_name:
+                        raise TFFrontendError(
+                            f"{n.label}: control input '{inp}' names no node of the function"
+                        )
+                    n.control.append(inp[1:])
+                    continue
+                src, port, out_arg = self._input(inp, by_name, n.label)
+                if out_arg is not None:
+                    pending.append((n, len(n.data), src, port, out_arg))
+                n.data.append((src, port))
+                n.raw.append(inp)
+        loader = self.loader
+        for n in nodes:
+            loader._convert_attrs(n)
+        ports = _OutputPorts(by_name)
+        for n, k, src, idx, out_arg in pending:
+            n.data[k] = (src, ports.port(src, out_arg, idx, n.label, n.raw[k]))
+        rets = []
+        for oa in sig.output_arg:
+            if oa.name not in fdef.ret:
+                raise TFFrontendError(f"output '{oa.name}' has no value in the function's ret map")
+            src, port, out_arg = self._input(fdef.ret[oa.name], by_name, f"output '{oa.name}'")
+            if out_arg is not None:
+                port = ports.port(src, out_arg, port, f"output '{oa.name}'", fdef.ret[oa.name])
+            rets.append((src, port))
+        loader._count_outputs(nodes, [r for r in rets if r[0] in by_name])
+        loader._check_edges(nodes, by_name)
+        order = loader._order(nodes)
+        block = Block(arg_types=arg_types)
+        values: dict[str, list[SSAValue]] = {}
+        for a, arg in zip(sig.input_arg, block.args):
+            arg.name_hint = name_hint(a.name)
+            values[a.name] = [arg]
+        refs: list[_FunctionRef] = []
+        for n in order:
+            op = loader._build(n, values, {})
+            block.add_op(op)
+            values[n.nd.name] = list(op.results)
+            refs.extend(_function_refs(n))
+        for (src, port), oa in zip(rets, sig.output_arg):
+            if port >= len(values[src]):
+                raise TFFrontendError(
+                    f"output '{oa.name}': '{fdef.ret[oa.name]}' is not an output of its node"
+                )
+        block.add_op(ReturnOp([values[src][port] for src, port in rets]))
+        fn = FunctionOp(
+            sig.name,
+            [a.name for a in sig.input_arg],
+            [a.name for a in sig.output_arg],
+            Region(block),
+            is_stateful=bool(sig.is_stateful),
+        )
+        return fn, refs
+
+    def _arg_type(self, i: int, a: Any) -> Attribute:
+        """An argument's type: its dtype, dims from ``_output_shapes`` if recorded."""
+        if a.number_attr or a.type_list_attr or not a.type:
+            raise TFFrontendError(
+                f"argument '{a.name}' has no concrete type (only functions of frozen "
+                "graphs, whose arguments have one, are read)"
+            )
+        el = element_type(tfd.xmo_name(a.type))
+        dims = None
+        if i in self.fdef.arg_attr:
+            attrs = self.fdef.arg_attr[i].attr
+            if "_output_shapes" in attrs:
+                shapes = attrs["_output_shapes"].list.shape
+                if len(shapes) == 1 and not shapes[0].unknown_rank:
+                    dims = [max(int(d.size), -1) for d in shapes[0].dim]
+        return UnrankedTensorType(el) if dims is None else tensor(el, dims)
+
+    def _input(
+        self, inp: str, by_name: dict[str, _Node], where: str
+    ) -> tuple[str, int, str | None]:
+        """``(source, port or index, out_arg or None)`` of a function input string:
+        ``arg``, ``node:out_arg:index`` (the port is resolved later) or ``node[:port]``."""
+        parts = inp.split(":")
+        if len(parts) == 1 and inp in self.args:
+            return inp, 0, None
+        if len(parts) == 3 and parts[0] in by_name and parts[1] and parts[2].isdigit():
+            return parts[0], int(parts[2]), parts[1]
+        if len(parts) <= 2 and parts[0] in by_name and (len(parts) == 1 or parts[1].isdigit()):
+            return parts[0], int(parts[1]) if len(parts) == 2 else 0, None
+        raise TFFrontendError(
+            f"{where}: input '{inp}' names no argument or node output of the function "
+            "(expected arg, node:out_arg:index or ^node)"
+        )
+
+
+class _OutputPorts:
+    """Ports of ``node:out_arg:index`` references, from the node's OpDef."""
+
+    def __init__(self, by_name: dict[str, _Node]) -> None:
+        self.by_name = by_name
+        #: unknown op types: the one output arg name their consumers use
+        self.unknown_arg: dict[str, str] = {}
+
+    def port(self, src: str, out_arg: str, idx: int, where: str, raw: str) -> int:
+        n = self.by_name[src]
+        cls = n.cls
+        if cls is None:
+            # no OpDef: only one output arg can be told apart (index = port)
+            first = self.unknown_arg.setdefault(src, out_arg)
+            if first != out_arg:
+                raise TFFrontendError(
+                    f"{where}: input '{raw}': cannot tell the ports of the outputs "
+                    f"'{first}' and '{out_arg}' of {n.label} (no OpDef for it)"
+                )
+            return idx
+        counts = cls.arg_counts(cls.OUTPUT_TYPES, n.py)
+        offset = 0
+        for arg, c in zip(cls.OUTPUTS, counts):
+            if c is None:
+                break
+            if arg.name == out_arg:
+                if idx >= c:
+                    raise TFFrontendError(
+                        f"{where}: input '{raw}': output '{out_arg}' of {n.label} has {c} "
+                        f"value{'s' if c != 1 else ''}"
+                    )
+                return offset + idx
+            offset += c
+        raise TFFrontendError(
+            f"{where}: input '{raw}': {n.label} has no output '{out_arg}' "
+            f"(its OpDef's: {', '.join(a.name for a in cls.OUTPUTS) or 'none'})"
+        )
 
 
 def _dt(xmo: str) -> str:

@@ -12,8 +12,16 @@ even when TensorFlow is imported in the same process.
 Exported classes (package ``tensorflow``, so ``.pbtxt`` files parse with
 ``google.protobuf.text_format``)::
 
-    GraphDef          node (1), library (2, not declared: kept as unknown field),
-                      version (3, deprecated), versions (4), debug_info (5, unknown)
+    GraphDef          node (1), library (2), version (3, deprecated), versions (4),
+                      debug_info (5, unknown)
+    FunctionDefLibrary  function (1); gradient (2) / registered_gradients (3) unknown
+    FunctionDef       signature (1, an OpDef), attr (5), arg_attr (7, map<uint32,
+                      ``FunctionDef.ArgAttrs``>), node_def (3), ret (4), control_ret (6);
+                      resource_arg_unique_id (8) unknown
+    OpDef             name, input_arg / output_arg (``OpDef.ArgDef``: name, type,
+                      type_attr, number_attr, type_list_attr, is_ref), attr
+                      (``OpDef.AttrDef``: name, type, default_value), is_stateful,
+                      control_output; the documentation fields unknown
     NodeDef           name, op, input, device, attr (map<string, AttrValue>),
                       experimental_debug_info (6); experimental_type (7) unknown
     AttrValue         oneof value: list (1), s, i, f, b, type, shape, tensor,
@@ -44,9 +52,12 @@ __all__ = [
     "AttrValue",
     "DataType",
     "FILE_DESCRIPTOR",
+    "FunctionDef",
+    "FunctionDefLibrary",
     "GraphDef",
     "LIBRARY_FIELD_NUMBER",
     "NameAttrList",
+    "OpDef",
     "NodeDef",
     "TensorProto",
     "TensorShapeProto",
@@ -59,8 +70,7 @@ __all__ = [
 _F = descriptor_pb2.FieldDescriptorProto
 _PACKAGE = "tensorflow"
 
-#: GraphDef field number of ``library`` (a FunctionDefLibrary). Not declared in
-#: this schema: it stays an unknown field (see :func:`has_function_library`).
+#: GraphDef field number of ``library`` (a FunctionDefLibrary)
 LIBRARY_FIELD_NUMBER = 2
 
 #: DataType enum values (types.proto). ``*_REF`` types are the value + 100.
@@ -116,14 +126,21 @@ def _json_name(name: str) -> str:
 
 
 def _map_entry(
-    parent: descriptor_pb2.DescriptorProto, entry_name: str, value_type: str
+    parent: descriptor_pb2.DescriptorProto,
+    entry_name: str,
+    value_type: str | None,
+    key_type: int = _F.TYPE_STRING,
 ) -> None:
-    """``map<string, value_type>``: a nested ``<Name>Entry`` message (key 1, value 2)."""
+    """``map<key_type, value_type>``: a nested ``<Name>Entry`` message (key 1,
+    value 2); ``value_type`` None: a string value."""
     e = parent.nested_type.add()
     e.name = entry_name
     e.options.map_entry = True
-    _field(e, "key", 1, _F.TYPE_STRING)
-    _field(e, "value", 2, _F.TYPE_MESSAGE, type_name=value_type)
+    _field(e, "key", 1, key_type)
+    if value_type is None:
+        _field(e, "value", 2, _F.TYPE_STRING)
+    else:
+        _field(e, "value", 2, _F.TYPE_MESSAGE, type_name=value_type)
 
 
 def _build_file() -> descriptor_pb2.FileDescriptorProto:
@@ -235,10 +252,58 @@ def _build_file() -> descriptor_pb2.FileDescriptorProto:
     _field(ver, "min_consumer", 2, _F.TYPE_INT32)
     _field(ver, "bad_consumers", 3, _F.TYPE_INT32, repeated=True, packed=True)
 
-    # message GraphDef (library = 2 and debug_info = 5 left unknown)
+    # message OpDef (the signature of a FunctionDef; documentation fields left unknown)
+    opdef = fd.message_type.add()
+    opdef.name = "OpDef"
+    argdef = opdef.nested_type.add()
+    argdef.name = "ArgDef"
+    _field(argdef, "name", 1, _F.TYPE_STRING)
+    _field(argdef, "type", 3, _F.TYPE_ENUM, type_name="DataType")
+    _field(argdef, "type_attr", 4, _F.TYPE_STRING)
+    _field(argdef, "number_attr", 5, _F.TYPE_STRING)
+    _field(argdef, "type_list_attr", 6, _F.TYPE_STRING)
+    _field(argdef, "is_ref", 16, _F.TYPE_BOOL)
+    attrdef = opdef.nested_type.add()
+    attrdef.name = "AttrDef"
+    _field(attrdef, "name", 1, _F.TYPE_STRING)
+    _field(attrdef, "type", 2, _F.TYPE_STRING)
+    _field(attrdef, "default_value", 3, _F.TYPE_MESSAGE, type_name="AttrValue")
+    _field(opdef, "name", 1, _F.TYPE_STRING)
+    _field(opdef, "input_arg", 2, _F.TYPE_MESSAGE, repeated=True, type_name="OpDef.ArgDef")
+    _field(opdef, "output_arg", 3, _F.TYPE_MESSAGE, repeated=True, type_name="OpDef.ArgDef")
+    _field(opdef, "control_output", 20, _F.TYPE_STRING, repeated=True)
+    _field(opdef, "attr", 4, _F.TYPE_MESSAGE, repeated=True, type_name="OpDef.AttrDef")
+    _field(opdef, "is_stateful", 17, _F.TYPE_BOOL)
+
+    # message FunctionDef (resource_arg_unique_id = 8 left unknown)
+    func = fd.message_type.add()
+    func.name = "FunctionDef"
+    argattrs = func.nested_type.add()
+    argattrs.name = "ArgAttrs"
+    _map_entry(argattrs, "AttrEntry", "AttrValue")
+    _field(argattrs, "attr", 1, _F.TYPE_MESSAGE, repeated=True, type_name="FunctionDef.ArgAttrs.AttrEntry")
+    _map_entry(func, "AttrEntry", "AttrValue")
+    _map_entry(func, "ArgAttrEntry", "FunctionDef.ArgAttrs", key_type=_F.TYPE_UINT32)
+    _map_entry(func, "RetEntry", None)
+    _map_entry(func, "ControlRetEntry", None)
+    _field(func, "signature", 1, _F.TYPE_MESSAGE, type_name="OpDef")
+    _field(func, "attr", 5, _F.TYPE_MESSAGE, repeated=True, type_name="FunctionDef.AttrEntry")
+    _field(func, "arg_attr", 7, _F.TYPE_MESSAGE, repeated=True, type_name="FunctionDef.ArgAttrEntry")
+    _field(func, "node_def", 3, _F.TYPE_MESSAGE, repeated=True, type_name="NodeDef")
+    _field(func, "ret", 4, _F.TYPE_MESSAGE, repeated=True, type_name="FunctionDef.RetEntry")
+    _field(func, "control_ret", 6, _F.TYPE_MESSAGE, repeated=True,
+           type_name="FunctionDef.ControlRetEntry")
+
+    # message FunctionDefLibrary (gradient = 2 and registered_gradients = 3 left unknown)
+    lib = fd.message_type.add()
+    lib.name = "FunctionDefLibrary"
+    _field(lib, "function", 1, _F.TYPE_MESSAGE, repeated=True, type_name="FunctionDef")
+
+    # message GraphDef (debug_info = 5 left unknown)
     graph = fd.message_type.add()
     graph.name = "GraphDef"
     _field(graph, "node", 1, _F.TYPE_MESSAGE, repeated=True, type_name="NodeDef")
+    _field(graph, "library", 2, _F.TYPE_MESSAGE, type_name="FunctionDefLibrary")
     _field(graph, "versions", 4, _F.TYPE_MESSAGE, type_name="VersionDef")
     _field(graph, "version", 3, _F.TYPE_INT32, deprecated=True)
     return fd
@@ -256,6 +321,9 @@ def _message(name: str) -> type:
 
 
 GraphDef = _message("GraphDef")
+FunctionDefLibrary = _message("FunctionDefLibrary")
+FunctionDef = _message("FunctionDef")
+OpDef = _message("OpDef")
 NodeDef = _message("NodeDef")
 AttrValue = _message("AttrValue")
 NameAttrList = _message("NameAttrList")
@@ -280,7 +348,7 @@ def parse_binary(data: bytes | bytearray | memoryview) -> GraphDef:  # type: ign
 
 def parse_text(text: str | bytes) -> GraphDef:  # type: ignore[valid-type]
     """A GraphDef from protobuf text format (``.pbtxt``); fields this schema does
-    not declare (``library``, ``experimental_type``...) are skipped.
+    not declare (``experimental_type``, ``debug_info``...) are skipped.
 
     Raises ``google.protobuf.text_format.ParseError``.
     """
@@ -292,7 +360,5 @@ def parse_text(text: str | bytes) -> GraphDef:  # type: ignore[valid-type]
 
 
 def has_function_library(graph: GraphDef) -> bool:  # type: ignore[valid-type]
-    """True when a binary-parsed GraphDef carries a FunctionDefLibrary (field 2)."""
-    from google.protobuf import unknown_fields
-
-    return any(f.field_number == LIBRARY_FIELD_NUMBER for f in unknown_fields.UnknownFieldSet(graph))
+    """True when the GraphDef carries functions (FunctionDefLibrary, field 2)."""
+    return len(graph.library.function) > 0  # type: ignore[attr-defined]

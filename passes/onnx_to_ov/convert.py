@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -39,15 +39,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xmo.errors import NodeError
 from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
-from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
-from xmo.dialects.ov import element_types as et
-from xmo.dialects.ov.base import OVOp, dims_of
+from xmo.dialects.ov import ConstantOp, ParameterOp
 from xmo.passes.onnx_canonicalize import aliases_of
 from xmo.passes.onnx_to_ov.builder import ONNX_ATTRIBUTES
 from xmo.passes.onnx_to_ov.registry import lookup
+from xmo.passes.to_ov.bodies import Body, BodyCapture, assemble_body
 from xmo.passes.to_ov.builder import Builder, NotConvertible, ConverterNode
 from xmo.passes.to_ov.driver import (
     LegalizationHooks,
@@ -200,90 +198,42 @@ def convert_block(
             info = lz.hooks.describe(op, index)
             for v in op.operands:
                 get(v)
-            name = f"{prefix}/{info.name}"
-            inner = Builder(b.store, name)
-            try:
-                outs = lz.run_converter(op, replace(info, name=name), scope, inner)
-            except NotConvertible as e:
-                raise NotConvertible(
-                    f"sub-graph node '{info.name}' ({info.key}): {e}"
-                ) from None
-            except NodeError as e:
-                raise e.at(name, info.op_type) from None
-            b.ops.extend(inner.ops)
-            created = set(inner.ops)
+            outs = lz.convert_inner(
+                op, info, scope, b, f"{prefix}/{info.name}",
+                f"sub-graph node '{info.name}' ({info.key})",
+            )
             for res, v in zip(op.results, outs):
                 local[res] = v
-            first = next(
-                (v for v in outs if isinstance(v, SSAValue) and v.owner in created), None
-            )
-            if first is not None and isinstance(first.owner, OVOp):
-                first.owner.set_friendly_name(name)
         else:
             raise NotConvertible(f"sub-graph op {op.name} is not an ONNX graph op")
     raise NotConvertible("sub-graph does not end with onnx.Yield")
 
 
 class _Capture(Mapping[SSAValue, OVValue]):
-    """The outer values a body sees: each outer ONNX value looked up becomes
-    a clone of its ``ov.Constant`` inside the body, or a new body
-    ``ov.Parameter`` (one per outer value), fed by the op from outside."""
+    """The outer values a body sees: each outer ONNX value looked up is
+    captured (:class:`~xmo.passes.to_ov.bodies.BodyCapture`: a cloned
+    Constant, or a body Parameter the op feeds)."""
 
-    def __init__(self, outer: ValueScope, prefix: str) -> None:
+    def __init__(self, outer: ValueScope, capture: BodyCapture) -> None:
         self.outer = outer
-        self.prefix = prefix
-        self.made: dict[SSAValue, SSAValue] = {}
-        #: the outer ov values the body's captured Parameters stand for, in order
-        self.captured: list[SSAValue] = []
-        self.parameters: list[ParameterOp] = []
-        self.constants: list[ConstantOp] = []
+        self.capture = capture
 
     def __contains__(self, v: object) -> bool:
         return v in self.outer.values
 
     def __getitem__(self, v: SSAValue) -> OVValue:
         mapped = self.outer.values[v]
-        if mapped is None or not isinstance(mapped, SSAValue):
-            if mapped is None:
-                return None
+        if mapped is None:
+            return None
+        if not isinstance(mapped, SSAValue):
             raise NotConvertible(f"a body uses an outer {mapped.kind} (only tensors are passed in)")  # type: ignore[attr-defined]
-        got = self.made.get(mapped)
-        if got is not None:
-            return got
-        owner = mapped.owner
-        if isinstance(owner, ConstantOp):
-            c = Legalizer.dense_constant(owner.value, f"{self.prefix}/{owner.get_friendly_name() or 'Constant'}")
-            self.constants.append(c)
-            got = c.results[0]
-        else:
-            t = mapped.type
-            p = ParameterOp.new(
-                et.from_xdsl(t.get_element_type()),  # type: ignore[union-attr]
-                dims_of(t),
-                name=f"{self.prefix}/in{len(self.parameters)}",
-            )
-            self.parameters.append(p)
-            self.captured.append(mapped)
-            got = p.results[0]
-        self.made[mapped] = got
-        return got
+        return self.capture.value(mapped)
 
     def __iter__(self) -> Iterator[SSAValue]:
         return iter(self.outer.values)
 
     def __len__(self) -> int:
         return len(self.outer.values)
-
-
-@dataclass
-class Body:
-    """A sub-graph legalized into an ov body (:func:`convert_body`)."""
-
-    region: Region
-    #: the outer ov values fed to the body's Parameters after its own inputs
-    captured: list[SSAValue]
-    #: the number of the sub-graph's own inputs (the first Parameters)
-    num_inputs: int
 
 
 def convert_body(
@@ -306,8 +256,8 @@ def convert_body(
     outer: ValueScope | None = node.scope
     if outer is None:
         raise NotConvertible("sub-graph conversion needs the converter's scope")
-    capture = _Capture(outer, prefix)
-    scope = ValueScope(ChainMap({}, capture), outer.poisoned, outer.legalizer)  # type: ignore[arg-type]
+    capture = BodyCapture(prefix)
+    scope = ValueScope(ChainMap({}, _Capture(outer, capture)), outer.poisoned, outer.legalizer)  # type: ignore[arg-type]
     inner = Builder(outer.legalizer.store, prefix)
     args: list[OVValue] = (
         [p.results[0] for p in input_params] if arg_values is None else list(arg_values)
@@ -321,9 +271,7 @@ def convert_body(
             if not isinstance(v, SSAValue):
                 raise NotConvertible(f"sub-graph output {i} is not a tensor")
             vals.append(v)
-    results = [ResultOp.new(v) for v in vals]
-    block = Block([*input_params, *capture.parameters, *extra_ops, *capture.constants, *inner.ops, *results])
-    return Body(Region(block), list(capture.captured), len(input_params))
+    return assemble_body(input_params, capture, inner.ops, vals, extra_ops)
 
 
 @dataclass(frozen=True)
@@ -344,7 +292,6 @@ def convert_onnx_to_ov(module: ModuleOp, ctx: Context) -> None:
 
 __all__: Sequence[str] = [
     "ConvertONNXToOVPass",
-    "Body",
     "ONNXHooks",
     "convert_block",
     "convert_body",

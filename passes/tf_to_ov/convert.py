@@ -58,11 +58,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
 from xmo.dialects.ov import ConstantOp
 from xmo.dialects.ov.weights import WeightStore
+from xmo.dialects.tf import FunctionOp, ReturnOp
 from xmo.passes.tf_to_ov.builder import TF_ATTRIBUTES, ConstEvaluator, TFBuilder
 from xmo.passes.tf_to_ov.registry import lookup
-from xmo.passes.to_ov.builder import DEAD, NotConvertible, ConverterNode
+from xmo.passes.to_ov.builder import DEAD, Builder, NotConvertible, ConverterNode
 from xmo.passes.to_ov.driver import (
     LegalizationHooks,
     Legalizer,
@@ -278,7 +280,9 @@ def _no_converter(op: Operation) -> str:
     return "unknown operation" if op.name == "tf.Unknown" else "no converter for this operation"
 
 
-def _constant(lz: Legalizer, op: Operation, name: str) -> tuple[ConstantOp | None, str | None]:
+def _constant(
+    lz: Legalizer, op: Operation, name: str, tensor_names: bool = True
+) -> tuple[ConstantOp | None, str | None]:
     value = op.properties.get("value")
     if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
         return None, f"constants of type {op.results[0].type} are not supported"
@@ -286,8 +290,97 @@ def _constant(lz: Legalizer, op: Operation, name: str) -> tuple[ConstantOp | Non
     if why:
         return None, why
     c = lz.dense_constant(value, name)
-    c.set_tensor_names(0, output_names(name, 1)[0])
+    if tensor_names:
+        c.set_tensor_names(0, output_names(name, 1)[0])
     return c, None
+
+
+# ---------------------------------------------------------------------------
+# Functions of the library
+# ---------------------------------------------------------------------------
+
+
+def called_function(node: ConverterNode, attr: str) -> FunctionOp:
+    """The ``tf.Function`` the call node's ``#tf.func`` attr ``attr`` names."""
+    name = node.attr(attr)
+    fn = SymbolTable.lookup_symbol(node.op, str(name)) if name else None
+    if not isinstance(fn, FunctionOp):
+        raise node.unsupported(f"'{attr}' names no function of the graph ('{name}')")
+    return fn
+
+
+def _needed_ops(block_ops: Sequence[Operation], roots: Sequence[SSAValue]) -> set[Operation]:
+    """The ops of a function body the values ``roots`` depend on (data edges)."""
+    needed: set[Operation] = set()
+    stack = [v.owner for v in roots if isinstance(v.owner, Operation)]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(v.owner for v in op.operands if isinstance(v.owner, Operation))
+    return needed
+
+
+def convert_function(
+    node: ConverterNode,
+    b: Builder,
+    fn: FunctionOp,
+    args: Sequence[OVValue],
+    prefix: str,
+    *,
+    results: Sequence[int] | None = None,
+) -> list[OVValue]:
+    """Inline function ``fn`` into ``b``: its arguments are ``args`` (ov values
+    or conversion values, e.g. tensor lists), its nodes convert with their
+    converters (a Const becomes a Constant), named ``<prefix>/<node>``.
+
+    Returns the ov values of the function's results, of those listed in
+    ``results`` only (the others None): only the nodes they depend on are
+    converted. Raises :class:`~xmo.passes.to_ov.builder.NotConvertible`
+    naming the function and the node that fails. For converters of call ops
+    (``node.scope`` is set by the driver).
+    """
+    outer: ValueScope | None = node.scope
+    if outer is None:
+        raise NotConvertible("function conversion needs the converter's scope")
+    block = fn.body.block
+    fname = fn.function_name
+    if len(args) != len(block.args):
+        raise NotConvertible(f"function '{fname}' takes {len(block.args)} arguments, {len(args)} given")
+    ret = block.last_op
+    assert isinstance(ret, ReturnOp)
+    wanted = range(len(ret.operands)) if results is None else list(results)
+    local: dict[SSAValue, OVValue] = dict(zip(block.args, args))
+    scope = outer.nested(local)
+    lz = outer.legalizer
+    hooks = lz.hooks
+    needed = _needed_ops(list(block.ops), [ret.operands[i] for i in wanted])
+    for index, op in enumerate(block.ops):
+        if op is ret or op not in needed:
+            continue
+        info = hooks.describe(op, index)
+        name = f"{prefix}/{info.name}"
+        where = f"function '{fname}' node '{info.name}' ({info.op_type})"
+        if info.op_type == "Const":
+            c, why = _constant(lz, op, name, tensor_names=False)
+            if why or c is None:
+                raise NotConvertible(f"{where}: {why or 'no value'}")
+            b.ops.append(c)
+            local[op.results[0]] = c.results[0]
+            continue
+        if info.op_type == "Placeholder":
+            raise NotConvertible(f"{where}: a function has no placeholders")
+        outs = lz.convert_inner(op, info, scope, b, name, where)
+        for res, v in zip(op.results, outs):
+            local[res] = v
+    values: list[OVValue] = [None] * len(ret.operands)
+    for i in wanted:
+        v = ret.operands[i]
+        if v not in scope.values:
+            raise NotConvertible(f"function '{fname}': result {i} has no value")
+        values[i] = scope.values[v]
+    return values
 
 
 @dataclass(frozen=True)
@@ -308,6 +401,8 @@ def convert_tf_to_ov(module: ModuleOp, ctx: Context) -> None:
 
 __all__: Sequence[str] = [
     "MERGE",
+    "called_function",
+    "convert_function",
     "PASS_THROUGH",
     "SWITCH",
     "ConvertTFToOVPass",

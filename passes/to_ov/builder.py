@@ -369,6 +369,14 @@ class Builder:
         """Like :meth:`op` for a single-output op: returns its output value."""
         return self.op(ov_type, inputs, attrs, **kw).results[0]
 
+    def rollback(self, mark: int = 0) -> None:
+        """Drop the ops emitted after the first ``mark`` (not inserted
+        anywhere yet; their uses of other values go with them)."""
+        dropped = self.ops[mark:]
+        del self.ops[mark:]
+        for op in reversed(dropped):
+            op.erase(safe_erase=False)
+
     # -- constants -------------------------------------------------------------------
     def const(self, value: Any, etype: str | None = None) -> SSAValue:
         """A Constant holding ``value`` (numpy array, scalar or nested list)."""

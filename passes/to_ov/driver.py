@@ -36,7 +36,7 @@ from __future__ import annotations
 import logging
 from collections import ChainMap, defaultdict
 from collections.abc import MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from xdsl.context import Context
@@ -368,6 +368,35 @@ class Legalizer:
                 why = hooks.missing_output(op, info, k)
                 if why is not None:
                     raise NotConvertible(why)
+        return outs
+
+    def convert_inner(
+        self,
+        op: Operation,
+        info: OpInfo,
+        scope: ValueScope,
+        b: Builder,
+        name: str,
+        where: str,
+    ) -> list[OVValue]:
+        """Convert node ``op`` of a sub-graph (an ONNX sub-graph, a TF
+        function) into ``b`` with the values of ``scope``: its ops are named
+        after ``name`` (the first op giving an output takes ``name``); a
+        :class:`~xmo.passes.to_ov.builder.NotConvertible` comes back as
+        ``<where>: <why>``, a :class:`~xmo.errors.NodeError` names ``name``."""
+        named = replace(info, name=name)
+        inner = self.hooks.builder(self.store, named)
+        try:
+            outs = self.run_converter(op, named, scope, inner)
+        except NotConvertible as e:
+            raise NotConvertible(f"{where}: {e}") from None
+        except NodeError as e:
+            raise e.at(name, info.op_type) from None
+        b.ops.extend(inner.ops)
+        created = set(inner.ops)
+        first = next((v for v in outs if isinstance(v, SSAValue) and v.owner in created), None)
+        if first is not None and isinstance(first.owner, OVOp):
+            first.owner.set_friendly_name(name)
         return outs
 
     def _name_outputs(

@@ -18,6 +18,11 @@ folds):
   and the conditions are known at conversion time (constant true until the
   body yields a constant false); scan outputs are stacked along a new axis 0.
 
+A Scan or Loop whose body is a recurrent cell applied once per time step
+(an LSTM, GRU or RNN cell, :func:`xmo.passes.loop_to_sequence.is_recurrent`)
+is not unrolled: it becomes the ov op with a body below, which the middle
+phase's ``ov-loop-to-sequence`` makes one Sequence op.
+
 An iteration that keeps an op with a body (a nested If / Loop / Scan decided
 at run time) is not unrolled: the enclosing loop becomes a loop too (one body
 holding the nested op, not one copy of it per iteration).
@@ -30,7 +35,7 @@ trip counts), create at most :data:`MAX_UNROLLED_OPS` ops in all, and charge
 
 Otherwise (a condition, trip count or scan length known only at run time,
 branch shapes that differ, beyond the unroll bounds: :class:`NotUnrollable`)
-what the attempt emitted is dropped (:func:`rollback`) and the node becomes an
+what the attempt emitted is dropped (``Builder.rollback``) and the node becomes an
 ov op whose bodies are the sub-graphs legalized by
 :func:`~xmo.passes.onnx_to_ov.convert.convert_body` (outer values the
 sub-graph uses become body Parameters fed by the op, constants are cloned
@@ -74,7 +79,6 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp, constant_value_of, dims_of
 from xmo.dialects.ov.base import tensor as tensor_type
 from xmo.dialects.ov.control_ops import IfOp, LoopOp, TensorIteratorOp, body_results
-from xmo.dialects.ov.shape_inference.control import merge_types
 from xmo.dialects.ov.port_map import (
     ConcatOutput,
     InputSlice,
@@ -83,8 +87,8 @@ from xmo.dialects.ov.port_map import (
     MergedInput,
 )
 from xmo.dialects.ov.traits import is_pure
-from xmo.passes.onnx_to_ov.convert import Body, convert_block, convert_body
-from xmo.errors import InvalidNodeError
+from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
+from xmo.passes.to_ov.bodies import Body, check_carried, settled_body
 from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -358,18 +362,10 @@ def if_(node: ConverterNode, b: Builder):
         e = _tensor(node, e, f"else-branch output {i}")
         sel = _select(node, b, c, t, e, i)
         if sel is None:
-            rollback(b, mark)
+            b.rollback(mark)
             return _if_op(node, b, cond, then_r, else_r)
         outs.append(sel)
     return outs
-
-
-def rollback(b: Builder, mark: int) -> None:
-    """Drop the ops ``b`` emitted after the first ``mark`` (not inserted anywhere yet)."""
-    dropped = b.ops[mark:]
-    del b.ops[mark:]
-    for op in reversed(dropped):
-        op.erase(safe_erase=False)
 
 
 def _select(
@@ -434,15 +430,40 @@ def _stack(b: Builder, items: Sequence[SSAValue], axis: int) -> SSAValue:
     return parts[0] if len(parts) == 1 else b.concat(parts, axis)
 
 
+def _recurrent(
+    node: ConverterNode, b: Builder, build: Callable[[ConverterNode, Builder], list[SSAValue]]
+) -> list[SSAValue] | None:
+    """The ov op with a body ``build`` makes for ``node`` when that body is a
+    recurrent cell applied once per time step (``ov-loop-to-sequence`` makes
+    it one Sequence op, which beats any unrolling), else None (nothing emitted)."""
+    # the pass package loads only for models with a Scan / Loop (as passes do)
+    from xmo.passes.loop_to_sequence import is_recurrent
+
+    mark = len(b.ops)
+    try:
+        outs = build(node, b)
+    except NotConvertible:
+        b.rollback(mark)
+        return None
+    if isinstance(b.ops[-1], LoopOp | TensorIteratorOp) and is_recurrent(b.ops[-1]):
+        log.debug("'%s' is a recurrent cell per time step: kept a loop", node.name)
+        return outs
+    b.rollback(mark)
+    return None
+
+
 @converter("Scan", min_version=9)
 @_regions
 def scan(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _tensor_iterator)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_scan(node, b)
     except NotUnrollable as e:
         log.debug("Scan '%s' is not unrolled (%s): an ov.TensorIterator", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _tensor_iterator(node, b)
 
 
@@ -517,7 +538,7 @@ def _tensor_iterator(node: ConverterNode, b: Builder) -> list[SSAValue]:
             extra_ops=sb.ops,
         )
 
-    body = _settled_body(node, [v.type for v in states], build, 0)
+    body = settled_body(node, [v.type for v in states], build, 0)
     inputs = [*states, *xs, *body.captured]
     in_map: list = [MergedInput(external=j, parameter=j, result=j) for j in range(n_state)]
     for j in range(m):
@@ -682,32 +703,20 @@ def scan8(node: ConverterNode, b: Builder):
 @converter("Loop", min_version=1)
 @_regions
 def loop(node: ConverterNode, b: Builder):
+    kept = _recurrent(node, b, _loop_op)
+    if kept is not None:
+        return kept
     mark = len(b.ops)
     try:
         return _unrolled_loop(node, b)
     except NotUnrollable as e:
         log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
-        rollback(b, mark)
+        b.rollback(mark)
         return _loop_op(node, b)
 
 
 def _etype_or_none(v: SSAValue | SeqValue | None) -> str | None:
     return value_etype(v) if isinstance(v, SSAValue) else None
-
-
-def check_carried(
-    entering: Sequence[str | None], yielded: Sequence[SSAValue | SeqValue | None]
-) -> None:
-    """Each loop-carried value keeps its element type through the body
-    (``entering``: the element types the values enter with, None where not a
-    tensor), else the model is invalid."""
-    for j, (want, v) in enumerate(zip(entering, yielded)):
-        have = _etype_or_none(v)
-        if want is not None and have is not None and have != want:
-            raise InvalidNodeError(
-                f"loop-carried value {j}: the body yields {have} for a value that enters "
-                f"the loop as {want}"
-            )
 
 
 def _unrolled_loop(node: ConverterNode, b: Builder):
@@ -804,7 +813,7 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
             extra_ops=[true_c],
         )
 
-    body = _settled_body(node, [v.type for v in carried], build, 1)
+    body = settled_body(node, [v.type for v in carried], build, 1)
     trip = node.optional_input(0)
     trip_v = _scalar(b, trip, "i64") if trip is not None else b.i64(-1)
     cond_v = node.optional_input(1)
@@ -834,35 +843,6 @@ def _loop_op(node: ConverterNode, b: Builder) -> list[SSAValue]:
     return list(op.results)
 
 
-#: times a body is converted again with wider loop-carried types
-_MAX_RETYPES = 4
-
-
-def _settled_body(
-    node: ConverterNode, types: list[Attribute], build: Callable[[list[Attribute]], Body],
-    first_result: int,
-) -> Body:
-    """The body ``build(types)`` makes once the loop-carried values' types
-    settle: they start as the initial values' types (``types``); a back edge
-    (body results ``first_result``...) of another shape widens them
-    (``merge_types``) and the body is converted again."""
-    for _ in range(_MAX_RETYPES):
-        body = build(types)
-        results = body_results(body.region)[first_result : first_result + len(types)]
-        check_carried(
-            [et.from_xdsl(t.get_element_type()) for t in types],  # type: ignore[attr-defined]
-            [r.operands[0] for r in results],
-        )
-        wider = [
-            merge_types(t, r.operands[0].type, f"loop-carried value {j}")
-            for j, (t, r) in enumerate(zip(types, results))
-        ]
-        if wider == types:
-            return body
-        types = wider
-    raise node.unsupported("the loop-carried values' types do not settle")
-
-
 __all__ = [
     "NotUnrollable",
     "MAX_NESTED_UNROLL",
@@ -872,5 +852,4 @@ __all__ = [
     "UNROLLED_OP_BYTES",
     "known_value",
     "refined_dims",
-    "rollback",
 ]

@@ -8,6 +8,7 @@ from xmo.passes.tf_to_ov.families import (  # noqa: F401
     conv,
     detection,
     elementwise,
+    functional,
     fused,
     image,
     matmul,
@@ -16,4 +17,5 @@ from xmo.passes.tf_to_ov.families import (  # noqa: F401
     reductions,
     scatter,
     slicing,
+    tensor_lists,
 )
