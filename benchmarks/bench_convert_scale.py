@@ -14,7 +14,10 @@ Groups (``--groups``, comma-separated; default ``light,tf,graphs``):
   a wide DAG (blocks of 50 parallel Mul+activation branches, Concat, 1x1 Conv,
   residual Add on ``x[1, 8, 8, 8]``) of about ``--sizes`` nodes each, plus a
   ``--baseline``-node one of each (start-up cost, for the net linearity);
-* ``weights``: the ``--gb`` GiB external-data MLP of ``bench_large_weights.py``.
+* ``weights``: the ``--gb`` GiB external-data MLP of ``bench_large_weights.py``;
+* ``detection``: torchvision's SSDlite and Faster R-CNN (MobileNetV3, 320) of
+  ``tests/test_detection_models.py``, rebuilt with their weights
+  (``tests/detection_models.py``).
 
 Each conversion is a whole process (interpreter start, imports, conversion, IR
 writing): ``xmo convert MODEL -o OUT.xml`` and ``ovc MODEL --output_model OUT.xml
@@ -52,7 +55,7 @@ from _measure import find_tool, run_measured  # benchmarks/_measure.py
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 TF_DATA = ROOT / "tests" / "data" / "tf"
-GROUPS = ("light", "tf", "graphs", "weights")
+GROUPS = ("light", "tf", "graphs", "weights", "detection")
 TOOLS = ("xmo", "ovc")
 
 
@@ -130,6 +133,20 @@ def weights_cases(work: Path, gb: float) -> list[Case]:
     print(f"generated {m.path.name}: {m.layers} layers, {m.weight_bytes / 2**30:.2f} GiB of "
           f"external data in {time.perf_counter() - t0:.1f} s", flush=True)
     return [Case("weights", f"mlp-{m.weight_bytes / 2**30:.1f}GiB", m.path, onnx_nodes(m.path))]
+
+
+def detection_cases(work: Path) -> list[Case]:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import detection_models as dm
+
+    cases = []
+    for name in sorted(dm.MODELS):
+        path = work / f"{name}.onnx"
+        onnx.save(dm.load(name), str(path))
+        cases.append(Case("detection", name, path, onnx_nodes(path)))
+    return cases
 
 
 def commands(model: Path, out: Path) -> dict[str, list[str]]:
@@ -270,6 +287,8 @@ def main() -> None:
                 cases += tf_cases()
             elif g == "graphs":
                 cases += graph_cases(work, sizes, args.baseline, kinds)
+            elif g == "detection":
+                cases += detection_cases(work)
             else:
                 cases += weights_cases(work, args.gb)
         if args.models:

@@ -235,9 +235,17 @@ class FoldConstantOp(RewritePattern):
     def _fold(self, op: OVOp, rewriter: PatternRewriter) -> None:
         if op in self.touched:
             before = [r.type for r in op.results]
+            # a control op refines its body Parameters too: their users (walked
+            # after the op) are inferred again
+            params = [p for r in op.regions for p in r.block.ops
+                      if isinstance(p, ParameterOp)] if op.regions else []
+            params_before = [p.results[0].type for p in params]
             refine_op_types(op)
             if [r.type for r in op.results] != before:
                 self.touched.update(u.operation for r in op.results for u in r.uses)
+            for p, t in zip(params, params_before):
+                if p.results[0].type != t:
+                    self.touched.update(u.operation for u in p.results[0].uses)
         origins = self._origins(op)
         values = fold_values(
             op, self.max_growth, None if origins is None else sum(origins.values())

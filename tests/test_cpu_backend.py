@@ -386,6 +386,15 @@ _NMS_BOXES = np.float32([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [1, 1, 0, 0], [0, 10, 
                           [0, 10.1, 1, 11.1], [0, 100, 1, 101]]] * 2)
 _NMS_SCORES = np.float32([[[0.9, 0.75, 0.6, 0.95, 0.5, 0.3], [0.1, 0.2, 0.35, 0.4, 0.55, 0.65]],
                           [[0.33, 0.76, 0.61, 0.96, 0.51, 0.91], [0.02, 0.22, 0.32, 0.42, 0.52, 0.62]]])
+# many overlapping boxes (the vectorised greedy selection), 3 classes, one batch
+_NMS_XY = RNG.uniform(0, 60, (1, 400, 2))
+_NMS_MANY = np.concatenate([_NMS_XY, _NMS_XY + RNG.uniform(1, 12, (1, 400, 2))], -1).astype(np.float32)
+_NMS_MANY_SCORES = RNG.random((1, 3, 400)).astype(np.float32)
+# ROIs (x1, y1, x2, y2 at spatial_scale 0.5 on a 10 x 12 map): inside, across
+# the border, outside, reversed corners, smaller than a cell
+_ROIS = np.float32([[2, 3, 14, 15], [-6, -4, 10, 8], [20, 16, 30, 26], [30, 18, 40, 30],
+                    [12, 9, 4, 2], [7, 7, 7.5, 8]])
+_ROI_BATCH = i64([0, 1, 1, 0, 1, 0])
 
 INDEXING = [
     case("Gather", [_D, i64([[0, 2], [-1, 1]]), i64(1)], id="gather"),
@@ -434,6 +443,17 @@ INDEXING = [
            {"box_encoding": "corner", "sort_result_descending": desc, "output_type": "i64"},
            id=f"nms-desc-{desc}-sigma-{sigma}")
       for desc in (True, False) for sigma in (0.0, 0.5)],
+    *[case("NonMaxSuppression",
+           [_NMS_MANY, _NMS_MANY_SCORES, i64(max_out), C(np.float32(0.3)), C(np.float32(0.2))],
+           {"box_encoding": "corner", "sort_result_descending": True, "output_type": "i64"},
+           id=f"nms-many-boxes-max-{max_out}")
+      for max_out in (40, 1000)],
+    *[case("ROIAlign", [f32(2, 3, 10, 12), _ROIS, _ROI_BATCH],
+           {"pooled_h": 3, "pooled_w": 2, "sampling_ratio": ratio, "spatial_scale": 0.5,
+            "mode": mode, "aligned_mode": aligned},
+           id=f"roi-align-{mode}-{aligned}-ratio-{ratio}")
+      for mode in ("avg", "max") for aligned in ("asymmetric", "half_pixel_for_nn", "half_pixel")
+      for ratio in (0, 2)],
 ]
 
 

@@ -68,6 +68,65 @@ def if_ranks_differ() -> tuple[onnx.ModelProto, list[dict]]:
     return _if_shapes(0), [_if_feeds(True), _if_feeds(False)]
 
 
+def if_batched_nms() -> tuple[onnx.ModelProto, list[dict]]:
+    # torchvision's batched_nms as its ONNX export has it: no boxes -> an empty
+    # keep list, else NMS over boxes offset per class; then the kept boxes are
+    # gathered and split into coordinates (with a Slice of the NMS rows in the
+    # If body this crashed OpenVINO 2026.4's CPU plugin)
+    i64 = lambda name, v: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.asarray(v, np.int64)))
+    then_g = helper.make_graph([i64("empty", np.zeros(0))], "then", [], [_vi("empty", I64, [0])])
+    else_g = helper.make_graph(
+        [helper.make_node("ReduceMax", ["boxes"], ["mx"], keepdims=0),
+         helper.make_node("Cast", ["idxs"], ["fi"], to=F),
+         helper.make_node("Add", ["mx", "one"], ["mx1"]),
+         helper.make_node("Mul", ["fi", "mx1"], ["off"]),
+         helper.make_node("Unsqueeze", ["off", "ax1"], ["off2"]),
+         helper.make_node("Add", ["boxes", "off2"], ["b2"]),
+         helper.make_node("Unsqueeze", ["b2", "ax0"], ["b3"]),
+         helper.make_node("Unsqueeze", ["scores", "ax01"], ["s3"]),
+         helper.make_node("NonMaxSuppression", ["b3", "s3", "max_out", "iou"], ["sel"]),
+         i64("col", [2]),
+         helper.make_node("Gather", ["sel", "col"], ["kc"], axis=1),
+         helper.make_node("Squeeze", ["kc", "ax1"], ["keep_e"])],
+        "else", [], [_vi("keep_e", I64, ["K"])],
+    )  # fmt: skip
+    nodes = [
+        helper.make_node("Shape", ["boxes"], ["shp"]),
+        helper.make_node("ReduceProd", ["shp"], ["numel"], keepdims=0),
+        helper.make_node("Equal", ["numel", "zero"], ["none"]),
+        helper.make_node("If", ["none"], ["keep"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Slice", ["keep", "ax0", "top"], ["kept"]),
+        helper.make_node("Gather", ["idxs", "kept"], ["labels"]),
+        helper.make_node("Gather", ["boxes", "kept"], ["kb"]),
+        helper.make_node("Split", ["kb", "ones4"], ["x1", "y1", "x2", "y2"], axis=1),
+        # scaled back to the image (by 1 here), as torchvision's resize_boxes does
+        *[n for c in ("x1", "y1", "x2", "y2") for n in (
+            helper.make_node("Squeeze", [c, "ax1"], [c + "s"]),
+            helper.make_node("Mul", [c + "s", "ratio"], [c + "r"]),
+            helper.make_node("Unsqueeze", [c + "r", "ax1"], [c + "u"]))],
+        helper.make_node("Concat", ["x1u", "y1u", "x2u", "y2u"], ["out_boxes"], axis=1),
+    ]
+    inits = [
+        _init("one", np.float32(1)), _init("zero", np.int64(0)), _init("ax0", np.array([0])),
+        _init("ax1", np.array([1])), _init("ax01", np.array([0, 1])), _init("top", np.array([300])),
+        _init("max_out", np.array([2**63 - 1])), _init("iou", np.array([0.3], np.float32)),
+        _init("ones4", np.array([1, 1, 1, 1])),
+        _init("ratio", np.float32(1)),
+    ]  # fmt: skip
+    m = _model(
+        nodes, [_vi("boxes", F, ["N", 4]), _vi("scores", F, ["N"]), _vi("idxs", I64, ["N"])],
+        [_vi("out_boxes", F, ["D", 4]), _vi("labels", I64, ["D"])], inits,
+    )  # fmt: skip
+    xy = _r.uniform(0, 40, (60, 2))
+    boxes = np.concatenate([xy, xy + _r.uniform(4, 12, (60, 2))], 1).astype(np.float32)
+    some = {"boxes": boxes, "scores": _r.permutation(60).astype(np.float32) / 60,
+            "idxs": _r.integers(0, 3, 60)}
+    none = {"boxes": np.zeros((0, 4), np.float32), "scores": np.zeros(0, np.float32),
+            "idxs": np.zeros(0, np.int64)}
+    return m, [some, none]
+
+
 # -- Loop --------------------------------------------------------------------------
 def _loop_body(inner: list | None = None) -> onnx.GraphProto:
     # v += x * i (x from the outer graph); scan output v; cond_out = sum(v) < lim
@@ -177,8 +236,8 @@ def scan_dynamic_length() -> tuple[onnx.ModelProto, list[dict]]:
 
 
 _CASES: list[Callable[[], tuple[onnx.ModelProto, list[dict]]]] = [
-    if_shapes_differ, if_ranks_differ, loop_runtime, loop_if_in_body, loop_in_if,
-    scan_dynamic_length,
+    if_shapes_differ, if_ranks_differ, if_batched_nms, loop_runtime, loop_if_in_body,
+    loop_in_if, scan_dynamic_length,
 ]
 #: OpenVINO's CPU plugin refuses an If whose output rank is dynamic
 _NOT_ON_OV = {"if_ranks_differ"}

@@ -68,7 +68,7 @@ NO_CPU_KERNEL = frozenset(
     MulticlassNms_opset8 Multinomial NMSRotated NV12toBGR NV12toRGB
     NonMaxSuppression_opset1 NonMaxSuppression_opset3 NonMaxSuppression_opset4
     PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
-    Proposal_opset1 RNNCell ROIAlign ROIAlignRotated ROIAlign_opset3 ROIPooling
+    Proposal_opset1 RNNCell ROIAlignRotated ROIPooling
     RandomUniform ReadValue ReadValue_opset3 RegionYolo ReorgYolo Result STFT
     ScaledDotProductAttention SearchSorted SegmentMax SliceScatter SpaceToBatch
     SparseFillEmptyRows StringTensorPack StringTensorUnpack

@@ -1,4 +1,5 @@
-"""Detection ops: Bucketize and NonMaxSuppression (opset5 / opset9 semantics)."""
+"""Detection ops: Bucketize, NonMaxSuppression (opset5 / opset9 semantics) and
+ROIAlign (opset3 / opset9)."""
 
 from __future__ import annotations
 
@@ -31,47 +32,80 @@ def _corners(boxes: np.ndarray, center: bool) -> np.ndarray:
                      np.maximum(y1, y2), np.maximum(x1, x2)], axis=-1)
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
+def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of box ``a`` with each box of ``b`` ([n, 4] corners); 0 where
+    either box is empty."""
     area_a = (a[2] - a[0]) * (a[3] - a[1])
-    area_b = (b[2] - b[0]) * (b[3] - b[1])
-    if area_a <= 0 or area_b <= 0:
-        return 0.0
-    ih = max(min(a[2], b[2]) - max(a[0], b[0]), 0.0)
-    iw = max(min(a[3], b[3]) - max(a[1], b[1]), 0.0)
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    ih = np.maximum(np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0]), 0.0)
+    iw = np.maximum(np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1]), 0.0)
     inter = ih * iw
-    return float(inter / (area_a + area_b - inter))
+    valid = (area_b > 0) & (area_a > 0)
+    union = np.where(valid, area_a + area_b - inter, 1.0)
+    return np.where(valid, inter / union, 0.0)
 
 
-def _nms_class(
-    boxes: np.ndarray, scores: np.ndarray, max_out: int, iou_t: float, score_t: float, sigma: float
+def _candidates(scores: np.ndarray, score_t: float) -> np.ndarray:
+    """Indices of the scores above ``score_t``, by decreasing score (the lower
+    index first on ties)."""
+    cand = np.flatnonzero(scores > score_t)
+    return cand[np.argsort(-scores[cand].astype(np.float64), kind="stable")]
+
+
+def _hard_nms_class(
+    boxes: np.ndarray, scores: np.ndarray, max_out: int, iou_t: float, score_t: float
 ) -> list[tuple[int, float]]:
-    """Greedy (soft) NMS of one class: (box index, score) in selection order."""
-    soft = sigma > 0
-    scale = -0.5 / sigma if soft else 0.0
+    """Greedy NMS of one class: each selected box (in score order) removes the
+    later candidates overlapping it with IoU >= ``iou_t``."""
+    order = _candidates(scores, score_t)
+    b = boxes[order]
+    alive = np.ones(len(order), bool)
+    selected: list[tuple[int, float]] = []
+    k = 0
+    while len(selected) < max_out:
+        rest = np.flatnonzero(alive[k:])
+        if not rest.size:
+            break
+        k += int(rest[0])
+        selected.append((int(order[k]), float(scores[order[k]])))
+        later = np.flatnonzero(alive[k + 1:]) + k + 1
+        alive[later[_iou(b[k], b[later]) >= iou_t]] = False
+        k += 1
+    return selected
+
+
+def _soft_nms_class(
+    boxes: np.ndarray, scores: np.ndarray, max_out: int, score_t: float, sigma: float
+) -> list[tuple[int, float]]:
+    """Soft NMS (Gaussian, ``sigma`` > 0) of one class: (box index, score) in
+    selection order."""
+    scale = -0.5 / sigma
     # max-heap on score, the lower index first on ties
-    heap = [(-float(s), i, 0) for i, s in enumerate(scores) if s > score_t]
+    heap = [(-float(scores[i]), int(i), 0) for i in _candidates(scores, score_t)]
     heapq.heapify(heap)
     selected: list[tuple[int, float]] = []
     while heap and len(selected) < max_out:
         neg, i, begin = heapq.heappop(heap)
         score = original = -neg
-        hard = False
         for j in range(len(selected) - 1, begin - 1, -1):
-            iou = _iou(boxes[i], boxes[selected[j][0]])
-            if not soft and iou >= iou_t:
-                hard = True
-                break
-            if soft:
-                score *= float(np.exp(scale * iou * iou))
+            iou = float(_iou(boxes[selected[j][0]], boxes[i:i + 1])[0])
+            score *= float(np.exp(scale * iou * iou))
             if score <= score_t:
                 break
-        if hard:
-            continue
         if score == original:
             selected.append((i, score))
         elif score > score_t:
             heapq.heappush(heap, (-score, i, len(selected)))
     return selected
+
+
+def _nms_class(
+    boxes: np.ndarray, scores: np.ndarray, max_out: int, iou_t: float, score_t: float, sigma: float
+) -> list[tuple[int, float]]:
+    """(Soft) NMS of one class: (box index, score) in selection order."""
+    if sigma > 0:
+        return _soft_nms_class(boxes, scores, max_out, score_t, sigma)
+    return _hard_nms_class(boxes, scores, max_out, iou_t, score_t)
 
 
 @register_kernel("ov.NonMaxSuppression", "ov.NonMaxSuppression_opset5")
@@ -92,3 +126,59 @@ def _nms(node: KernelNode, boxes: np.ndarray, scores: np.ndarray, *opt: np.ndarr
     indices = np.array([r[:3] for r in rows], dtype=idx_t).reshape(-1, 3)
     selected = np.array([(r[0], r[1], r[3]) for r in rows], dtype=node.out_dtype(1, np.float32))
     return indices, selected.reshape(-1, 3), np.array([len(rows)], dtype=node.out_dtype(2, idx_t))
+
+
+#: ROIAlign-9 aligned_mode -> (offset added before scaling, offset added after)
+_ROI_OFFSETS = {"asymmetric": (0.0, 0.0), "half_pixel_for_nn": (0.0, -0.5), "half_pixel": (0.5, -0.5)}
+
+
+def _roi_samples(start: float, size: float, pooled: int, ratio: int, extent: int) -> np.ndarray:
+    """The bilinear weights of one ROI's samples along one axis: ``[pooled *
+    ratio, extent]``; the row of a sample outside [-1, extent] is zero."""
+    bin_size = size / pooled
+    pos = (start + np.arange(pooled)[:, None] * bin_size
+           + (np.arange(ratio)[None, :] + 0.5) * (bin_size / ratio)).reshape(-1)
+    weights = np.zeros((pos.size, extent))
+    inside = (pos >= -1.0) & (pos <= extent)
+    p = np.maximum(pos, 0.0)
+    low = np.floor(p).astype(np.int64)
+    last = low >= extent - 1
+    low = np.where(last, extent - 1, low)
+    p = np.where(last, low, p)
+    high = np.where(last, low, low + 1)
+    frac = p - low
+    rows = np.flatnonzero(inside)
+    np.add.at(weights, (rows, low[rows]), 1.0 - frac[rows])
+    np.add.at(weights, (rows, high[rows]), frac[rows])
+    return weights
+
+
+@register_kernel("ov.ROIAlign", "ov.ROIAlign_opset3")
+def _roi_align(node: KernelNode, data: np.ndarray, rois: np.ndarray, batch: np.ndarray) -> np.ndarray:
+    ph, pw = int(node.attr("pooled_h")), int(node.attr("pooled_w"))
+    ratio = int(node.attr("sampling_ratio", 0))
+    scale = float(node.attr("spatial_scale"))
+    aligned = str(node.attr("aligned_mode", "asymmetric"))
+    src, dst = _ROI_OFFSETS[aligned]
+    use_max = str(node.attr("mode", "avg")) == "max"
+    _, channels, height, width = data.shape
+    out = np.zeros((rois.shape[0], channels, ph, pw), np.float64)
+    for r, (box, b) in enumerate(zip(rois.astype(np.float64), batch.reshape(-1))):
+        x1, y1, x2, y2 = (box + src) * scale + dst
+        w, h = x2 - x1, y2 - y1
+        if aligned == "asymmetric":
+            w, h = max(w, 1.0), max(h, 1.0)
+        ry = ratio or int(np.ceil(h / ph))
+        rx = ratio or int(np.ceil(w / pw))
+        if ry <= 0 or rx <= 0:
+            continue  # no samples: zeros
+        wy = _roi_samples(y1, h, ph, ry, height)
+        wx = _roi_samples(x1, w, pw, rx, width)
+        # every sample of every channel: [C, ph * ry, pw * rx]
+        samples = wy @ data[int(b)].astype(np.float64) @ wx.T
+        samples = samples.reshape(channels, ph, ry, pw, rx)
+        if use_max:  # the maximum sample, at least 0
+            out[r] = np.maximum(samples.max(axis=(2, 4)), 0.0)
+        else:
+            out[r] = samples.mean(axis=(2, 4))
+    return out.astype(node.out_dtype(0, data.dtype))

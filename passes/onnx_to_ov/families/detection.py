@@ -6,7 +6,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xmo.dialects.ov.base import DYN, tensor
 from xmo.passes.to_ov.builder import Builder, ConverterNode
-from xmo.passes.to_ov.helpers import scalar, strict_iou_threshold, valid_rows
+from xmo.passes.to_ov.helpers import scalar, strict_iou_threshold
 from xmo.passes.onnx_to_ov.registry import converter
 
 
@@ -47,6 +47,9 @@ def non_max_suppression(node: ConverterNode, b: Builder):
         },
         result_types=[tensor("i64", [DYN, 3]), tensor(ft, [DYN, 3]), tensor("i64", [1])],
     )
-    selected, valid = nms.results[0], nms.results[2]
-    # keep only the valid rows (a plugin may pad the output with -1)
-    return valid_rows(b, selected, valid)
+    # The selected rows as they are: NonMaxSuppression-9's output is sized at
+    # run time to the selected boxes (OpenVINO's CPU plugin and its own ONNX
+    # frontend rely on it). A Slice to the valid count here made OpenVINO
+    # 2026.4's CPU plugin crash when it sits in an If body followed by a
+    # Gather (torchvision's batched_nms; tests/test_detection_models.py).
+    return nms.results[0]
