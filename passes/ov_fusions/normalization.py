@@ -123,7 +123,8 @@ class MVNFusion(MatcherPass):
         if axes is None or not same_shape(m["x"], m.root.out_port(0)):
             return False
         # the difference feeds the square (unless SquaredDifference) and the division only
-        if len(m.node("d").out_port(0).get_destinations()) != (1 if "sqdiff" in m else 2):
+        readers = {p.node.op for p in m.node("d").out_port(0).get_destinations()}  # d * d: one reader
+        if len(readers) != (1 if "sqdiff" in m else 2):
             return False
         mvn = _mvn_node(m, axes, "INSIDE_SQRT" if "inside" in m else "OUTSIDE_SQRT")
         return fuse(m.root, mvn, m.nodes())
@@ -153,7 +154,7 @@ class MVNAffineFusion(MatcherPass):
         # g feeds the two products; the mean the square's operand and the Negative
         if len(m["g"].get_destinations()) != 2 or len(m["mean"].get_destinations()) != 2:
             return False
-        if "d" in m and len(m["d"].get_destinations()) != 1:
+        if "d" in m and len({p.node.op for p in m["d"].get_destinations()}) != 1:
             return False
         chain = [_mvn_node(m, axes, "INSIDE_SQRT")]
         if "gamma" in m:
