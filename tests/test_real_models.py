@@ -64,3 +64,19 @@ def test_on_cpu_backend(name, converted):
 
 def _types(module) -> collections.Counter[str]:
     return collections.Counter(op.name.removeprefix("ov.") for op in module.body.block.ops)
+
+
+#: what the fusions make of each transformer: (MVN, Gelu) and no decomposed
+#: normalization (Sqrt, Negative, SquaredDifference) left
+FUSED = {
+    "gpt2_ts": (5, 2), "gpt2_dynamo": (5, 2), "bert_ts": (5, 2), "bert_dynamo": (5, 2), "vit": (5, 2),
+    "whisper_encoder": (5, 4), "convnext": (10, 6), "keras_transformer": (4, 2),
+}
+
+
+@pytest.mark.parametrize("name", list(FUSED))
+def test_fused(name, converted):
+    types = _types(converted(name))
+    assert (types["MVN"], types["Gelu"]) == FUSED[name], dict(types)
+    assert not types["Sqrt"] and not types["Negative"] and not types["SquaredDifference"], dict(types)
+    assert types["ReduceMean"] <= 1, dict(types)  # ConvNeXt's and Keras' global average pooling
