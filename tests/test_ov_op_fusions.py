@@ -500,6 +500,39 @@ def test_transpose_pair_near_miss_shared_inner() -> None:
     _run(g, {"Transpose": 2})
 
 
+def test_transpose_of_unit_dims_becomes_reshape() -> None:
+    """NHWC -> NCHW of a squeeze-excite vector moves only 1s: a Reshape."""
+    g = G()
+    x = g.param([2, 1, 1, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2], name="t"), "y")
+    m = _run(g, {"Transpose": 0, "Reshape": 1})
+    r = _named(m, "Reshape")
+    assert r.get_friendly_name() == "t" and r.get_tensor_names(0) == ["y"]
+    assert r.attr("special_zero") is False
+
+
+def test_transpose_of_unit_dims_dynamic_batch() -> None:
+    """A dynamic dimension the Transpose leaves in place: special_zero."""
+    g = G()
+    x = g.param([-1, 1, 1, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2], name="t"), "y")
+    m = g.module()
+    feed = [g.rng.standard_normal((3, 1, 1, 6)).astype(np.float32)]
+    want = compile_model(m.clone())(feed)
+    OVFusionsPass().apply(g.ctx, m)
+    m.verify()
+    r = _named(m, "Reshape")
+    assert r.attr("special_zero") is True and str(r.results[0].type) == "tensor<?x6x1x1xf32>"
+    np.testing.assert_array_equal(compile_model(m)(feed)[0], want[0])
+
+
+def test_transpose_to_reshape_near_miss_reorders_data() -> None:
+    g = G()
+    x = g.param([2, 1, 3, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2]), "y")
+    _run(g, {"Transpose": 1, "Reshape": 0})
+
+
 # -- rsqrt, negative --------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | --- | --- |
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
 | mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
-| shuffle-channels-fusion, transpose-pair-fusion, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
+| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
 | pad-into-pooling | :mod:`.pooling` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
@@ -46,6 +46,7 @@ from xmo.passes.ov_fusions.shapes import (
     ReshapeChainFusion,
     ShuffleChannelsFusion,
     TransposePairFusion,
+    TransposeToReshape,
 )
 from xmo.passes.transformations import GraphRewrite, MatcherPass
 
@@ -64,6 +65,7 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     NormalizeL2Fusion,
     ShuffleChannelsFusion,
     TransposePairFusion,
+    TransposeToReshape,
     ReshapeChainFusion,
     NopReshapeElimination,
     PadIntoPooling,
@@ -104,4 +106,5 @@ __all__ = [
     "SubtractConstToAdd",
     "SwishFusion",
     "TransposePairFusion",
+    "TransposeToReshape",
 ]
