@@ -15,6 +15,7 @@ import pytest
 from ov_graphs import G, check_pass, op_counts
 from xdsl.dialects.builtin import ModuleOp
 from xmo import compile_model
+from xmo.dialects.ov.base import constant_value_of
 from xmo.passes.ov_fusions import OVFusionsPass
 
 
@@ -290,6 +291,21 @@ def test_mvn_affine_keras_layer_norm(gamma: bool, beta: bool) -> None:
     last = [o for o in m.body.block.ops if o.name != "ov.Result"][-1]
     assert last.get_friendly_name() == "ln" and last.get_tensor_names(0) == ["ln:0"]
     assert _named(m, "MVN").get_friendly_name() == "ln/MVN"
+
+
+def test_mvn_affine_keras_group_norm() -> None:
+    """Keras' GroupNormalization: the same form over a grouped view's axes."""
+    g = G()
+    x = g.param([2, 3, 3, 2, 4], "x")  # [N, H, W, groups, channels per group]
+    axes = [1, 2, 4]
+    mean = g.op("ReduceMean", [x, g.i64(axes)], {"keep_dims": True})
+    var = g.op("ReduceMean", [g.op("SquaredDifference", [x, mean]), g.i64(axes)], {"keep_dims": True})
+    inv = g.op("Divide", [_c(g, 1.0), g.op("Sqrt", [g.op("Add", [var, _c(g, 1e-3)])])])
+    inv = g.op("Multiply", [inv, g.randc(1, 1, 1, 2, 4)])
+    res = g.op("Add", [g.op("Multiply", [g.op("Negative", [mean]), inv]), g.randc(1, 1, 1, 2, 4)])
+    g.result(g.op("Add", [g.op("Multiply", [x, inv]), res], name="gn"), "y")
+    m = _run(g, {"MVN": 1, "ReduceMean": 0, "Multiply": 1, "Add": 1})
+    assert constant_value_of(_named(m, "MVN").operands[1]).tolist() == axes
 
 
 def test_mvn_affine_near_miss_variance_over_other_axes() -> None:
