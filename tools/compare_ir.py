@@ -122,14 +122,22 @@ class IRStats:
         return cls(total, total - c.get("Const", 0), c.get("Transpose", 0), dict(c))
 
 
-def convert_both(model: Path, out: Path, **options) -> tuple[Path, Path]:  # noqa: ANN003
-    """``out/xmo.xml`` and ``out/ovc.xml`` for ``model`` (f32 weights both)."""
+def convert_both(model: Path, out: Path, input: str | None = None) -> tuple[Path, Path]:  # noqa: A002
+    """``out/xmo.xml`` and ``out/ovc.xml`` for ``model`` (f32 weights both);
+    ``input``: xmo's ``--input`` text (``x[1,3,64,64],y[1,?]``), given to
+    OpenVINO as (name, shape) pairs."""
     import openvino as ov
     import xmo
+    from xmo.options import parse_input_spec
 
+    xmo_opts, ov_opts = {}, {}
+    if input:
+        xmo_opts["input"] = input
+        ov_opts["input"] = [name if shape is None else (name, [-1 if d is None else d for d in shape])
+                            for name, shape in parse_input_spec(input).items()]
     xmo_xml, ov_xml = out / "xmo.xml", out / "ovc.xml"
-    xmo.save_model(xmo.convert_model(str(model), **options), xmo_xml)
-    ov.save_model(ov.convert_model(str(model), **options), str(ov_xml), compress_to_fp16=False)
+    xmo.save_model(xmo.convert_model(str(model), **xmo_opts), xmo_xml)
+    ov.save_model(ov.convert_model(str(model), **ov_opts), str(ov_xml), compress_to_fp16=False)
     return xmo_xml, ov_xml
 
 
@@ -221,13 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("model", type=Path)
     ap.add_argument("--subgraphs", action="store_true", help="sub-graph level differences")
     ap.add_argument("--keep", type=Path, help="write both IRs into this folder (xmo.xml, ovc.xml)")
-    ap.add_argument("--input", help="input shapes for both converters, e.g. 'x[1,3,64,64]' (one input)")
+    ap.add_argument("--input", help="input shapes for both converters, xmo's --input form: 'x[1,3,64,64],y[1,?]'")
     args = ap.parse_args(argv)
-    opts = {"input": args.input} if args.input else {}
     with tempfile.TemporaryDirectory(prefix="compare-ir-") as tmp:
         out = args.keep or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
-        xmo_xml, ov_xml = convert_both(args.model, out, **opts)
+        xmo_xml, ov_xml = convert_both(args.model, out, args.input)
         print(f"{args.model.name}")
         print(report(xmo_xml, ov_xml, args.subgraphs))
     return 0
