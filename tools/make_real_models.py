@@ -67,7 +67,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import sys
 import types
 from pathlib import Path
@@ -582,17 +581,9 @@ def main(argv: list[str] | None = None) -> int:
         write = write_torch_model
         versions = {"torch": torch.__version__}
     else:
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import keras
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(1)
-        tf.config.threading.set_inter_op_parallelism_threads(1)
-        tf.random.set_seed(0)
-        keras.utils.set_random_seed(0)
-        tfx.tf, tfx.keras = tf, keras  # make_tf_fixtures imports them in its own main()
+        tfx.init_tf()  # make_tf_fixtures' builders and freeze path use its tf / keras
         write = write_tf_model
-        versions = {"tensorflow": tf.__version__, "keras": keras.__version__}
+        versions = {"tensorflow": tfx.tf.__version__, "keras": tfx.keras.__version__}
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
