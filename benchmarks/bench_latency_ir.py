@@ -36,6 +36,49 @@ def layers(xml: Path) -> int:
     return sum(1 for _ in ET.parse(xml).getroot().iter("layer"))
 
 
+def arange_feeds(model) -> list[np.ndarray]:  # noqa: ANN001 - an openvino Model
+    """One input per model input: ``arange / size`` in its (static) shape."""
+    feeds = []
+    for p in model.inputs:
+        shape = [int(s) for s in p.get_partial_shape().to_shape()]
+        n = int(np.prod(shape))
+        feeds.append((np.arange(n, dtype=np.float32) / max(n, 1)).reshape(shape))
+    return feeds
+
+
+def alternating_latency(core, xml_x: Path, xml_o: Path, feeds, runs: int, cfg: dict[str, str]):  # noqa: ANN001
+    """Latency samples of two IRs run alternately on the same inputs.
+
+    Both are compiled twice, once with each first (the first-compiled model
+    can be up to 7% slower), 2 warm-up runs each, then ``runs`` runs each
+    with the order flipping every run; the samples of both rounds pooled.
+    Returns (seconds of ``xml_x``, seconds of ``xml_o``, outputs of ``xml_x``,
+    outputs of ``xml_o``)."""
+    tx: list[float] = []
+    to: list[float] = []
+    yx: list[np.ndarray] = []
+    yo: list[np.ndarray] = []
+    for x_first in (True, False):
+        paths = [xml_x, xml_o]
+        order = paths if x_first else paths[::-1]
+        compiled = {p: core.compile_model(core.read_model(p), "CPU", cfg) for p in order}
+        cx, co = compiled[paths[0]], compiled[paths[1]]
+        rx, ro = cx.create_infer_request(), co.create_infer_request()
+        yx = [np.array(v) for v in rx.infer(feeds).values()]
+        yo = [np.array(v) for v in ro.infer(feeds).values()]
+        for _ in range(2):
+            rx.infer(feeds)
+            ro.infer(feeds)
+        for i in range(runs):
+            pair = [(rx, tx), (ro, to)]
+            for req, times in pair if i % 2 == 0 else pair[::-1]:
+                t0 = time.perf_counter()
+                req.infer(feeds)
+                times.append(time.perf_counter() - t0)
+        del rx, ro, cx, co, compiled
+    return tx, to, yx, yo
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
@@ -68,31 +111,10 @@ def main() -> None:
             for nt in threads:
                 cfg = {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "1",
                        "INFERENCE_NUM_THREADS": str(nt), "PERFORMANCE_HINT": "LATENCY"}
-                tx, to = [], []
-                for xmo_first in (True, False):
-                    paths = [out / f"{name}.x.xml", out / f"{name}.o.xml"]
-                    order = paths if xmo_first else paths[::-1]
-                    compiled = {p: core.compile_model(core.read_model(p), "CPU", cfg) for p in order}
-                    cx, co = compiled[paths[0]], compiled[paths[1]]
-                    feeds = []
-                    for p in co.inputs:
-                        shape = [int(s) for s in p.get_partial_shape().to_shape()]
-                        n = int(np.prod(shape))
-                        feeds.append((np.arange(n, dtype=np.float32) / max(n, 1)).reshape(shape))
-                    rx, ro = cx.create_infer_request(), co.create_infer_request()
-                    yx = [np.array(v) for v in rx.infer(feeds).values()]
-                    yo = [np.array(v) for v in ro.infer(feeds).values()]
-                    diff = max(float(np.max(np.abs(a - b))) for a, b in zip(yx, yo))
-                    for _ in range(2):
-                        rx.infer(feeds)
-                        ro.infer(feeds)
-                    for i in range(args.runs):
-                        pair = [(rx, tx), (ro, to)]
-                        for req, times in pair if i % 2 == 0 else pair[::-1]:
-                            t0 = time.perf_counter()
-                            req.infer(feeds)
-                            times.append(time.perf_counter() - t0)
-                    del rx, ro, cx, co, compiled
+                feeds = arange_feeds(core.read_model(out / f"{name}.o.xml"))
+                tx, to, yx, yo = alternating_latency(
+                    core, out / f"{name}.x.xml", out / f"{name}.o.xml", feeds, args.runs, cfg)
+                diff = max(float(np.max(np.abs(a - b))) for a, b in zip(yx, yo))
                 mx, mo = statistics.median(tx) * 1e3, statistics.median(to) * 1e3
                 ratios.append(mx / mo)
                 print(f"| {name} | {nt} | {lx} | {lo} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {diff:.2e} |",

@@ -16,6 +16,14 @@ Constants read as a convolution's or MatMul's bias / scale merge only with
 equal ones on the same output (the CPU plugin fuses a bias only when its
 Constant is not shared).
 
+A MatMul weight that is another constant transposed (an exporter's folded
+``Transpose`` of a tied embedding: GPT-2's LM head reads ``W^T`` while the
+token embedding gathers from ``W``) is read as that constant with
+``transpose_b`` flipped, as OpenVINO's IR has it: the model stores the
+weights once (``_merge_transposed_weights``; 2-D float constants read only
+as MatMul weights, compared byte for byte when the other constant has the
+transposed shape).
+
 Only ops without side effects merge (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
 not state, random ops, Parameters or Results), and no op with regions.
 
@@ -139,6 +147,7 @@ class OVCSEPass(ModulePass):
         # merges with one of another graph: bodies are IsolatedFromAbove)
         for block in graph_blocks(op):
             self._merge_in(block)
+            _merge_transposed_weights(block)
 
     def _merge_in(self, block: Block) -> None:
         seen: dict[tuple, Operation] = {}
@@ -179,3 +188,35 @@ class OVCSEPass(ModulePass):
                     same.append(o)
         for (keep, i), acc in names.items():
             keep.set_tensor_names(i, list(acc))
+
+
+def _merge_transposed_weights(block: Block) -> None:
+    """MatMul(x, C) where C == D^T for another constant D: MatMul(x, D) with
+    ``transpose_b`` flipped (C then unused; see the module docstring)."""
+    by_type: dict[tuple, list[ConstantOp]] = {}
+    for o in block.ops:
+        if isinstance(o, ConstantOp) and _nbytes(o) > 64:
+            t = o.results[0].type
+            shape = tuple(t.get_shape())  # type: ignore[attr-defined]
+            if len(shape) == 2:
+                by_type.setdefault((t.get_element_type(), shape), []).append(o)  # type: ignore[attr-defined]
+    for (etype, (k, n)), consts in list(by_type.items()):
+        others = by_type.get((etype, (n, k)))
+        if not others or k == n:
+            continue
+        for c in consts:
+            readers = [u for u in c.results[0].uses]
+            if not readers or not all(getattr(u.operation, "OV_TYPE", None) == "MatMul" and u.index == 1
+                                      for u in readers):
+                continue
+            value = constant_value_of(c.results[0])
+            if value is None or value.dtype.kind != "f":
+                continue
+            twin = next((d for d in others if d is not c and np.array_equal(
+                constant_value_of(d.results[0]), value.T)), None)
+            if twin is None:
+                continue
+            for u in readers:
+                mm = u.operation
+                mm.operands[1] = twin.results[0]
+                mm.set_attr("transpose_b", not bool(mm.attr("transpose_b")))  # type: ignore[attr-defined]

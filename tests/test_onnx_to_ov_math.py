@@ -31,6 +31,8 @@ def _i8(*shape: int) -> np.ndarray:
     return _r.integers(-128, 128, shape).astype(np.int8)
 
 
+_ln_x, _ln_s, _ln_b = (np.random.default_rng(17).standard_normal(s).astype(np.float32) for s in ((2, 3, 4), (4,), (4,)))
+
 # (id, op, opset, runtime inputs, initializers, attrs, number of outputs)
 # an input named "" is an absent optional input
 _CASES: list[tuple[str, str, int, dict, dict, dict, int]] = [
@@ -83,6 +85,8 @@ _CASES: list[tuple[str, str, int, dict, dict, dict, int]] = [
     ("inorm", "InstanceNormalization", 6, {"x": _f(2, 3, 4, 5)}, {"s": _f(3), "b": _f(3)}, {}, 1),
     ("lnorm", "LayerNormalization", 17, {"x": _f(2, 3, 4)}, {"s": _f(3, 4), "b": _f(3, 4)},
      {"axis": 1}, 3),
+    # (inputs of its own generator: the cases after it keep their draws)
+    ("lnorm_y", "LayerNormalization", 17, {"x": _ln_x}, {"s": _ln_s, "b": _ln_b}, {}, 1),
     ("gnorm18", "GroupNormalization", 18, {"x": _f(2, 4, 3)}, {"s": _f(2), "b": _f(2)},
      {"num_groups": 2}, 1),
     ("lp1", "LpNormalization", 1, {"x": _f(3, 4)}, {}, {"p": 1, "axis": 0}, 1),
@@ -123,6 +127,18 @@ def test_math_op_matches_onnxruntime(case: tuple[Any, ...], tmp_path) -> None:  
     res = compiled(list(feeds.values()))
     for i, w in enumerate(want[:n_out]):
         assert_matches(res[compiled.outputs[i]], w, name)
+
+
+@pytest.mark.parametrize("n_out", [1, 3])
+def test_layer_norm_is_mvn_unless_its_statistics_are_read(n_out: int) -> None:
+    """LayerNormalization -> MVN + Multiply + Add (as OpenVINO's frontend);
+    the decomposition when the Mean / InvStdDev outputs are used."""
+    import xmo
+
+    model = _model("ln", "LayerNormalization", 17, {"x": _f(2, 3, 4)}, {"s": _f(4), "b": _f(4)}, {}, n_out)
+    ops = [o.name for o in xmo.convert_model(model).body.block.ops]
+    assert ("ov.MVN" in ops) == (n_out == 1)
+    assert ("ov.ReduceMean" in ops) == (n_out == 3)
 
 
 # Opsets onnxruntime does not implement (Add-6, PRelu-6, ...) and models its

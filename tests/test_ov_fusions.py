@@ -166,3 +166,42 @@ def test_cse_keeps_ops_with_different_attributes() -> None:
     b = g.op("Clamp", [x], {"min": 0.0, "max": 2.0})
     g.result(g.op("Add", [a, b]), "out")
     _run(g, OVCSEPass(), {"Clamp": 2})
+
+
+def _tied(g: G, transposed: np.ndarray) -> None:
+    """A token embedding Gather from W and a MatMul by ``transposed``."""
+    w = g.rng.standard_normal((12, 8)).astype(np.float32)
+    ids = g.param([2, 3], "ids", "i64")
+    x = g.param([2, 8], "x")
+    g.result(g.op("Gather", [g.const(w), ids, g.i64(0)]), "emb")
+    g.result(g.op("MatMul", [x, g.const(transposed(w))], name="lm_head", names=["logits"]), "logits")
+
+
+def test_cse_matmul_reads_the_transposed_twin_of_a_weight() -> None:
+    """GPT-2's tied LM head: the MatMul's W^T is read as W with transpose_b."""
+    from xmo.passes.ov_dce import OVDeadCodeEliminationPass
+
+    g = G()
+    _tied(g, lambda w: np.ascontiguousarray(w.T))
+    m = g.module()
+    feeds = [np.array([[0, 5, 11], [3, 3, 7]]), g.rng.standard_normal((2, 8)).astype(np.float32)]
+    before = compile_model(m.clone())(feeds)
+    OVCSEPass().apply(g.ctx, m)
+    OVDeadCodeEliminationPass().apply(g.ctx, m)
+    m.verify()
+    shapes = [o.results[0].type.get_shape() for o in m.body.block.ops if o.name == "ov.Constant"]
+    assert shapes.count((12, 8)) == 1 and (8, 12) not in shapes
+    mm = next(o for o in m.body.block.ops if o.name == "ov.MatMul")
+    assert mm.operands[1].type.get_shape() == (12, 8) and mm.attr("transpose_b") is True
+    assert mm.get_friendly_name() == "lm_head" and mm.get_tensor_names(0) == ["logits"]
+    for a, b in zip(compile_model(m)(feeds), before):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_cse_transposed_twin_near_miss_other_values() -> None:
+    g = G()
+    _tied(g, lambda w: np.ascontiguousarray(w.T) + 1)
+    m = g.module()
+    OVCSEPass().apply(g.ctx, m)
+    mm = next(o for o in m.body.block.ops if o.name == "ov.MatMul")
+    assert mm.attr("transpose_b") is False and mm.operands[1].type.get_shape() == (8, 12)

@@ -15,6 +15,7 @@ import pytest
 from ov_graphs import G, check_pass, op_counts
 from xdsl.dialects.builtin import ModuleOp
 from xmo import compile_model
+from xmo.dialects.ov.base import constant_value_of
 from xmo.passes.ov_fusions import OVFusionsPass
 
 
@@ -162,6 +163,31 @@ def test_gelu_erf_near_miss_wrong_scale() -> None:
     _run(g, {"Gelu": 0, "Erf": 1})
 
 
+@pytest.mark.parametrize("neg", ["negative", "scale"])
+def test_gelu_erfc(neg: str) -> None:
+    """TensorFlow's 0.5 * x * Erfc(-x / sqrt(2)), Erfc converted as 1 - Erf."""
+    g = G()
+    x = g.param([2, 8], "x")
+    r = 1 / math.sqrt(2)
+    arg = g.op("Multiply", [g.op("Negative", [x]), _c(g, r)]) if neg == "negative" else g.op(
+        "Multiply", [x, _c(g, -r)])
+    erfc = g.op("Subtract", [_c(g, 1.0), g.op("Erf", [arg])])
+    y = g.op("Multiply", [g.op("Multiply", [_c(g, 0.5), x]), erfc], name="gelu", names=["g"])
+    g.result(y, "g")
+    m = _run(g, {"Gelu": 1, "Erf": 0, "Negative": 0, "Subtract": 0, "Multiply": 0})
+    assert _named(m, "Gelu").get_friendly_name() == "gelu"
+    assert _named(m, "Gelu").attr("approximation_mode") == "ERF"
+
+
+def test_gelu_erfc_near_miss_positive_argument() -> None:
+    """1 - Erf(+x / sqrt(2)) is not GELU."""
+    g = G()
+    x = g.param([2, 8], "x")
+    erfc = g.op("Subtract", [_c(g, 1.0), g.op("Erf", [g.op("Multiply", [x, _c(g, 1 / math.sqrt(2))])])])
+    g.result(g.op("Multiply", [g.op("Multiply", [_c(g, 0.5), x]), erfc]), "y")
+    _run(g, {"Gelu": 0, "Erf": 1})
+
+
 @pytest.mark.parametrize("cube", ["power", "mul"])
 def test_gelu_tanh(cube: str) -> None:
     g = G()
@@ -220,6 +246,82 @@ def test_mvn_near_miss_different_axes() -> None:
     g = G()
     x = g.param([2, 4, 16], "x")
     g.result(_mvn(g, x, [-1], [1]), "y")
+    _run(g, {"MVN": 0, "ReduceMean": 2})
+
+
+@pytest.mark.parametrize("form", ["sqdiff_power", "reciprocal"])
+def test_mvn_other_spellings(form: str) -> None:
+    """SquaredDifference and x * Power(var + eps, -0.5); d * (1 / Sqrt(var + eps))."""
+    g = G()
+    x = g.param([2, 4, 16], "x")
+    mean = g.op("ReduceMean", [x, g.i64([-1])], {"keep_dims": True})
+    d = g.op("Subtract", [x, mean])
+    sq = g.op("SquaredDifference", [x, mean]) if form == "sqdiff_power" else g.op("Multiply", [d, d])
+    var_eps = g.op("Add", [g.op("ReduceMean", [sq, g.i64([2])], {"keep_dims": True}), _c(g, 1e-5)])
+    if form == "sqdiff_power":
+        inv = g.op("Power", [var_eps, _c(g, -0.5)])
+    else:
+        inv = g.op("Divide", [_c(g, 1.0), g.op("Sqrt", [var_eps])])
+    g.result(g.op("Multiply", [d, inv], name="mvn", names=["n"]), "n")
+    m = _run(g, {"MVN": 1, "ReduceMean": 0, "Multiply": 0, "Subtract": 0})
+    assert _named(m, "MVN").get_tensor_names(0) == ["n"]
+
+
+def _keras_ln(g: G, x: Any, gamma: bool = True, beta: bool = True, var_axes: list[int] | None = None) -> Any:
+    """Keras 3's LayerNormalization as TensorFlow computes it, Rsqrt converted."""
+    mean = g.op("ReduceMean", [x, g.i64([-1])], {"keep_dims": True})
+    sq = g.op("SquaredDifference", [x, mean])
+    var = g.op("ReduceMean", [sq, g.i64(var_axes or [-1])], {"keep_dims": True})
+    inv = g.op("Divide", [_c(g, 1.0), g.op("Sqrt", [g.op("Add", [var, _c(g, 1e-6)])])])
+    if gamma:
+        inv = g.op("Multiply", [inv, g.randc(1, 1, 16)])
+    res = g.op("Multiply", [g.op("Negative", [mean]), inv])
+    if beta:
+        res = g.op("Add", [res, g.randc(1, 1, 16)])
+    return g.op("Add", [g.op("Multiply", [x, inv]), res], name="ln", names=["ln:0"])
+
+
+@pytest.mark.parametrize("gamma,beta", [(True, True), (False, True), (True, False)])
+def test_mvn_affine_keras_layer_norm(gamma: bool, beta: bool) -> None:
+    g = G()
+    x = g.param([2, 4, 16], "x")
+    g.result(_keras_ln(g, x, gamma, beta), "ln:0")
+    m = _run(g, {"MVN": 1, "ReduceMean": 0, "Negative": 0, "SquaredDifference": 0,
+                 "Multiply": int(gamma), "Add": int(beta)})
+    last = [o for o in m.body.block.ops if o.name != "ov.Result"][-1]
+    assert last.get_friendly_name() == "ln" and last.get_tensor_names(0) == ["ln:0"]
+    assert _named(m, "MVN").get_friendly_name() == "ln/MVN"
+
+
+def test_mvn_affine_keras_group_norm() -> None:
+    """Keras' GroupNormalization: the same form over a grouped view's axes."""
+    g = G()
+    x = g.param([2, 3, 3, 2, 4], "x")  # [N, H, W, groups, channels per group]
+    axes = [1, 2, 4]
+    mean = g.op("ReduceMean", [x, g.i64(axes)], {"keep_dims": True})
+    var = g.op("ReduceMean", [g.op("SquaredDifference", [x, mean]), g.i64(axes)], {"keep_dims": True})
+    inv = g.op("Divide", [_c(g, 1.0), g.op("Sqrt", [g.op("Add", [var, _c(g, 1e-3)])])])
+    inv = g.op("Multiply", [inv, g.randc(1, 1, 1, 2, 4)])
+    res = g.op("Add", [g.op("Multiply", [g.op("Negative", [mean]), inv]), g.randc(1, 1, 1, 2, 4)])
+    g.result(g.op("Add", [g.op("Multiply", [x, inv]), res], name="gn"), "y")
+    m = _run(g, {"MVN": 1, "ReduceMean": 0, "Multiply": 1, "Add": 1})
+    assert constant_value_of(_named(m, "MVN").operands[1]).tolist() == axes
+
+
+def test_mvn_affine_near_miss_variance_over_other_axes() -> None:
+    g = G()
+    x = g.param([2, 4, 16], "x")
+    g.result(_keras_ln(g, x, var_axes=[1]), "y")
+    _run(g, {"MVN": 0, "ReduceMean": 2, "Negative": 1})
+
+
+def test_mvn_affine_near_miss_mean_shared() -> None:
+    g = G()
+    x = g.param([2, 4, 16], "x")
+    y = _keras_ln(g, x)
+    g.result(y, "y")
+    mean = next(o for o in g.ops if o.name == "ov.ReduceMean").results[0]
+    g.result(g.op("Relu", [mean]), "m")
     _run(g, {"MVN": 0, "ReduceMean": 2})
 
 
@@ -412,3 +514,92 @@ def test_transpose_pair_near_miss_shared_inner() -> None:
     g.result(g.T(t1, [0, 3, 1, 2]), "y")
     g.result(t1, "z")
     _run(g, {"Transpose": 2})
+
+
+def test_transpose_of_unit_dims_becomes_reshape() -> None:
+    """NHWC -> NCHW of a squeeze-excite vector moves only 1s: a Reshape."""
+    g = G()
+    x = g.param([2, 1, 1, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2], name="t"), "y")
+    m = _run(g, {"Transpose": 0, "Reshape": 1})
+    r = _named(m, "Reshape")
+    assert r.get_friendly_name() == "t" and r.get_tensor_names(0) == ["y"]
+    assert r.attr("special_zero") is False
+
+
+def test_transpose_of_unit_dims_dynamic_batch() -> None:
+    """A dynamic dimension the Transpose leaves in place: special_zero."""
+    g = G()
+    x = g.param([-1, 1, 1, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2], name="t"), "y")
+    m = g.module()
+    feed = [g.rng.standard_normal((3, 1, 1, 6)).astype(np.float32)]
+    want = compile_model(m.clone())(feed)
+    OVFusionsPass().apply(g.ctx, m)
+    m.verify()
+    r = _named(m, "Reshape")
+    assert r.attr("special_zero") is True and str(r.results[0].type) == "tensor<?x6x1x1xf32>"
+    np.testing.assert_array_equal(compile_model(m)(feed)[0], want[0])
+
+
+def test_transpose_to_reshape_near_miss_reorders_data() -> None:
+    g = G()
+    x = g.param([2, 1, 3, 6], "x")
+    g.result(g.T(x, [0, 3, 1, 2]), "y")
+    _run(g, {"Transpose": 1, "Reshape": 0})
+
+
+# -- rsqrt, negative --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["divide", "power"])
+def test_rsqrt_to_power(form: str) -> None:
+    g = G()
+    x = g.param([2, 8], "x")
+    s = g.op("Sqrt", [g.op("Add", [g.op("Multiply", [x, x]), _c(g, 1.0)])])
+    y = g.op("Divide", [_c(g, 1.0), s], name="rs") if form == "divide" else g.op(
+        "Power", [s, _c(g, -1.0)], name="rs")
+    g.result(y, "y")
+    m = _run(g, {"Power": 1, "Sqrt": 0, "Divide": 0})
+    p = _named(m, "Power")
+    assert p.get_friendly_name() == "rs" and p.get_tensor_names(0) == ["y"]
+
+
+def test_rsqrt_near_miss_two_over_sqrt() -> None:
+    g = G()
+    x = g.param([2, 8], "x")
+    s = g.op("Sqrt", [g.op("Add", [g.op("Multiply", [x, x]), _c(g, 1.0)])])
+    g.result(g.op("Divide", [_c(g, 2.0), s]), "y")
+    _run(g, {"Power": 0, "Sqrt": 1, "Divide": 1})
+
+
+@pytest.mark.parametrize("reader", ["Multiply", "Add", "Subtract"])
+def test_negative_fold(reader: str) -> None:
+    g = G()
+    x = g.param([2, 8], "x")
+    z = g.param([2, 8], "z")
+    neg = g.op("Negative", [x])
+    other = g.randc(8) if reader == "Multiply" else z
+    ins = [neg, other] if reader == "Multiply" else [other, neg]
+    g.result(g.op(reader, ins, name="r", names=["r"]), "r")
+    want = {"Add": "Subtract", "Subtract": "Add", "Multiply": "Multiply"}[reader]
+    m = _run(g, {"Negative": 0, want: 1})
+    assert _named(m, want).get_friendly_name() == "r"
+
+
+def test_negative_fold_near_miss_shared() -> None:
+    g = G()
+    x = g.param([2, 8], "x")
+    neg = g.op("Negative", [x])
+    g.result(g.op("Multiply", [neg, g.randc(8)]), "y")
+    g.result(neg, "n")
+    _run(g, {"Negative": 1, "Multiply": 1})
+
+
+def test_negative_fold_near_miss_minuend() -> None:
+    """-x - y stays (no op takes the Negative in)."""
+    g = G()
+    x = g.param([2, 8], "x")
+    z = g.param([2, 8], "z")
+    g.result(g.op("Subtract", [g.op("Negative", [x]), z]), "y")
+    _run(g, {"Negative": 1, "Subtract": 1})

@@ -206,3 +206,37 @@ def test_fuse_linear_inside_a_body():
     assert "ov.Multiply" not in _names(loop.body.block)
     got = _outputs(module, FEED | {"x": FEED["x"][:4, :4].copy()})
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_new_fusions_inside_a_body():
+    """Keras' LayerNormalization (mvn-affine-fusion, with rsqrt-to-power on the
+    way) and a Negative read by a Multiply (negative-fold) inside a Loop body."""
+    o = {n: op_class(n) for n in ("Add", "Multiply", "Negative", "ReduceMean", "SquaredDifference",
+                                  "Sqrt", "Divide")}
+    n = ParameterOp.new("i64", [], name="n")
+    x = ParameterOp.new("f32", [4, 8], name="x")
+    go = ConstantOp.from_array(np.array(True))
+    rng = np.random.default_rng(3)
+    gamma, beta = (rng.uniform(0.5, 1.5, (1, 8)).astype(np.float32) for _ in range(2))
+
+    def body(v):
+        v = o["Multiply"].make([o["Negative"].make([v]), ConstantOp.from_array(np.float32(0.5))])
+        axes = ConstantOp.from_array(np.array([-1], np.int64))
+        mean = o["ReduceMean"].make([v, axes], {"keep_dims": True})
+        var = o["ReduceMean"].make([o["SquaredDifference"].make([v, mean]), axes], {"keep_dims": True})
+        inv = o["Divide"].make([ConstantOp.from_array(np.float32(1.0)), o["Sqrt"].make(
+            [o["Add"].make([var, ConstantOp.from_array(np.float32(1e-6))])])])
+        inv = o["Multiply"].make([inv, ConstantOp.from_array(gamma)])
+        shift = o["Add"].make([o["Multiply"].make([o["Negative"].make([mean]), inv]), ConstantOp.from_array(beta)])
+        return [ConstantOp.from_array(np.array(True)), o["Add"].make([o["Multiply"].make([v, inv]), shift])]
+
+    loop = LoopOp.new(n, go, [x], make_body([tensor("f32", [4, 8])], body), [MergedInput(2, 0, 1)],
+                      [LastOutput(1, 0)], body_condition_output_idx=0)
+    module = ModuleOp([n, x, go, loop, ResultOp.new(loop.results[0], name="y")])
+    feed = FEED | {"x": FEED["x"][:4].copy()}
+    want = _outputs(module, feed)
+    _run(module, "ov-fusions")
+    _run(module, "ov-dce")
+    body_ops = _names(loop.body.block)
+    assert "ov.MVN" in body_ops and "ov.Negative" not in body_ops and "ov.ReduceMean" not in body_ops
+    np.testing.assert_allclose(_outputs(module, feed)[0], want[0], rtol=1e-4, atol=1e-4)

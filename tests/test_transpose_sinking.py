@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xmo import compile_model
 from xmo.dialects.ov import ResultOp
-from xmo.dialects.ov.base import dims_of
+from xmo.dialects.ov.base import constant_value_of, dims_of
 from xmo.passes import get_all_passes
 from xmo.passes.transpose_sinking import OVTransposeSinkingPass
 
@@ -244,6 +244,37 @@ def test_pad_between_convs() -> None:
              name="pad2")
     g.result(g.nhwc_pool(a, name="pool"), "out")
     sink(g, 2)
+
+
+def test_input_transpose_moves_above_pad_and_preprocessing() -> None:
+    """Keras' stem: x * s + b (Rescaling), ZeroPadding2D, Conv2D: the
+    Transpose before the convolution moves up to the input (the Pad then
+    meets the convolution in NCHW, with its pads in that order)."""
+    g = G(23)
+    x = g.param([1, 6, 6, 3], "x")
+    a = g.op("Add", [g.op("Multiply", [x, g.const(1 / 127.5)], name="scale"), g.randc(1, 1, 1, 3)], name="shift")
+    a = g.op("Pad", [a, g.i64([0, 1, 2, 0]), g.i64([0, 2, 1, 0]), g.const(0.0)], dict(pad_mode="constant"),
+             name="pad")
+    g.result(g.nhwc_conv(a, 4, name="conv"), "out")
+    m, _, _ = sink(g, 2)
+    ops = [o for o in m.body.block.ops if o.name != "ov.Constant"]
+    assert [o.name for o in ops[:5]] == ["ov.Parameter", "ov.Transpose", "ov.Multiply", "ov.Add", "ov.Pad"]
+    pad = ops[4]
+    assert pad.get_friendly_name() == "pad"
+    assert constant_value_of(pad.operands[1]).tolist() == [0, 0, 1, 2]
+    assert constant_value_of(pad.operands[2]).tolist() == [0, 0, 2, 1]
+
+
+def test_input_transpose_near_miss_input_read_twice() -> None:
+    """The input also feeds another branch: the Transpose stays below the Pad."""
+    g = G(24)
+    x = g.param([1, 6, 6, 3], "x")
+    a = g.op("Pad", [x, g.i64([0, 1, 1, 0]), g.i64([0, 1, 1, 0]), g.const(0.0)], dict(pad_mode="constant"))
+    g.result(g.nhwc_conv(a, 4, name="conv"), "out")
+    g.result(g.op("Relu", [x]), "side")
+    m, _, _ = sink(g, 2)
+    pad = next(o for o in m.body.block.ops if o.name == "ov.Pad")
+    assert pad.operands[0].owner.name == "ov.Parameter"
 
 
 def test_squeeze_excite_block(tmp_path) -> None:

@@ -1264,7 +1264,9 @@ def write_model(out: Path, name: str, spec: dict) -> dict:
 KEPT_KEYS = ("openvino", "xmo_pending", "xmo_load_pending")
 
 
-def _init_tf() -> None:
+def init_tf() -> None:
+    """Import TensorFlow and Keras into this module, single-threaded and
+    seeded (also for tools/make_real_models.py, which uses its freeze path)."""
     global tf, keras
     import tensorflow as _tf
     _tf.config.threading.set_intra_op_parallelism_threads(1)
@@ -1294,7 +1296,7 @@ def _build_isolated(out: Path, name: str) -> dict:
 
 
 def _worker(out: Path, name: str, entry_file: Path) -> None:
-    _init_tf()
+    init_tf()
     spec = BUILDERS[name]()
     entry = write_model(out, name, spec)
     entry_file.write_text(json.dumps(entry))

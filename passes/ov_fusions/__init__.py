@@ -9,10 +9,10 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | matcher | module |
 | --- | --- |
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
-| mvn-fusion, normalize-l2-fusion | :mod:`.normalization` |
-| shuffle-channels-fusion, transpose-pair-fusion, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
+| mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
+| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
 | pad-into-pooling | :mod:`.pooling` |
-| subtract-const-to-add, divide-const-to-multiply | :mod:`.arithmetic` |
+| subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
 ``ov-fuse-linear`` runs after it (batch norms, Multiply/Add chains and zero
 padding into convolution and MatMul weights), so the Subtract / Divide
@@ -33,14 +33,20 @@ from xmo.passes.ov_fusions.activations import (
     SoftPlusFusion,
     SwishFusion,
 )
-from xmo.passes.ov_fusions.arithmetic import DivideConstToMultiply, SubtractConstToAdd
-from xmo.passes.ov_fusions.normalization import MVNFusion, NormalizeL2Fusion
+from xmo.passes.ov_fusions.arithmetic import (
+    DivideConstToMultiply,
+    NegativeFold,
+    RsqrtToPower,
+    SubtractConstToAdd,
+)
+from xmo.passes.ov_fusions.normalization import MVNAffineFusion, MVNFusion, NormalizeL2Fusion
 from xmo.passes.ov_fusions.pooling import PadIntoPooling
 from xmo.passes.ov_fusions.shapes import (
     NopReshapeElimination,
     ReshapeChainFusion,
     ShuffleChannelsFusion,
     TransposePairFusion,
+    TransposeToReshape,
 )
 from xmo.passes.transformations import GraphRewrite, MatcherPass
 
@@ -55,14 +61,18 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     GeluErfFusion,
     GeluTanhFusion,
     MVNFusion,
+    MVNAffineFusion,
     NormalizeL2Fusion,
     ShuffleChannelsFusion,
     TransposePairFusion,
+    TransposeToReshape,
     ReshapeChainFusion,
     NopReshapeElimination,
     PadIntoPooling,
     SubtractConstToAdd,
     DivideConstToMultiply,
+    RsqrtToPower,
+    NegativeFold,
 )
 
 
@@ -81,16 +91,20 @@ __all__ = [
     "GeluTanhFusion",
     "HSigmoidFusion",
     "HSwishFusion",
+    "MVNAffineFusion",
     "MVNFusion",
     "MishFusion",
+    "NegativeFold",
     "NopReshapeElimination",
     "NormalizeL2Fusion",
     "OVFusionsPass",
     "PadIntoPooling",
     "ReshapeChainFusion",
+    "RsqrtToPower",
     "ShuffleChannelsFusion",
     "SoftPlusFusion",
     "SubtractConstToAdd",
     "SwishFusion",
     "TransposePairFusion",
+    "TransposeToReshape",
 ]

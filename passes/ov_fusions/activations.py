@@ -5,7 +5,10 @@
 * Swish: ``x * Sigmoid(x)``, ``x * Sigmoid(x * beta)`` (``beta`` a scalar)
 * HSigmoid: ``Clamp(x + 3, 0, 6) * 1/6``, ``Minimum(Relu(x + 3), 6) * 1/6``
 * HSwish: ``x * HSigmoid(x)``, ``x * Clamp(x + 3, 0, 6) * 1/6``
-* GELU (erf): ``0.5 * x * (1 + Erf(x / sqrt(2)))`` in its three groupings
+* GELU (erf): ``0.5 * x * (1 + Erf(x / sqrt(2)))`` in its three groupings;
+  also ``1 - Erf(-x / sqrt(2))`` for the ``1 + Erf`` (TensorFlow's and Keras
+  3's ``0.5 * x * Erfc(-x / sqrt(2))``, Erfc converted as ``1 - Erf``; the
+  negation a ``Negative`` or a negative scale)
 * GELU (tanh): ``0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))``
 
 Constants are compared with a relative tolerance of 1e-3 (frameworks write
@@ -132,9 +135,8 @@ class HSwishFusion(MatcherPass):
         return fuse(m.root, m.graph.create_node("HSwish", [m["x"]]), m.nodes())
 
 
-def _gelu(x, core):
-    """The three groupings of 0.5 * x * (1 + core)."""
-    one_plus = wrap_type("Add", [core, constant(near(1.0))], ONE)
+def _gelu(x, one_plus):
+    """The three groupings of 0.5 * x * one_plus."""
     half_x = _times(x, 0.5)
     a = wrap_type("Multiply", [half_x, one_plus])
     b = _times(wrap_type("Multiply", [x, one_plus], ONE), 0.5, None)
@@ -147,8 +149,15 @@ class GeluErfFusion(MatcherPass):
 
     def pattern(self):
         x = any_input(type_matches(*FLOATS), label="x")
-        erf = wrap_type("Erf", [_times(x, 1.0 / math.sqrt(2.0))], ONE)
-        return _gelu(x, erf)
+        r = 1.0 / math.sqrt(2.0)
+        erf = wrap_type("Erf", [_times(x, r)], ONE)
+        neg = or_(_times(x, -r), _times(wrap_type("Negative", [x], ONE), r))
+        erfc = wrap_type("Erf", [neg], ONE)
+        one_plus = or_(
+            wrap_type("Add", [erf, constant(near(1.0))], ONE),
+            wrap_type("Subtract", [constant(near(1.0)), erfc], ONE),
+        )
+        return _gelu(x, one_plus)
 
     def callback(self, m: Match) -> bool:
         if not same_shape(m["x"], m.root.out_port(0)):
@@ -168,7 +177,7 @@ class GeluTanhFusion(MatcherPass):
         )
         inner = wrap_type("Add", [x, _times(cube, 0.044715)], ONE)
         tanh = wrap_type("Tanh", [_times(inner, math.sqrt(2.0 / math.pi))], ONE)
-        return _gelu(x, tanh)
+        return _gelu(x, wrap_type("Add", [tanh, constant(near(1.0))], ONE))
 
     def callback(self, m: Match) -> bool:
         if not same_shape(m["x"], m.root.out_port(0)):

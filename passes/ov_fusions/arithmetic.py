@@ -1,17 +1,27 @@
-"""Arithmetic canonicalization: a float Subtract / Divide of a constant
-becomes an Add / Multiply (OpenVINO's ConvertSubtract / ConvertDivide for
-constants), so the affine chains (batch norms spelled ``(x - m) / s * g + b``)
-fold into convolution weights in ``ov-fuse-linear``."""
+"""Arithmetic canonicalization.
+
+* A float Subtract / Divide of a constant becomes an Add / Multiply
+  (OpenVINO's ConvertSubtract / ConvertDivide for constants), so the affine
+  chains (batch norms spelled ``(x - m) / s * g + b``) fold into convolution
+  weights in ``ov-fuse-linear``.
+* ``1 / Sqrt(x)`` (TensorFlow's Rsqrt as converted, ``Power(Sqrt(x), -1)``)
+  becomes ``Power(x, -0.5)`` (``rsqrt-to-power``), as OpenVINO writes it.
+* A ``Negative`` folds into the op reading it (``negative-fold``):
+  ``-x * c`` -> ``x * (-c)`` (``c`` a float constant), ``y + -x`` -> ``y - x``,
+  ``y - -x`` -> ``y + x``.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from xmo.passes.ov_fusions.common import FLOATS, fuse
+from xmo.passes.ov_fusions.common import FLOATS, fuse, near
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
     any_input,
     constant,
+    consumers_count,
+    or_,
     type_matches,
     value_matches,
     wrap_type,
@@ -66,3 +76,53 @@ class DivideConstToMultiply(MatcherPass):
         rc = m.graph.create_constant(inv, m["c"].data.get_element_type())
         mul = m.graph.create_node("Multiply", [m["x"], rc])
         return fuse(div, mul, [div])
+
+
+class RsqrtToPower(MatcherPass):
+    """1 / Sqrt(x) -> Power(x, -0.5) (float; the Sqrt read by nothing else)."""
+
+    name = "rsqrt-to-power"
+
+    def pattern(self):
+        x = any_input(type_matches(*FLOATS), label="x")
+        sqrt = wrap_type("Sqrt", [x], consumers_count(1))
+        return or_(
+            wrap_type("Divide", [constant(near(1.0)), sqrt]),
+            wrap_type("Power", [sqrt, constant(near(-1.0))]),
+        )
+
+    def callback(self, m: Match) -> bool:
+        if m.root.get("auto_broadcast", "numpy") != "numpy":
+            return False
+        half = m.graph.create_constant(np.float32(-0.5), m["x"].data.get_element_type())
+        return fuse(m.root, m.graph.create_node("Power", [m["x"], half]), m.nodes())
+
+
+class NegativeFold(MatcherPass):
+    """A Negative read only by a Multiply with a constant, an Add or a
+    Subtract (as its subtrahend) folds into it."""
+
+    name = "negative-fold"
+
+    def pattern(self):
+        x = any_input(label="x")
+        neg = wrap_type("Negative", [x], consumers_count(1) & type_matches(*FLOATS))
+        c = constant(value_matches(lambda a: a.dtype.kind == "f"), label="c")
+        y = any_input(label="y")
+        return or_(
+            wrap_type("Multiply", [neg, c], label="mul"),
+            wrap_type("Add", [y, neg], label="add"),
+            wrap_type("Subtract", [y, neg], label="sub"),
+        )
+
+    def callback(self, m: Match) -> bool:
+        root = m.root
+        if root.get("auto_broadcast", "numpy") != "numpy":
+            return False
+        if "mul" in m:
+            c = m["c"].data.get_value()
+            neg_c = m.graph.create_constant(-c, m["c"].data.get_element_type())
+            new = m.graph.create_node("Multiply", [m["x"], neg_c])
+        else:
+            new = m.graph.create_node("Subtract" if "add" in m else "Add", [m["y"], m["x"]])
+        return fuse(root, new, m.nodes())

@@ -57,6 +57,21 @@ def fuse(root: Node, new: Node, fused: Sequence[Node]) -> bool:
     return True
 
 
+def fuse_chain(root: Node, chain: Sequence[Node], fused: Sequence[Node]) -> bool:
+    """Like :func:`fuse` for a replacement of several ops (``chain``, inputs
+    first): the last stands in for ``root``, the others are named
+    ``<root>/<Type>``, all get the runtime info of ``fused``."""
+    last = chain[-1]
+    if last.out_port(0).data.get_type() != root.out_port(0).data.get_type():
+        return False
+    copy_runtime_info(list(fused), list(chain))
+    for n in chain[:-1]:
+        n.name = f"{root.name}/{n.type}"
+    last.name = root.name
+    replace_node(root, last)
+    return True
+
+
 def axes_of(port: Port, rank: int) -> list[int] | None:
     v = port.data.get_value()
     if v is None or v.dtype.kind not in "iu":

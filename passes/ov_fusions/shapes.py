@@ -13,6 +13,11 @@
   the orders cancel (the helpers of ``ov-transpose-sinking``, which does the
   same while sinking TensorFlow layouts; this brings it to ONNX models).
   A lone identity Transpose goes too.
+* ``transpose-to-reshape``: a Transpose that moves only dimensions of size
+  1 (the others keep their order: ``[N, 1, 1, C] -> [N, C, 1, 1]``, a
+  squeeze-excite vector between layouts) -> a Reshape to its result shape
+  (OpenVINO's TransposeToReshape); a dynamic dimension is allowed where the
+  Transpose leaves it in place (``special_zero``).
 * ``shuffle-channels-fusion``: ``Reshape([N, C, H, W] -> [N, g, C/g, H, W])``,
   ``Transpose([0, 2, 1, 3, 4])``, ``Reshape(-> [N, C, H, W])`` ->
   ``ShuffleChannels(axis=1, group=g)``.
@@ -104,6 +109,32 @@ class TransposePairFusion(MatcherPass):
         if is_identity(p2):
             return replace_output_update_name(outer.out_port(0), src)
         return False
+
+
+class TransposeToReshape(MatcherPass):
+    name = "transpose-to-reshape"
+
+    def pattern(self):
+        return wrap_type("Transpose", [any_input(label="x"), constant()])
+
+    def callback(self, m: Match) -> bool:
+        perm = transpose_order(m.root.op)
+        shape = m["x"].data.get_shape()
+        if perm is None or shape is None or len(shape) != len(perm) or is_identity(perm):
+            return False
+        moved = [p for p in perm if shape[p] != 1]
+        if moved != sorted(moved):
+            return False
+        target = []
+        for i, p in enumerate(perm):
+            d = shape[p]
+            if d == 0 or (d < 0 and p != i):
+                return False
+            target.append(0 if d < 0 else d)
+        r = m.graph.create_node(
+            "Reshape", [m["x"], np.asarray(target, np.int64)], {"special_zero": 0 in target}
+        )
+        return fuse(m.root, r, [m.root])
 
 
 class ShuffleChannelsFusion(MatcherPass):

@@ -54,11 +54,15 @@ Rules, applied from a worklist of Transposes until nothing changes:
   before different barriers can leave more Transposes than before: rare,
   and backward sinking usually merges them again.)
 * **Backward sinking** (option ``backward``, default on). ``T(op(...), Q)``
-  where ``op`` is an elementwise op, Squeeze or Unsqueeze whose only consumer
-  is this Transpose becomes ``op'(T(a, Q'), ...)`` when that lowers the number
-  of Transposes -- the new input Transposes merge with Transposes above, reuse
-  existing ones, or themselves move up and cancel (looking up to 4 ops
-  ahead). Ops built by backward sinking are never sunk forward (nor backward)
+  where ``op`` is an elementwise op, Squeeze, Unsqueeze or a Pad with
+  constant pads whose only consumer is this Transpose becomes
+  ``op'(T(a, Q'), ...)`` when that lowers the number of Transposes -- the new
+  input Transposes merge with Transposes above, reuse existing ones, or
+  themselves move up and cancel (looking up to 4 ops ahead) -- or when it
+  brings the Transpose to a graph input read by nothing else, through ops
+  forward sinking did not move (a TF stem's Rescaling and ZeroPadding2D: the
+  layout then changes at the input, as in OpenVINO's conversion, and the zero
+  Pad enters the convolution). Ops built by backward sinking are never sunk forward (nor backward)
   again, so a Transpose cannot move back and forth; a step cap bounds the
   work in any case.
 

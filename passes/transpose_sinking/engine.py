@@ -605,8 +605,15 @@ class Sinker:
         rule = BACKWARD_RULES.get(f.name)
         return None if rule is None else rule(f, q)
 
-    def _bw_operand_cost(self, a: SSAValue, p: Perm, depth: int) -> int | None:
-        """Transposes added (negative: removed) by giving ``a`` the order ``p``."""
+    def _bw_operand_cost(self, a: SSAValue, p: Perm, depth: int, at_input: bool = False) -> int | None:
+        """Transposes added (negative: removed) by giving ``a`` the order ``p``.
+
+        ``at_input`` (backward sinking, through ops forward sinking did not
+        move): a Transpose of a graph input read by nothing else costs nothing
+        more than the one it replaces below the ops in between (a Pad, the
+        elementwise pre-processing): the layout then changes at the input, as
+        in OpenVINO's conversion, and a zero Pad meets the convolution in its
+        layout (``ov-fuse-linear`` takes it in)."""
         r = rank(a)
         if r is None:
             return None
@@ -616,17 +623,20 @@ class Sinker:
             return None
         if is_identity(p) or self._find_transpose(a, p) is not None:
             return 0
+        if at_input and a.owner.name == "ov.Parameter" and a.has_one_use():  # type: ignore[union-attr]
+            return 0
         prod = a.owner
         pa = transpose_order(prod) if isinstance(prod, Operation) else None
         if pa is not None:
             return (0 if is_identity(compose(pa, p)) else 1) - (1 if a.has_one_use() else 0)
         if depth > 0 and a.has_one_use():
-            sub = self._bw_cost(prod, p, depth - 1)  # type: ignore[arg-type]
+            sub = self._bw_cost(prod, p, depth - 1, at_input and prod not in self.moved)  # type: ignore[arg-type]
             if sub is not None and sub < 0:
                 return 1 + sub
         return 1
 
-    def _bw_cost(self, f: Operation | None, q: Perm, depth: int = _LOOKAHEAD) -> int | None:
+    def _bw_cost(self, f: Operation | None, q: Perm, depth: int = _LOOKAHEAD,
+                 at_input: bool = False) -> int | None:
         """Change in the number of Transposes when ``T(f(...), q)`` moves above
         ``f`` (looking ``depth`` ops further up); None when it cannot."""
         plan = self._bw_plan(f, q)
@@ -635,7 +645,7 @@ class Sinker:
         assert f is not None
         cost = -1
         for j, p in plan.moves:
-            c = self._bw_operand_cost(f.operands[j], p, depth)
+            c = self._bw_operand_cost(f.operands[j], p, depth, at_input)
             if c is None:
                 return None
             cost += c
@@ -647,7 +657,8 @@ class Sinker:
         f = v.owner
         if q is None or not v.has_one_use():
             return False
-        cost = self._bw_cost(f, q)  # type: ignore[arg-type]
+        # not back through ops forward sinking moved (it would undo that sinking)
+        cost = self._bw_cost(f, q, at_input=f not in self.moved)  # type: ignore[arg-type]
         if cost is None or cost >= 0:
             return False
         plan = self._bw_plan(f, q)  # type: ignore[arg-type]

@@ -1,13 +1,17 @@
 """Transpose sinking rules of ops that resize axes: Pad, Tile, Interpolate-4/11.
-Forward: per-axis pads, repeats and axes are remapped."""
+Forward: per-axis pads, repeats and axes are remapped. Backward (Pad with
+constant pads): ``T(Pad(x), q)`` -> ``Pad(T(x, q))`` with the pads in ``q``'s
+order."""
 
 from __future__ import annotations
 
 from xmo.dialects.ov.base import OVOp, dims_of
 from xmo.passes.transpose_sinking.engine import (
+    BackwardPlan,
     Sinker,
     Skip,
     axes_operand,
+    backward_rule,
     data_only,
     forward_rule,
 )
@@ -26,6 +30,15 @@ def pad_forward(s: Sinker, op: OVOp, t: OVOp, p: Perm) -> bool:
         pads.append(s.int_const_like(op.operands[port], scatter(p, vals, 0), op))
     new = s.rebuild(op, [x, *pads, *op.operands[3:]], fallback_perm=p)
     return s.finish(op, new, [p], t)
+
+
+@backward_rule("ov.Pad", "ov.Pad_opset1")
+def pad_backward(op: OVOp, q: Perm) -> BackwardPlan | None:
+    n = len(q)
+    pads = [const_ints(op.operands[port]) for port in (1, 2)]
+    if any(v is None or len(v) != n for v in pads):
+        return None
+    return BackwardPlan([(0, q)], {port: [v[i] for i in q] for port, v in zip((1, 2), pads)})
 
 
 @forward_rule("ov.Tile")

@@ -109,11 +109,19 @@ def _stash(node: ConverterNode, b: Builder, x: SSAValue) -> tuple[SSAValue, str]
 
 @converter("LayerNormalization")
 def layer_norm(node: ConverterNode, b: Builder):
+    """MVN over the trailing axes, then scale and bias (as OpenVINO's frontend);
+    the decomposition when the mean or the inverse standard deviation is used."""
     x0 = node.input(0)
     r = rank_of(node, x0)
     axis = norm_axis(node, node.attr("axis", -1), r)
     eps = float(node.attr("epsilon", 1e-5))
     x, t = _stash(node, b, x0)
+    if not any(node.num_outputs > i and node.output_names[i] for i in (1, 2)):
+        y = b.convert(_mvn(b, x, list(range(axis, r)), eps), t)
+        y = b.out("Multiply", [y, _to(b, node.input(1), x0)])
+        if node.has_input(2):
+            y = b.out("Add", [y, _to(b, node.input(2), x0)])
+        return y
     axes = b.i64(list(range(axis, r)))
     mean = b.out("ReduceMean", [x, axes], {"keep_dims": True})
     d = b.out("Subtract", [x, mean])
