@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -49,18 +48,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import detection_models as dm  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from make_tf_fixtures import save_npz  # noqa: E402  (numpy-only at import)
+
 OPSET = 17
-
-
-def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """np.savez with fixed zip timestamps (byte-reproducible)."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
-        for key, arr in arrays.items():
-            info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.external_attr = 0o644 << 16
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
-            zf.writestr(info, buf.getvalue())
 
 
 def build(torch, name: str, **override):  # noqa: ANN001, ANN201
