@@ -100,6 +100,12 @@ def assemble_body(
     return Body(Region(block), list(capture.captured), len(input_params))
 
 
+def etype_or_none(v: object) -> str | None:
+    """The element type of a tensor value; None for anything else (a
+    sequence, an absent value)."""
+    return value_etype(v) if isinstance(v, SSAValue) else None
+
+
 def check_carried(
     entering: Sequence[str | None],
     yielded: Sequence[OVValue],
@@ -110,7 +116,7 @@ def check_carried(
     tensor), else the model is invalid (``names[j]``: how value ``j`` is
     called, by default ``loop-carried value <j>``)."""
     for j, (want, v) in enumerate(zip(entering, yielded)):
-        have = value_etype(v) if isinstance(v, SSAValue) else None
+        have = etype_or_none(v)
         if want is not None and have is not None and have != want:
             what = names[j] if names is not None else f"loop-carried value {j}"
             raise InvalidNodeError(
@@ -160,5 +166,6 @@ __all__ = [
     "BodyCapture",
     "assemble_body",
     "check_carried",
+    "etype_or_none",
     "settled_body",
 ]

@@ -88,7 +88,7 @@ from xmo.dialects.ov.port_map import (
 )
 from xmo.dialects.ov.traits import is_pure
 from xmo.passes.onnx_to_ov.convert import convert_block, convert_body
-from xmo.passes.to_ov.bodies import Body, check_carried, settled_body
+from xmo.passes.to_ov.bodies import Body, check_carried, etype_or_none, settled_body
 from xmo.passes.to_ov.builder import Builder, ConverterNode, NotConvertible, SeqValue, value_etype
 from xmo.passes.to_ov.helpers import norm_axis
 from xmo.passes.onnx_to_ov.registry import converter
@@ -618,7 +618,7 @@ def _unrolled_scan(node: ConverterNode, b: Builder):
             outs = _iteration(node, b, lambda t=t, slices=slices: convert_block(
                 node, b, body, [*states, *slices], f"{node.name}/iter{t}"
             ), length - 1 - t)
-            check_carried([_etype_or_none(v) for v in states], outs[:n_state])
+            check_carried([etype_or_none(v) for v in states], outs[:n_state])
             states = [
                 _tensor(node, v, f"state output {i}") for i, v in enumerate(outs[:n_state])
             ]
@@ -681,7 +681,7 @@ def scan8(node: ConverterNode, b: Builder):
                 outs = _iteration(node, b, lambda n=n, t=t, st=st, slices=slices: (
                     convert_block(node, b, body, [*st, *slices], f"{node.name}/b{n}/iter{t}")
                 ), batch * length - 1 - (n * length + t))
-                check_carried([_etype_or_none(v) for v in st], outs[:n_state])
+                check_carried([etype_or_none(v) for v in st], outs[:n_state])
                 st = [
                     _tensor(node, v, f"state output {i}")
                     for i, v in enumerate(outs[:n_state])
@@ -713,10 +713,6 @@ def loop(node: ConverterNode, b: Builder):
         log.debug("Loop '%s' is not unrolled (%s): an ov.Loop", node.name, e)
         b.rollback(mark)
         return _loop_op(node, b)
-
-
-def _etype_or_none(v: SSAValue | SeqValue | None) -> str | None:
-    return value_etype(v) if isinstance(v, SSAValue) else None
 
 
 def _unrolled_loop(node: ConverterNode, b: Builder):
@@ -759,7 +755,7 @@ def _unrolled_loop(node: ConverterNode, b: Builder):
             if kc is None:
                 raise NotUnrollable("the body's condition output is not a constant")
             cond = kc
-            check_carried([_etype_or_none(v) for v in state], outs[1 : 1 + n_state])
+            check_carried([etype_or_none(v) for v in state], outs[1 : 1 + n_state])
             state = list(outs[1 : 1 + n_state])
             for i, v in enumerate(outs[1 + n_state :]):
                 per_iter[i].append(_tensor(node, v, f"scan output {i}"))
