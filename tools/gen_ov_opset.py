@@ -435,7 +435,7 @@ SHAPE_INFERENCE: frozenset[str] = frozenset(
     ov.NotEqual ov.OneHot ov.PRelu ov.Pad ov.Power ov.RDFT ov.Range ov.ReduceL1
     ov.ReduceL2 ov.ReduceLogicalAnd ov.ReduceLogicalOr ov.ReduceMax ov.ReduceMean
     ov.ReduceMin ov.ReduceProd ov.ReduceSum ov.Relu ov.Reshape ov.ReverseSequence
-    ov.Roll ov.Round ov.ScatterElementsUpdate ov.ScatterNDUpdate ov.ScatterUpdate
+    ov.Roll ov.Round ov.ScaledDotProductAttention ov.ScatterElementsUpdate ov.ScatterNDUpdate ov.ScatterUpdate
     ov.Select ov.Selu ov.ShapeOf ov.Sigmoid ov.Sign ov.Sin ov.Sinh ov.Slice
     ov.SoftPlus ov.SoftSign ov.Softmax ov.SpaceToDepth ov.Split ov.Sqrt
     ov.SquaredDifference ov.Squeeze ov.StridedSlice ov.Subtract ov.Swish ov.Tan

@@ -3713,7 +3713,7 @@ class ScaledDotProductAttentionOp(OVOp):
         AttrSpec("causal", "bool", False),
     )
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), HasShapeInference())
 
 
 @ov_op

@@ -10,6 +10,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | --- | --- |
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
 | mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
+| sdpa-fusion | :mod:`.attention` |
 | shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
 | pad-into-pooling | :mod:`.pooling` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
@@ -39,6 +40,7 @@ from xmo.passes.ov_fusions.arithmetic import (
     RsqrtToPower,
     SubtractConstToAdd,
 )
+from xmo.passes.ov_fusions.attention import SDPAFusion
 from xmo.passes.ov_fusions.normalization import MVNAffineFusion, MVNFusion, NormalizeL2Fusion
 from xmo.passes.ov_fusions.pooling import PadIntoPooling
 from xmo.passes.ov_fusions.shapes import (
@@ -63,6 +65,7 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     MVNFusion,
     MVNAffineFusion,
     NormalizeL2Fusion,
+    SDPAFusion,
     ShuffleChannelsFusion,
     TransposePairFusion,
     TransposeToReshape,
@@ -101,6 +104,7 @@ __all__ = [
     "PadIntoPooling",
     "ReshapeChainFusion",
     "RsqrtToPower",
+    "SDPAFusion",
     "ShuffleChannelsFusion",
     "SoftPlusFusion",
     "SubtractConstToAdd",
