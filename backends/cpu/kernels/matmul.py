@@ -33,7 +33,7 @@ def _sdpa(
     to 1 / sqrt(E); the bias is a causal upper triangle of -inf, else the
     mask (boolean: -inf where False; float: added), else 0."""
     dtype = q.dtype
-    work = np.float32 if dtype == np.float16 else dtype
+    work = np.float32 if dtype == np.float16 else dtype.type
     q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
     mask = extra[0] if extra else None
     if len(extra) > 1:
