@@ -80,3 +80,19 @@ def test_fused(name, converted):
     assert (types["MVN"], types["Gelu"]) == FUSED[name], dict(types)
     assert not types["Sqrt"] and not types["Negative"] and not types["SquaredDifference"], dict(types)
     assert types["ReduceMean"] <= 1, dict(types)  # ConvNeXt's and Keras' global average pooling
+
+
+#: ScaledDotProductAttention ops the attention fusion makes (no Softmax left on
+#: them); the others keep MatMul/Softmax: transformers' eager attention guards
+#: the weights with Select(IsNaN) (GPT-2, BERT) and Keras MultiHeadAttention
+#: computes the scores with Einsum
+SDPA = {"vit": 2, "whisper_encoder": 2, "gpt2_ts": 0, "gpt2_dynamo": 0, "bert_ts": 0, "bert_dynamo": 0,
+        "keras_transformer": 0}
+
+
+@pytest.mark.parametrize("name", list(SDPA))
+def test_attention_fused(name, converted):
+    types = _types(converted(name))
+    assert types["ScaledDotProductAttention"] == SDPA[name], dict(types)
+    if SDPA[name]:
+        assert not types["Softmax"], dict(types)
