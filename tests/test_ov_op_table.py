@@ -42,7 +42,7 @@ NO_SHAPE_INFERENCE = frozenset(
     Pad_opset1 Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
     Proposal_opset1 RNNCell RNNSequence ROIAlign ROIAlignRotated ROIAlign_opset3
     ROIPooling RandomUniform Range_opset1 ReadValue ReadValue_opset3 RegionYolo
-    ReorgYolo Reverse_opset1 STFT ScaledDotProductAttention
+    ReorgYolo Reverse_opset1 STFT
     ScatterElementsUpdate_opset3 ScatterNDUpdate_opset4 SearchSorted SegmentMax
     ShapeOf_opset1 ShuffleChannels SliceScatter Softmax_opset1 SpaceToBatch
     SparseFillEmptyRows Squeeze_opset1 StringTensorPack StringTensorUnpack
@@ -70,7 +70,7 @@ NO_CPU_KERNEL = frozenset(
     PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
     Proposal_opset1 RNNCell ROIAlignRotated ROIPooling
     RandomUniform ReadValue ReadValue_opset3 RegionYolo ReorgYolo Result STFT
-    ScaledDotProductAttention SearchSorted SegmentMax SliceScatter SpaceToBatch
+    SearchSorted SegmentMax SliceScatter SpaceToBatch
     SparseFillEmptyRows StringTensorPack StringTensorUnpack
     """.split()
 )
