@@ -32,6 +32,7 @@ reshapes and transposes that split heads around Q, K, V stay as they are.
 from __future__ import annotations
 
 import numpy as np
+from xmo.graph import Node, Port
 from xmo.passes.ov_fusions.common import FLOATS, fuse_chain, scalar_of
 from xmo.passes.transformations import (
     Match,
@@ -163,7 +164,7 @@ class SDPAFusion(MatcherPass):
         return fuse_chain(m.root, [*chain, sdpa], fused)
 
     @staticmethod
-    def _untranspose(m: Match, kt, rank: int):
+    def _untranspose(m: Match, kt: Port, rank: int) -> tuple[Port, list[Node]]:
         """K from K^T: (value, new nodes)."""
         swap = list(range(rank))
         swap[-2], swap[-1] = swap[-1], swap[-2]
@@ -187,7 +188,5 @@ def _mask_fits(mask: list[int], scores: list[int]) -> bool:
     """Each (right-aligned) mask dim is 1, dynamic, or the scores' dim."""
     for d, s in zip(reversed(mask), reversed(scores)):
         if d != 1 and d >= 0 and s >= 0 and d != s:
-            return False
-        if d > 1 and s == 1:
             return False
     return True
