@@ -76,17 +76,21 @@ def logistic(b: Builder, v: SSAValue) -> SSAValue:
 def probit(b: Builder, v: SSAValue) -> SSAValue:
     """onnxruntime's ComputeProbit: ``sqrt(2) * erfinv(2v - 1)``, erfinv by
     its closed-form approximation (a = 0.147)."""
-    a = 0.147
+    # the constants as onnxruntime computes them (in float: the difference of
+    # two square roots below cancels, so their last bits show)
+    a = np.float32(0.147)
+    c0 = float(np.float32(2) / (np.float32(math.pi) * a))
+    c1 = float(np.float32(1) / a)
     x = b.out("Subtract", [b.out("Multiply", [v, b.scalar_like(2.0, v)]), b.scalar_like(1.0, v)])
     one = b.scalar_like(1.0, v)
     sgn = b.out("Select", [b.out("Less", [x, b.scalar_like(0.0, v)]), b.scalar_like(-1.0, v), one])
     y = b.out("Multiply", [b.out("Subtract", [one, x]), b.out("Add", [one, x])])
     lg = b.out("Log", [y])
-    c = b.out("Add", [b.scalar_like(2 / (math.pi * a), v), b.out("Multiply", [b.scalar_like(0.5, v), lg])])
-    c2 = b.out("Multiply", [b.scalar_like(1 / a, v), lg])
+    c = b.out("Add", [b.scalar_like(c0, v), b.out("Multiply", [b.scalar_like(0.5, v), lg])])
+    c2 = b.out("Multiply", [b.scalar_like(c1, v), lg])
     root = b.out("Sqrt", [b.out("Subtract", [b.out("Multiply", [c, c]), c2])])
     r = b.out("Sqrt", [b.out("Subtract", [root, c])])
-    return b.out("Multiply", [b.out("Multiply", [sgn, r]), b.scalar_like(math.sqrt(2.0), v)])
+    return b.out("Multiply", [b.out("Multiply", [sgn, r]), b.scalar_like(float(np.float32(math.sqrt(2.0))), v)])
 
 
 def softmax_zero(b: Builder, v: SSAValue) -> SSAValue:

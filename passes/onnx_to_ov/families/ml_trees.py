@@ -290,11 +290,28 @@ def aggregate(
     if any(a is None for a in static):
         h = b.out("Gather", [b.const(table.has.astype(np.uint8), "u8"), leaves, zero], {"batch_dims": 0})
         has = b.out("Greater", [b.out("ReduceMax", [h, axis], {"keep_dims": False}), b.const(np.uint8(0), "u8")])
-    if kind in ("MIN", "MAX") and not all(static):
+    if kind in ("MIN", "MAX"):
         # no weight reached: onnxruntime's score stays 0
-        mask = has if has is not None else b.const(np.array(static, dtype=bool), "boolean")
-        s = b.out("Select", [mask, s, b.scalar_like(0.0, s)])
+        s = mask_unscored(b, s, table, has)
     return s, has
+
+
+def mask_unscored(
+    b: Builder, s: SSAValue, table: LeafTable, has: SSAValue | None, scored: np.ndarray | None = None
+) -> SSAValue:
+    """``s`` with 0 for the targets no reached leaf has a weight for
+    (onnxruntime writes a score only where one was accumulated); ``scored``:
+    targets that count as scored anyway (classes given a base value)."""
+    static = np.array([table.always(k) for k in range(table.has.shape[1])], dtype=object)
+    always = static == True  # noqa: E712
+    if scored is not None:
+        always |= scored
+    if always.all():
+        return s
+    mask = b.const(always, "boolean")
+    if has is not None:
+        mask = b.out("LogicalOr", [has, mask])
+    return b.out("Select", [mask, s, b.scalar_like(0.0, s)])
 
 
 # -- attributes ---------------------------------------------------------------------
@@ -352,17 +369,18 @@ def tree_ensemble_regressor(node: ConverterNode, b: Builder):
     )  # fmt: skip
     x = features(node, b, etype)
     leaves = traverse(b, forest, x, etype)
-    s, _ = aggregate(b, forest, leaves, table, kind, etype)
+    s, has = aggregate(b, forest, leaves, table, kind, etype)
     base = float_list(node, "base_values", etype)
     if base is not None and len(base) == n_targets:
         s = b.out("Add", [s, const_like(b, base, etype)])
     post = node.str_attr("post_transform", "NONE") or "NONE"
     if n_targets == 1:
-        # onnxruntime's single-target path applies PROBIT only
+        # onnxruntime's single-target path adds the base value even where no
+        # weight was reached, and applies PROBIT only
         if post == "PROBIT":
             s = post_transform(node, b, s, post)
     else:
-        s = post_transform(node, b, s, post)
+        s = post_transform(node, b, mask_unscored(b, s, table, has), post)
     return _output_f32(b, s)
 
 
@@ -422,6 +440,13 @@ def _column(b: Builder, s: SSAValue, k: int) -> SSAValue:
     return b.gather(s, [k], 1)  # [N, 1]
 
 
+def _full(b: Builder, v: SSAValue, like: SSAValue) -> SSAValue:
+    """``v`` (``[N, 1]`` or a scalar) as ``[N, 1]``."""
+    if v.type == like.type:
+        return v
+    return b.out("Broadcast", [v, b.shape_of(like)], {"mode": "numpy"})
+
+
 def _binary(node, b, s, has, table, base, labels, post, etype, single, all_positive):  # noqa: ANN001, ANN202, PLR0913
     """onnxruntime's two-class rules: one score or two, the label from the
     "positive" score, and the single score widened to two columns by the
@@ -444,15 +469,16 @@ def _binary(node, b, s, has, table, base, labels, post, etype, single, all_posit
         p1 = s1
     else:
         p0, p1 = s0, s1
+    # onnxruntime writes 0 for a class no reached leaf scored
     zero = b.scalar_like(0.0, s0)
-    if has1:
-        pos = p1
-    elif has0 is True:
-        pos = p0
+    if has0 is True:
+        m0 = p0
     elif has0 is False:
-        pos = zero
+        m0 = zero
     else:
-        pos = b.out("Select", [_column(b, has, 0), p0, zero])
+        m0 = b.out("Select", [_column(b, has, 0), p0, zero])
+    m1 = p1 if has1 else zero
+    pos = p1 if has1 else m0
     if single:
         cut = 0.5 if all_positive else 0.0
         positive = b.out("Greater", [pos, b.scalar_like(cut, pos)])
@@ -462,23 +488,20 @@ def _binary(node, b, s, has, table, base, labels, post, etype, single, all_posit
         label = b.out("Select", [positive, b.i64([1]), b.i64([0])])
     label = b.reshape(label, [-1])
     if two:
-        z = post_transform(node, b, b.concat([p0, p1], 1), post)
+        z = post_transform(node, b, b.concat([_full(b, m0, s0), _full(b, m1, s0)], 1), post)
         return [label, _output_f32(b, z)]
     # one score, written as two columns
     if post == "PROBIT":
         raise node.unsupported("PROBIT of a single binary score (onnxruntime writes one of two columns)")
-    sc = p0
-    if single and all_positive:
+    sc = _full(b, m0, s0)
+    if not single and len(base) == 1:
+        raise node.unsupported(
+            "a single binary score with one base value and two class ids (onnxruntime writes one of two columns)"
+        )
+    if post == "LOGISTIC":
+        z = b.concat([logistic(b, b.out("Negative", [sc])), logistic(b, sc)], 1)
+    elif single and all_positive:  # a probability: (1 - p, p)
         z = b.concat([b.out("Subtract", [b.scalar_like(1.0, sc), sc]), sc], 1)
-    elif single or len(base) == 0:
-        if post == "LOGISTIC":
-            z = b.concat([logistic(b, b.out("Negative", [sc])), logistic(b, sc)], 1)
-        else:
-            neg = b.out("Negative", [sc])
-            if single:  # winning class positive: (-s, s), negative: (s, -s)
-                z = b.concat([b.out("Select", [positive, neg, sc]), b.out("Select", [positive, sc, neg])], 1)
-            else:
-                z = b.concat([sc, neg], 1)
-    else:
-        raise node.unsupported("a single binary score with one base value and two class ids (onnxruntime writes one of two columns)")
+    else:  # a margin: (-s, s)
+        z = b.concat([b.out("Negative", [sc]), sc], 1)
     return [label, _output_f32(b, z)]
