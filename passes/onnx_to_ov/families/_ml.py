@@ -65,6 +65,13 @@ def const_like(b: Builder, values, etype: str) -> SSAValue:  # noqa: ANN001
     return b.const(np.asarray(values, dtype=dtype), etype)
 
 
+def greater(b: Builder, a: SSAValue, c: SSAValue, or_equal: bool = False) -> SSAValue:
+    """``a > c`` (``a >= c``) as ``c < a`` (``c <= a``): false where either is
+    NaN. OpenVINO's CPU plugin (2026.4) answers Greater / GreaterEqual with
+    true for a NaN operand; its Less / LessEqual are right."""
+    return b.out("LessEqual" if or_equal else "Less", [c, a])
+
+
 def logistic(b: Builder, v: SSAValue) -> SSAValue:
     """onnxruntime's ComputeLogistic: ``s = 1 / (1 + exp(-|v|))``, ``1 - s`` for ``v < 0``."""
     one = b.scalar_like(1.0, v)
@@ -100,7 +107,7 @@ def softmax_zero(b: Builder, v: SSAValue) -> SSAValue:
     vmax = b.out("ReduceMax", [v, axis], {"keep_dims": True})
     e = b.out("Exp", [b.out("Subtract", [v, vmax])])
     small = b.out("Multiply", [v, b.out("Exp", [b.out("Negative", [vmax])])])
-    big = b.out("Greater", [b.out("Abs", [v]), b.scalar_like(1e-7, v)])
+    big = greater(b, b.out("Abs", [v]), b.scalar_like(1e-7, v))
     s = b.out("Select", [big, e, small])
     total = b.out("ReduceSum", [b.out("Select", [big, e, b.scalar_like(0.0, v)]), axis], {"keep_dims": True})
     return b.out("Divide", [s, total])

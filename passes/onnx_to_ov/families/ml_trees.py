@@ -29,6 +29,7 @@ from xmo.passes.onnx_to_ov.families._ml import (
     features,
     first_argmax,
     float_list,
+    greater,
     logistic,
     post_transform,
     reject_strings,
@@ -48,14 +49,15 @@ _MODES: dict[str, tuple[bool, bool, bool, bool]] = {
     "BRANCH_EQ": (False, True, False, False),
     "BRANCH_NEQ": (True, False, True, True),
 }
-#: the ov comparison of a mode when every branch node has it
+#: the comparison of a mode when every branch node has it: (ov op, x first);
+#: x > t is t < x (see :func:`._ml.greater`: false for NaN, as in onnxruntime)
 _COMPARE = {
-    "BRANCH_LEQ": "LessEqual",
-    "BRANCH_LT": "Less",
-    "BRANCH_GTE": "GreaterEqual",
-    "BRANCH_GT": "Greater",
-    "BRANCH_EQ": "Equal",
-    "BRANCH_NEQ": "NotEqual",
+    "BRANCH_LEQ": ("LessEqual", True),
+    "BRANCH_LT": ("Less", True),
+    "BRANCH_GTE": ("LessEqual", False),
+    "BRANCH_GT": ("Less", False),
+    "BRANCH_EQ": ("Equal", True),
+    "BRANCH_NEQ": ("NotEqual", True),
 }
 #: TreeEnsemble-5's integer modes and aggregate / post-transform codes
 _V5_MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "BRANCH_MEMBER")
@@ -81,7 +83,7 @@ class Forest:
     #: branch levels on the longest root-to-leaf path
     depth: int
     #: the ov comparison when one suffices (one mode, NaN never special), else None
-    compare: str | None
+    compare: tuple[str, bool] | None
 
 
 def _keys(trees: np.ndarray, nodes: np.ndarray, span: int) -> np.ndarray:
@@ -160,7 +162,7 @@ def build_forest(
         if not (goes_true[len(leaves):, _NAN] != _MODES[mode][_NAN]).any():
             compare = _COMPARE[mode]
     elif not branch_modes:
-        compare = "LessEqual"
+        compare = ("LessEqual", True)
     forest = Forest(roots, feature, threshold, goes_true, children, len(leaves), 0, compare)
     forest.depth = _depth(node, forest)
     return forest, lookup
@@ -185,10 +187,11 @@ def _depth(node: ConverterNode, f: Forest) -> int:
 def _outcome(b: Builder, f: Forest, xv: SSAValue, t: SSAValue) -> tuple[SSAValue, int]:
     """(i64 ``[N, T]`` column of the next-node table, number of columns)."""
     if f.compare is not None:
-        return b.convert(b.out(f.compare, [xv, t]), "i64"), 2
+        op, x_first = f.compare
+        return b.convert(b.out(op, [xv, t] if x_first else [t, xv]), "i64"), 2
     # lt -> 0, eq -> 1, gt -> 3 (2 * (x > t) + (x >= t)), NaN -> 2
-    gt = b.convert(b.out("Greater", [xv, t]), "i64")
-    ge = b.convert(b.out("GreaterEqual", [xv, t]), "i64")
+    gt = b.convert(greater(b, xv, t), "i64")
+    ge = b.convert(greater(b, xv, t, or_equal=True), "i64")
     r = b.out("Add", [b.out("Multiply", [gt, b.i64(2)]), ge])
     branches = f.goes_true[f.n_leaves:]
     if (branches[:, _NAN] != branches[:, _LT]).any():
@@ -269,6 +272,10 @@ def leaf_table(
         np.add.at(table, (rows, cols), w)
     has = np.zeros((f.n_leaves, n_targets), dtype=bool)
     has[rows, cols] = True
+    if n_targets == 1:
+        # onnxruntime's single-target path: every leaf has a weight, 0 when none is given
+        table[~has] = 0
+        has[:] = True
     return LeafTable(table, has)
 
 
@@ -289,7 +296,7 @@ def aggregate(
     has = None
     if any(a is None for a in static):
         h = b.out("Gather", [b.const(table.has.astype(np.uint8), "u8"), leaves, zero], {"batch_dims": 0})
-        has = b.out("Greater", [b.out("ReduceMax", [h, axis], {"keep_dims": False}), b.const(np.uint8(0), "u8")])
+        has = greater(b, b.out("ReduceMax", [h, axis], {"keep_dims": False}), b.const(np.uint8(0), "u8"))
     if kind in ("MIN", "MAX"):
         # no weight reached: onnxruntime's score stays 0
         s = mask_unscored(b, s, table, has)
@@ -481,10 +488,10 @@ def _binary(node, b, s, has, table, base, labels, post, etype, single, all_posit
     pos = p1 if has1 else m0
     if single:
         cut = 0.5 if all_positive else 0.0
-        positive = b.out("Greater", [pos, b.scalar_like(cut, pos)])
+        positive = greater(b, pos, b.scalar_like(cut, pos))
         label = b.out("Select", [positive, b.gather(labels, [1], 0), b.gather(labels, [0], 0)])
     else:
-        positive = b.out("Greater", [pos, zero])
+        positive = greater(b, pos, zero)
         label = b.out("Select", [positive, b.i64([1]), b.i64([0])])
     label = b.reshape(label, [-1])
     if two:
