@@ -80,10 +80,10 @@ def linear_classifier(node: ConverterNode, b: Builder):
         pos, neg = (int(labels[1]), int(labels[0])) if len(labels) == 2 else (1, 0)
         label = b.out("Select", [greater(b, s, b.scalar_like(0.0, s)), b.i64(pos), b.i64(neg)])
         label = b.reshape(label, [-1])
-        if len(labels) == 2:  # a second column: (1 - s, s), no transform but PROBIT
+        if len(labels) == 2:  # a second column: (1 - s, s); of the transforms only LOGISTIC applies
             if post == "PROBIT":
                 raise node.unsupported("PROBIT of a single binary score (onnxruntime writes one of two columns)")
-            return [label, _two_columns(b, s, "probability")]
+            return [label, _two_columns(b, s, "logistic" if post == "LOGISTIC" else "probability")]
         return [label, _scores_1(node, b, s, post)]
     if len(labels) != n:
         raise node.unsupported(f"{len(labels)} class labels for {n} scores")
@@ -202,8 +202,10 @@ def svm_classifier(node: ConverterNode, b: Builder):
         return [label, post_transform(node, b, scores, post)]
     if post == "PROBIT":
         raise node.unsupported("PROBIT of a single binary score (onnxruntime writes one of two columns)")
-    # one score: (-s, s) without a post transform, else (1 - s, s) untransformed
-    return [label, _two_columns(b, scores, "margin" if post == "NONE" else "probability")]
+    # one score: (-s, s) without a post transform, logistic columns under
+    # LOGISTIC, else (1 - s, s) untransformed
+    kind = {"NONE": "margin", "LOGISTIC": "logistic"}.get(post, "probability")
+    return [label, _two_columns(b, scores, kind)]
 
 
 def _svm_linear(node, b, x, labels, coef, rho, post):  # noqa: ANN001, ANN202
@@ -349,9 +351,6 @@ def label_encoder(node: ConverterNode, b: Builder):
     kt = node.etype(0)
     key_c = b.convert(b.const(keys, "i64") if keys.dtype.kind in "iu" else _f32(b, keys), kt)
     hit = b.out("Equal", [b.unsqueeze(x, [-1]), key_c])  # [..., K]
-    if keys.dtype.kind == "f" and np.isnan(keys).any():
-        nan_key = b.const(np.isnan(keys), "boolean")
-        hit = b.out("LogicalOr", [hit, b.out("LogicalAnd", [b.unsqueeze(b.out("IsNaN", [x]), [-1]), nan_key])])
     found = b.out("ReduceLogicalOr", [hit, b.i64([-1])], {"keep_dims": False})
     # the first matching key (duplicates: onnxruntime keeps the first)
     order = b.const(np.arange(len(keys), 0, -1, dtype=np.int64), "i64")
