@@ -15,6 +15,9 @@ sklearn = pytest.importorskip("sklearn")
 skl2onnx = pytest.importorskip("skl2onnx")
 
 from sklearn import ensemble, tree  # noqa: E402
+
+# skl2onnx reads SVC's probA_ / probB_, deprecated in scikit-learn 1.9
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
 
 

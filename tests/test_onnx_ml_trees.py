@@ -34,8 +34,11 @@ def test_modes_classifier(modes, missing, tmp_path) -> None:
     check_ml(model, {"X": grid_inputs(rng, 64, 4)}, tmp_path)
 
 
-@pytest.mark.parametrize("agg", ["SUM", "AVERAGE", "MIN", "MAX"])
-@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"])
+@pytest.mark.parametrize(
+    ("agg", "post"),
+    [("SUM", "NONE"), ("SUM", "SOFTMAX"), ("AVERAGE", "LOGISTIC"), ("AVERAGE", "SOFTMAX_ZERO"),
+     ("MIN", "NONE"), ("MIN", "SOFTMAX"), ("MAX", "LOGISTIC"), ("MAX", "SOFTMAX_ZERO")],
+)  # fmt: skip
 def test_aggregates_post_transforms(agg, post, tmp_path) -> None:
     rng, nodes, leaves = _forest(2, ALL_MODES, 0.3)
     # some leaves lack some targets: onnxruntime writes 0 for a target no reached leaf scored
@@ -57,10 +60,17 @@ def test_single_target(agg, tmp_path) -> None:
     check_ml(tree_regressor(nodes, probs, 1, "PROBIT", agg=agg), feeds, tmp_path, atol=1e-4)
 
 
-@pytest.mark.parametrize("ids", [[0], [1], [0, 1]], ids=["class0", "class1", "both"])
-@pytest.mark.parametrize("base", [None, [0.2], [0.2, -0.1]], ids=["nobase", "base1", "base2"])
-@pytest.mark.parametrize("positive", [True, False], ids=["proba", "margin"])
-@pytest.mark.parametrize("post", ["NONE", "LOGISTIC", "SOFTMAX"])
+_BINARY = [
+    (ids, base, positive, post)
+    for k, (ids, base, positive) in enumerate(
+        (ids, base, positive) for ids in ([0], [1], [0, 1]) for base in (None, [0.2], [0.2, -0.1]) for positive in (True, False)
+    )
+    for post in [("NONE", "LOGISTIC", "SOFTMAX")[k % 3]]
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("ids", "base", "positive", "post"), _BINARY,
+                         ids=[f"ids{i}-base{len(b or ())}-{'proba' if p else 'margin'}-{t}" for i, b, p, t in _BINARY])  # fmt: skip
 def test_binary_rules(ids, base, positive, post, tmp_path) -> None:
     """Two classes: one score or two, the label threshold (0.5 for positive
     weights of one class, else 0) and how one score becomes two columns."""
