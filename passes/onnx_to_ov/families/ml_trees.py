@@ -217,17 +217,22 @@ def traverse(b: Builder, f: Forest, x: SSAValue, etype: str) -> SSAValue:
         return b.out("Broadcast", [b.i64(roots), shape], {"mode": "numpy"})
     xv = b.out("Gather", [x, b.i64(f.feature[roots]), b.i64(1)], {"batch_dims": 0})
     r, width = _outcome(b, f, xv, const_like(b, f.threshold[roots], etype))
-    nxt = b.i64(_next_table(f, width))
-    feature = b.i64(f.feature)
-    threshold = const_like(b, f.threshold, etype)
+    table = _next_table(f, width)
+    # between levels the state is node * width: the tables are read at it
+    # directly (feature and threshold repeated width times, next nodes scaled)
+    # and the step adds the outcome; the last level reads unscaled next nodes
+    last = b.i64(table)
+    nxt = b.i64(table * width) if f.depth > 1 else last
     idx = b.out("Gather", [nxt, b.out("Add", [b.i64(roots * width), r]), zero], {"batch_dims": 0})
-    for _ in range(f.depth - 1):
+    if f.depth > 1:
+        feature = b.i64(np.repeat(f.feature, width))
+        threshold = const_like(b, np.repeat(f.threshold, width), etype)
+    for level in range(1, f.depth):
         feat = b.out("Gather", [feature, idx, zero], {"batch_dims": 0})
         xv = b.out("Gather", [x, feat, b.i64(1)], {"batch_dims": 1})
         t = b.out("Gather", [threshold, idx, zero], {"batch_dims": 0})
-        r, width = _outcome(b, f, xv, t)
-        pos = b.out("Add", [b.out("Multiply", [idx, b.i64(width)]), r])
-        idx = b.out("Gather", [nxt, pos, zero], {"batch_dims": 0})
+        r, _ = _outcome(b, f, xv, t)
+        idx = b.out("Gather", [last if level == f.depth - 1 else nxt, b.out("Add", [idx, r]), zero], {"batch_dims": 0})
     return idx
 
 
