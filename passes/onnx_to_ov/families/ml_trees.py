@@ -84,6 +84,8 @@ class Forest:
     depth: int
     #: the ov comparison when one suffices (one mode, NaN never special), else None
     compare: tuple[str, bool] | None
+    #: [M] position in ``roots`` of each node's tree
+    tree_of: np.ndarray | None = None
 
 
 def _keys(trees: np.ndarray, nodes: np.ndarray, span: int) -> np.ndarray:
@@ -152,8 +154,13 @@ def build_forest(
         raise node.unsupported("negative feature id")
 
     # roots: each tree's first node in attribute order (as onnxruntime takes them)
-    _, first = np.unique(tree_ids, return_index=True)
-    roots = new_of[np.sort(first)]
+    uniq, first = np.unique(tree_ids, return_index=True)
+    order_of_first = np.argsort(first, kind="stable")
+    roots = new_of[first[order_of_first]]
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[order_of_first] = np.arange(len(uniq))
+    tree_of = np.empty(m, dtype=np.int64)
+    tree_of[new_of] = rank[np.searchsorted(uniq, tree_ids)]
     branch_modes = {md for md in modes if md != "LEAF"}
     compare = None
     if len(branch_modes) == 1:
@@ -163,7 +170,7 @@ def build_forest(
             compare = _COMPARE[mode]
     elif not branch_modes:
         compare = ("LessEqual", True)
-    forest = Forest(roots, feature, threshold, goes_true, children, len(leaves), 0, compare)
+    forest = Forest(roots, feature, threshold, goes_true, children, len(leaves), 0, compare, tree_of)
     forest.depth = _depth(node, forest)
     return forest, lookup
 
@@ -286,44 +293,85 @@ def leaf_table(
 
 def aggregate(
     b: Builder, f: Forest, leaves: SSAValue, table: LeafTable, kind: str, etype: str
-) -> tuple[SSAValue, SSAValue | None]:
+) -> tuple[SSAValue, Reached]:
     """(``[N, K]`` aggregate of the reached leaves' weights, with 0 for
-    targets no reached leaf has; ``[N, K]`` bool "some reached leaf has a
-    weight" when that varies by row, else None)."""
+    targets no reached leaf has; which targets were reached)."""
     zero = b.i64(0)
-    w = b.out("Gather", [const_like(b, table.weights, etype), leaves, zero], {"batch_dims": 0})  # [N, T, K]
     axis = b.i64([1])
-    reduce = {"SUM": "ReduceSum", "AVERAGE": "ReduceSum", "MIN": "ReduceMin", "MAX": "ReduceMax"}[kind]
-    s = b.out(reduce, [w, axis], {"keep_dims": False})
+    per_tree = _one_target_per_tree(f, table) if kind in ("SUM", "AVERAGE") else None
+    if per_tree is not None:
+        # each tree scores one target (gradient boosting): [N, T] leaf values
+        # summed per target by a [T, K] one-hot MatMul
+        values = table.weights[np.arange(f.n_leaves), table.has.argmax(1)]
+        w = b.out("Gather", [const_like(b, values, etype), leaves, zero], {"batch_dims": 0})  # [N, T]
+        s = b.out("MatMul", [w, const_like(b, per_tree, etype)], {"transpose_a": False, "transpose_b": False})
+    else:
+        w = b.out("Gather", [const_like(b, table.weights, etype), leaves, zero], {"batch_dims": 0})  # [N, T, K]
+        reduce = {"SUM": "ReduceSum", "AVERAGE": "ReduceSum", "MIN": "ReduceMin", "MAX": "ReduceMax"}[kind]
+        s = b.out(reduce, [w, axis], {"keep_dims": False})
     if kind == "AVERAGE":
         s = b.out("Divide", [s, b.scalar_like(float(len(f.roots)), s)])
-    static = [table.always(k) for k in range(table.has.shape[1])]
-    has = None
-    if any(a is None for a in static):
-        h = b.out("Gather", [b.const(table.has.astype(np.uint8), "u8"), leaves, zero], {"batch_dims": 0})
-        has = greater(b, b.out("ReduceMax", [h, axis], {"keep_dims": False}), b.const(np.uint8(0), "u8"))
+    reached = Reached(b, table, leaves)
     if kind in ("MIN", "MAX"):
         # no weight reached: onnxruntime's score stays 0
-        s = mask_unscored(b, s, table, has)
-    return s, has
+        s = mask_unscored(b, s, reached)
+    return s, reached
 
 
-def mask_unscored(
-    b: Builder, s: SSAValue, table: LeafTable, has: SSAValue | None, scored: np.ndarray | None = None
-) -> SSAValue:
+class Reached:
+    """Which targets a reached leaf has a weight for: per target always,
+    never, or by row (``[N, K]`` bool, built on first use)."""
+
+    def __init__(self, b: Builder, table: LeafTable, leaves: SSAValue) -> None:
+        self.b, self.table, self.leaves = b, table, leaves
+        self.static = [table.always(k) for k in range(table.has.shape[1])]
+        self._rows: SSAValue | None = None
+
+    def rows(self) -> SSAValue:
+        """``[N, K]`` bool: some reached leaf has a weight for the target."""
+        if self._rows is None:
+            b = self.b
+            h = b.out("Gather", [b.const(self.table.has.astype(np.uint8), "u8"), self.leaves, b.i64(0)],
+                      {"batch_dims": 0})  # fmt: skip
+            self._rows = greater(b, b.out("ReduceMax", [h, b.i64([1])], {"keep_dims": False}), b.const(np.uint8(0), "u8"))
+        return self._rows
+
+    def mask(self, scored: np.ndarray | None = None) -> SSAValue | None:
+        """The targets scored (a bool constant or ``[N, K]``), also counting
+        the targets ``scored``; None when every target is scored."""
+        always = np.array([a is True for a in self.static], dtype=bool)
+        if scored is not None:
+            always |= scored
+        if always.all():
+            return None
+        mask = self.b.const(always, "boolean")
+        if any(a is None for a, kept in zip(self.static, always) if not kept):
+            mask = self.b.out("LogicalOr", [self.rows(), mask])
+        return mask
+
+
+def _one_target_per_tree(f: Forest, table: LeafTable) -> np.ndarray | None:
+    """``[T, K]`` one-hot of the target of each tree when every leaf has
+    exactly one weight and all leaves of a tree weigh the same target (and
+    there are several targets), else None."""
+    k = table.has.shape[1]
+    if k < 2 or f.tree_of is None or not (table.has.sum(1) == 1).all():
+        return None
+    target = table.has.argmax(1)
+    trees = f.tree_of[: f.n_leaves]
+    per_tree = np.full(len(f.roots), -1, dtype=np.int64)
+    per_tree[trees] = target
+    if (per_tree[trees] != target).any() or (per_tree < 0).any():
+        return None
+    return np.eye(k, dtype=table.weights.dtype)[per_tree]
+
+
+def mask_unscored(b: Builder, s: SSAValue, reached: Reached, scored: np.ndarray | None = None) -> SSAValue:
     """``s`` with 0 for the targets no reached leaf has a weight for
     (onnxruntime writes a score only where one was accumulated); ``scored``:
     targets that count as scored anyway (classes given a base value)."""
-    static = np.array([table.always(k) for k in range(table.has.shape[1])], dtype=object)
-    always = static == True  # noqa: E712
-    if scored is not None:
-        always |= scored
-    if always.all():
-        return s
-    mask = b.const(always, "boolean")
-    if has is not None:
-        mask = b.out("LogicalOr", [has, mask])
-    return b.out("Select", [mask, s, b.scalar_like(0.0, s)])
+    mask = reached.mask(scored)
+    return s if mask is None else b.out("Select", [mask, s, b.scalar_like(0.0, s)])
 
 
 # -- attributes ---------------------------------------------------------------------
@@ -381,7 +429,7 @@ def tree_ensemble_regressor(node: ConverterNode, b: Builder):
     )  # fmt: skip
     x = features(node, b, etype)
     leaves = traverse(b, forest, x, etype)
-    s, has = aggregate(b, forest, leaves, table, kind, etype)
+    s, reached = aggregate(b, forest, leaves, table, kind, etype)
     base = float_list(node, "base_values", etype)
     if base is not None and len(base) == n_targets:
         s = b.out("Add", [s, const_like(b, base, etype)])
@@ -392,7 +440,7 @@ def tree_ensemble_regressor(node: ConverterNode, b: Builder):
         if post == "PROBIT":
             s = post_transform(node, b, s, post)
     else:
-        s = post_transform(node, b, mask_unscored(b, s, table, has), post)
+        s = post_transform(node, b, mask_unscored(b, s, reached), post)
     return _output_f32(b, s)
 
 
@@ -420,30 +468,26 @@ def tree_ensemble_classifier(node: ConverterNode, b: Builder):
     post = node.str_attr("post_transform", "NONE") or "NONE"
     x = features(node, b, etype)
     leaves = traverse(b, forest, x, etype)
-    s, has = aggregate(b, forest, leaves, table, "SUM", etype)
+    s, reached = aggregate(b, forest, leaves, table, "SUM", etype)
     label_values = b.i64(labels)
     if n_classes > 2:
-        return _multiclass(node, b, s, has, table, base, labels, post, etype)
+        return _multiclass(node, b, s, reached, table, base, labels, post, etype)
     single = len(set(class_ids.tolist())) == 1
     all_positive = bool((weights >= 0).all())
-    return _binary(node, b, s, has, table, base, label_values, post, etype, single, all_positive)
+    return _binary(node, b, s, reached, table, base, label_values, post, etype, single, all_positive)
 
 
-def _multiclass(node, b, s, has, table, base, labels, post, etype):  # noqa: ANN001, ANN202
+def _multiclass(node, b, s, reached, table, base, labels, post, etype):  # noqa: ANN001, ANN202
     n = len(labels)
     if len(base):
         padded = np.zeros(n, base.dtype)
         padded[: min(len(base), n)] = base[:n]
         s = b.out("Add", [s, const_like(b, padded, etype)])
     # only classes some reached leaf (or a base value) scores take part in the argmax
-    static = np.array([table.always(k) is True for k in range(n)], dtype=bool)
-    static[: len(base)] = True
-    scored = s
-    if not static.all():
-        mask = b.const(static, "boolean")
-        if has is not None:
-            mask = b.out("LogicalOr", [has, mask])
-        scored = b.out("Select", [mask, s, b.scalar_like(-np.inf, s)])
+    with_base = np.zeros(n, dtype=bool)
+    with_base[: len(base)] = True
+    mask = reached.mask(with_base)
+    scored = s if mask is None else b.out("Select", [mask, s, b.scalar_like(-np.inf, s)])
     label = b.gather(b.i64(labels), first_argmax(b, scored), 0)
     return [label, _output_f32(b, post_transform(node, b, s, post))]
 
@@ -459,7 +503,7 @@ def _full(b: Builder, v: SSAValue, like: SSAValue) -> SSAValue:
     return b.out("Broadcast", [v, b.shape_of(like)], {"mode": "numpy"})
 
 
-def _binary(node, b, s, has, table, base, labels, post, etype, single, all_positive):  # noqa: ANN001, ANN202, PLR0913
+def _binary(node, b, s, reached, table, base, labels, post, etype, single, all_positive):  # noqa: ANN001, ANN202, PLR0913
     """onnxruntime's two-class rules: one score or two, the label from the
     "positive" score, and the single score widened to two columns by the
     sign of the weights (TreeAggregatorClassifier)."""
@@ -488,7 +532,7 @@ def _binary(node, b, s, has, table, base, labels, post, etype, single, all_posit
     elif has0 is False:
         m0 = zero
     else:
-        m0 = b.out("Select", [_column(b, has, 0), p0, zero])
+        m0 = b.out("Select", [_column(b, reached.rows(), 0), p0, zero])
     m1 = p1 if has1 else zero
     pos = p1 if has1 else m0
     if single:
