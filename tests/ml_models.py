@@ -157,3 +157,45 @@ def _compare(got: list[np.ndarray], want: list[np.ndarray], where: str, atol: fl
             assert clear.mean() > 0.9, f"{where} output {i}: too many ties to compare labels"
             g, w = np.asarray(g)[clear], w[clear]
         assert_matches(g, w, f"{where} output {i}", atol=atol)
+
+
+def tree_ensemble_v5(
+    nodes: dict[str, list], weights: tuple, n_targets: int, agg: int = 1, post: int = 0,
+    members: dict[int, list[float]] | None = None, n_features: int = 4,
+) -> onnx.ModelProto:  # fmt: skip
+    """TreeEnsemble-5 of :func:`random_trees` nodes with one weight per leaf
+    (``weights`` from :func:`leaf_weights` with ``every=True`` and one id);
+    ``members``: interior node position -> set (its mode becomes MEMBER)."""
+    codes = {"BRANCH_LEQ": 0, "BRANCH_LT": 1, "BRANCH_GTE": 2, "BRANCH_GT": 3, "BRANCH_EQ": 4, "BRANCH_NEQ": 5}
+    key = list(zip(nodes["treeids"], nodes["nodeids"]))
+    interior = [i for i, md in enumerate(nodes["modes"]) if md != "LEAF"]
+    leaf_pos = {(t, n): k for k, (t, n) in enumerate(zip(weights[0], weights[1]))}
+    node_pos = {key[i]: k for k, i in enumerate(interior)}
+    members = members or {}
+    attrs: dict[str, Any] = {"nodes_featureids": [], "nodes_truenodeids": [], "nodes_falsenodeids": [],
+                             "nodes_trueleafs": [], "nodes_falseleafs": [], "nodes_missing_value_tracks_true": []}  # fmt: skip
+    modes, splits, member_values = [], [], []
+    for k, i in enumerate(interior):
+        t = nodes["treeids"][i]
+        modes.append(6 if k in members else codes[nodes["modes"][i]])
+        if k in members:
+            member_values += [*members[k], float("nan")]
+        splits.append(nodes["values"][i])
+        attrs["nodes_featureids"].append(nodes["featureids"][i])
+        attrs["nodes_missing_value_tracks_true"].append(nodes["missing_value_tracks_true"][i])
+        for side in ("true", "false"):
+            child = (t, nodes[f"{side}nodeids"][i])
+            is_leaf = child in leaf_pos
+            attrs[f"nodes_{side}leafs"].append(int(is_leaf))
+            attrs[f"nodes_{side}nodeids"].append(leaf_pos[child] if is_leaf else node_pos[child])
+    roots = [node_pos[(t, 0)] for t in sorted(set(nodes["treeids"]))]
+    attrs.update(
+        nodes_modes=helper.make_tensor("m", TensorProto.UINT8, [len(modes)], modes),
+        nodes_splits=helper.make_tensor("s", TensorProto.FLOAT, [len(splits)], splits),
+        leaf_targetids=list(weights[2]), leaf_weights=helper.make_tensor("w", TensorProto.FLOAT, [len(weights[3])], weights[3]),
+        tree_roots=roots, n_targets=n_targets, aggregate_function=agg, post_transform=post,
+    )  # fmt: skip
+    if member_values:
+        attrs["membership_values"] = helper.make_tensor("mv", TensorProto.FLOAT, [len(member_values)], member_values)
+    outs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, n_targets])]
+    return _ensemble_model("TreeEnsemble", attrs, outs, n_features, 5, TensorProto.FLOAT)

@@ -127,3 +127,40 @@ def test_string_labels_refused() -> None:
     model.graph.output[0].type.tensor_type.elem_type = TensorProto.STRING
     with pytest.raises(xmo.ConversionError, match=r"TreeEnsembleClassifier[\s\S]*classlabels_strings[\s\S]*zipmap"):
         xmo.convert_model(model)
+
+
+@pytest.mark.parametrize(("agg", "post"), [(1, 0), (0, 2), (2, 0), (3, 1)], ids=["sum", "average_logistic", "min", "max_softmax"])
+def test_tree_ensemble_v5(agg, post, tmp_path) -> None:
+    """TreeEnsemble-5 (interior nodes and leaves apart) against onnxruntime."""
+    from ml_models import tree_ensemble_v5
+
+    rng, nodes, leaves = _forest(9, ["BRANCH_LEQ", "BRANCH_GT", "BRANCH_NEQ"], 0.3)
+    # one weight per leaf, its target drawn at random
+    tids, nids, _, ws = leaf_weights(rng, leaves, [0])
+    cids = [int(c) for c in rng.integers(0, 2, len(tids))]
+    model = tree_ensemble_v5(nodes, (tids, nids, cids, ws), 2, agg=agg, post=post)
+    check_ml(model, {"X": grid_inputs(rng, 64, 4)}, tmp_path)
+
+
+def test_tree_ensemble_v5_membership(tmp_path) -> None:
+    """BRANCH_MEMBER (a chain of EQ nodes), against ONNX's reference
+    implementation: onnxruntime 1.32 assigns the sets of several member
+    nodes differently (it agrees with one member node), and takes only
+    integer members; the reference stops a set at a member 0.0, so the sets
+    here have none."""
+    import openvino as ov
+    from ml_models import tree_ensemble_v5
+    from onnx.reference import ReferenceEvaluator
+    from onnx_models import assert_matches
+
+    rng, nodes, leaves = _forest(9, ["BRANCH_LEQ", "BRANCH_GT"], 0.3)
+    tids, nids, _, ws = leaf_weights(rng, leaves, [0])
+    cids = [int(c) for c in rng.integers(0, 2, len(tids))]
+    model = tree_ensemble_v5(nodes, (tids, nids, cids, ws), 2, members={0: [1.0, -1.0], 3: [0.5, 0.25, 1.0]})
+    x = grid_inputs(rng, 64, 4)
+    want = ReferenceEvaluator(model).run(None, {"X": x})[0]
+    module = xmo.convert_model(model)
+    assert_matches(np.asarray(xmo.compile_model(module)({"X": x})[0]), want, "CPU backend")
+    xmo.save_model(module, tmp_path / "m.xml")
+    compiled = ov.Core().compile_model(str(tmp_path / "m.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    assert_matches(compiled([x])[0], want, "OpenVINO")

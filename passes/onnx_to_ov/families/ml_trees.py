@@ -62,7 +62,9 @@ _COMPARE = {
 #: TreeEnsemble-5's integer modes and aggregate / post-transform codes
 _V5_MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "BRANCH_MEMBER")
 _V5_AGGREGATE = ("AVERAGE", "SUM", "MIN", "MAX")
-_V5_POST = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
+#: onnxruntime (1.32) reads post_transform in its own enum order, where the
+#: spec has 1 SOFTMAX, 2 LOGISTIC; the converter follows onnxruntime
+_V5_POST = ("NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT")
 
 
 @dataclass
@@ -561,3 +563,123 @@ def _binary(node, b, s, reached, table, base, labels, post, etype, single, all_p
     else:  # a margin: (-s, s)
         z = b.concat([b.out("Negative", [sc]), sc], 1)
     return [label, _output_f32(b, z)]
+
+
+# -- TreeEnsemble (v5) ----------------------------------------------------------------------
+
+
+def _forest_v5(node: ConverterNode, etype: str) -> tuple[Forest, np.ndarray, np.ndarray]:
+    """The :class:`Forest` of TreeEnsemble-5 attributes, and the target id
+    and weight of each of its leaves (leaf ``k`` is node ``k``).
+
+    A BRANCH_MEMBER node becomes a chain of EQ nodes, one per set member
+    (its ``membership_values`` segment, NaN-terminated): the first match
+    takes the true branch, the last miss the false one."""
+    splits = node.tensor_attr("nodes_splits")
+    if splits is None:
+        raise node.unsupported("no nodes_splits")
+    splits = np.asarray(splits).reshape(-1).astype(_np_dtype(etype))
+    modes_t = node.tensor_attr("nodes_modes")
+    modes = np.asarray(modes_t if modes_t is not None else (), dtype=np.int64).reshape(-1)
+    feats = _ints(node, "nodes_featureids")
+    true_ids, false_ids = _ints(node, "nodes_truenodeids"), _ints(node, "nodes_falsenodeids")
+    true_leaf = _ints(node, "nodes_trueleafs").astype(bool)
+    false_leaf = _ints(node, "nodes_falseleafs").astype(bool)
+    missing = _ints(node, "nodes_missing_value_tracks_true")
+    targets = _ints(node, "leaf_targetids")
+    weights_t = node.tensor_attr("leaf_weights")
+    weights = np.asarray(weights_t if weights_t is not None else (), dtype=_np_dtype(etype)).reshape(-1)
+    roots_in = _ints(node, "tree_roots")
+    n = len(splits)
+    if not (len(modes) == len(feats) == len(true_ids) == len(false_ids) == len(true_leaf) == len(false_leaf) == n):
+        raise node.unsupported("node attributes of different lengths")
+    if (modes < 0).any() or (modes >= len(_V5_MODES)).any():
+        raise node.unsupported("unknown node mode")
+    n_leaves = len(targets)
+    members_t = node.tensor_attr("membership_values")
+    members = np.asarray(members_t if members_t is not None else (), dtype=np.float64).reshape(-1)
+    # leaves [0, L), nodes [L, L + n), then the extra EQ nodes of member chains
+    feature = list(np.zeros(n_leaves, np.int64)) + list(feats)
+    threshold = list(np.zeros(n_leaves)) + list(splits)
+    rules = [(False,) * 4] * n_leaves + [_MODES[_V5_MODES[m]] if _V5_MODES[m] in _MODES else (False,) * 4 for m in modes]
+    nan_true = [False] * n_leaves + [bool(missing[i]) if len(missing) else False for i in range(n)]
+    falses = list(range(n_leaves)) + [int(f) if fl else n_leaves + int(f) for f, fl in zip(false_ids, false_leaf)]
+    trues = list(range(n_leaves)) + [int(t) if tl else n_leaves + int(t) for t, tl in zip(true_ids, true_leaf)]
+    segments = np.split(members, np.flatnonzero(np.isnan(members)) + 1) if len(members) else []
+    seg = iter(segments)
+    for i in np.flatnonzero(modes == _V5_MODES.index("BRANCH_MEMBER")):
+        values = next(seg, np.zeros(0))
+        values = values[~np.isnan(values)]
+        if len(values) == 0:
+            raise node.unsupported("a BRANCH_MEMBER node without set members")
+        k = n_leaves + int(i)
+        final_false = falses[k]
+        for j, v in enumerate(values):
+            rules[k] = _MODES["BRANCH_EQ"]
+            threshold[k] = v
+            if j + 1 < len(values):
+                nxt = len(feature)
+                feature.append(feature[k])
+                threshold.append(0.0)
+                rules.append(_MODES["BRANCH_EQ"])
+                nan_true.append(nan_true[k])
+                trues.append(trues[k])
+                falses.append(final_false)
+                falses[k] = nxt
+                k = nxt
+    m = len(feature)
+    goes_true = np.array(rules, dtype=bool).reshape(m, 4)
+    goes_true[np.array(nan_true, dtype=bool), _NAN] = True
+    goes_true[:n_leaves] = False
+    children = np.stack([np.array(falses, np.int64), np.array(trues, np.int64)], 1)
+    if (children < 0).any() or (children >= m).any():
+        raise node.unsupported("a child index outside the nodes / leaves")
+    # a tree that is a leaf: root with both branches to the same leaf
+    roots = np.array(
+        [int(true_ids[r]) if true_leaf[r] and false_leaf[r] and true_ids[r] == false_ids[r] else n_leaves + int(r)
+         for r in roots_in], dtype=np.int64)  # fmt: skip
+    branches = goes_true[n_leaves:]
+    compare = None
+    for name, rule in _MODES.items():
+        if (branches == np.array(rule)).all():
+            compare = _COMPARE[name]
+    forest = Forest(roots, np.array(feature, np.int64), np.array(threshold, dtype=_np_dtype(etype)), goes_true,
+                    children, n_leaves, 0, compare, _tree_of(roots, children, n_leaves, m))  # fmt: skip
+    forest.depth = _depth(node, forest)
+    return forest, targets, weights
+
+
+def _tree_of(roots: np.ndarray, children: np.ndarray, n_leaves: int, m: int) -> np.ndarray:
+    """[M] position in ``roots`` of each node's tree (-1: reached from none)."""
+    tree_of = np.full(m, -1, dtype=np.int64)
+    for t, r in enumerate(roots):
+        frontier = np.array([r])
+        while frontier.size:
+            tree_of[frontier] = t
+            frontier = frontier[frontier >= n_leaves]
+            frontier = np.unique(children[frontier].reshape(-1))
+            frontier = frontier[tree_of[frontier] != t]
+    return tree_of
+
+
+@converter("TreeEnsemble", domain=ML, min_version=5)
+def tree_ensemble(node: ConverterNode, b: Builder):
+    etype = "f64" if node.etype(0) == "f64" else "f32"
+    out_type = node.etype(0)
+    forest, targets, weights = _forest_v5(node, etype)
+    n_targets = int(node.attr("n_targets", 1) or 1)
+    agg_code = int(node.attr("aggregate_function", 1))
+    post_code = int(node.attr("post_transform", 0))
+    if not (0 <= agg_code < len(_V5_AGGREGATE)) or not (0 <= post_code < len(_V5_POST)):
+        raise node.unsupported("unknown aggregate_function / post_transform")
+    kind, post = _V5_AGGREGATE[agg_code], _V5_POST[post_code]
+    table = leaf_table(node, forest, np.arange(len(targets)), targets, weights, n_targets, kind, _np_dtype(etype))
+    x = features(node, b, etype)
+    leaves = traverse(b, forest, x, etype)
+    s, reached = aggregate(b, forest, leaves, table, kind, etype)
+    if n_targets == 1:
+        if post == "PROBIT":
+            s = post_transform(node, b, s, post)
+    else:
+        s = post_transform(node, b, mask_unscored(b, s, reached), post)
+    return b.convert(s, out_type)
