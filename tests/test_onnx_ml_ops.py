@@ -107,3 +107,14 @@ def test_string_input_refused() -> None:
                    {"keys_strings": ["a", "b"], "values_int64s": [1, 2]}, 2)  # fmt: skip
     with pytest.raises(xmo.ConversionError, match=r"graph input[\s\S]*X[\s\S]*string"):
         xmo.convert_model(model)
+
+
+@pytest.mark.parametrize(("op", "attrs", "reason"), [
+    ("CategoryMapper", {"cats_int64s": [1, 2], "cats_strings": ["a", "b"]}, "no string tensors"),
+    ("LabelEncoder", {"classes_strings": ["a", "b"]}, "no string tensors"),
+])  # fmt: skip
+def test_string_ops_report_the_reason(op, attrs, reason) -> None:
+    """ai.onnx.ml ops that only map strings (or read maps) are reported with why."""
+    model = _model(op, {"X": np.array([1, 2, 3], np.int64)}, [("Y", TensorProto.STRING)], attrs)
+    with pytest.raises(xmo.ConversionError, match=rf"ai.onnx.ml:{op} \(1\)[\s\S]*{reason}"):
+        xmo.convert_model(model)

@@ -363,6 +363,19 @@ def label_encoder(node: ConverterNode, b: Builder):
     return b.out("Select", [found, val, fill])
 
 
+@converter("CastMap", "DictVectorizer", domain=ML)
+def map_input(node: ConverterNode, b: Builder):
+    raise node.unsupported(f"{node.type} reads a map, which OpenVINO IR cannot hold; {ZIPMAP_HINT}")
+
+
+@converter("CategoryMapper", domain=ML)
+@converter("LabelEncoder", domain=ML, max_version=1)
+def string_mapper(node: ConverterNode, b: Builder):
+    raise node.unsupported(
+        f"{node.type} maps strings and integers, and OpenVINO IR has no string tensors; {ZIPMAP_HINT}"
+    )
+
+
 @converter("ZipMap", domain=ML)
 def zip_map(node: ConverterNode, b: Builder):
     raise node.unsupported(f"ZipMap outputs a sequence of maps, which OpenVINO IR cannot hold; {ZIPMAP_HINT}")
