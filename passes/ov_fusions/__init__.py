@@ -10,7 +10,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | --- | --- |
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
 | mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
-| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
+| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination, shape-value-fold, reshape-dynamic-target | :mod:`.shapes` (symbolic dimensions: :mod:`.dim_symbols`) |
 | pad-into-pooling | :mod:`.pooling` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
@@ -44,6 +44,8 @@ from xmo.passes.ov_fusions.pooling import PadIntoPooling
 from xmo.passes.ov_fusions.shapes import (
     NopReshapeElimination,
     ReshapeChainFusion,
+    ReshapeDynamicTarget,
+    ShapeValueFold,
     ShuffleChannelsFusion,
     TransposePairFusion,
     TransposeToReshape,
@@ -68,6 +70,8 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     TransposeToReshape,
     ReshapeChainFusion,
     NopReshapeElimination,
+    ShapeValueFold,
+    ReshapeDynamicTarget,
     PadIntoPooling,
     SubtractConstToAdd,
     DivideConstToMultiply,
@@ -100,7 +104,9 @@ __all__ = [
     "OVFusionsPass",
     "PadIntoPooling",
     "ReshapeChainFusion",
+    "ReshapeDynamicTarget",
     "RsqrtToPower",
+    "ShapeValueFold",
     "ShuffleChannelsFusion",
     "SoftPlusFusion",
     "SubtractConstToAdd",

@@ -6,8 +6,10 @@
   own, nothing at all (the op disappears, names kept). Covers Reshape chains
   and Squeeze/Unsqueeze pairs. Dynamic shapes are left alone (the model
   stays reshapeable).
-* ``nop-reshape-elimination``: a Reshape / Squeeze / Unsqueeze whose static
-  result shape is its input's.
+* ``nop-reshape-elimination``: a Reshape / Squeeze / Unsqueeze whose
+  result shape is its input's: static and equal, or equal dimension by
+  dimension as symbols (:mod:`.dim_symbols`: TorchScript's
+  ``Reshape([B, 4, S, 8] -> [B, -1, S, 8])``).
 * ``transpose-pair-fusion``: ``Transpose(Transpose(x, p1), p2)`` (the inner
   one with no other consumer) -> ``Transpose(x, p1 . p2)``, or nothing when
   the orders cancel (the helpers of ``ov-transpose-sinking``, which does the
@@ -18,6 +20,24 @@
   squeeze-excite vector between layouts) -> a Reshape to its result shape
   (OpenVINO's TransposeToReshape); a dynamic dimension is allowed where the
   Transpose leaves it in place (``special_zero``).
+* ``shape-value-fold``: an integer vector or scalar computed from shapes
+  (``ShapeOf`` and what gathers, slices, concats, squeezes or reshapes it)
+  whose every element is a static dimension -> a Constant
+  (``Slice(ShapeOf([?, ?, 32]), -1:)`` is ``[32]``). The symbolic
+  dimensions of :mod:`.dim_symbols` say which elements are static.
+* ``reshape-dynamic-target``: a Reshape whose target shape is computed
+  (TorchScript's ``ShapeOf -> Gather -> Unsqueeze -> Concat`` for a dynamic
+  batch / sequence) -> a Reshape to a Constant, where each dimension of the
+  result is static, the input's dimension at the same position (``0``,
+  ``special_zero``) or, for one of them, what the element count leaves
+  (``-1``): ``[B, S, 32] -> [B, S, 4, 8]`` reads ``[0, 0, 4, 8]``. When
+  two or more dimensions can be neither, they are read from one shared
+  ``ShapeOf`` of the tensor each was first seen on (``[B * S, 96] ->
+  [B, S, 96]`` reads ``Concat(ShapeOf(input_ids), [96])``). Exact for every
+  input shape (symbols are equal only where the shapes' inference rules
+  make them equal), except that ``-1`` cannot be inferred when another
+  dimension of the result is 0 at run time (an empty batch), as in
+  OpenVINO's own rewrite.
 * ``shuffle-channels-fusion``: ``Reshape([N, C, H, W] -> [N, g, C/g, H, W])``,
   ``Transpose([0, 2, 1, 3, 4])``, ``Reshape(-> [N, C, H, W])`` ->
   ``ShuffleChannels(axis=1, group=g)``.
@@ -25,16 +45,21 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
-from xmo.graph import replace_output_update_name
+from xmo.graph import Graph, Port, copy_runtime_info, replace_node, replace_output_update_name
 from xmo.passes.ov_fusions.common import fuse
+from xmo.passes.ov_fusions.dim_symbols import DimSymbols, Mono, is_static
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
     any_input,
     constant,
     consumers_count,
+    has_static_rank,
     has_static_shape,
+    type_matches,
     value_matches,
     wrap_type,
 )
@@ -76,13 +101,22 @@ class NopReshapeElimination(MatcherPass):
     name = "nop-reshape-elimination"
 
     def pattern(self):
-        return wrap_type(_RESHAPES, None, has_static_shape())
+        return wrap_type(_RESHAPES, None, has_static_rank())
 
     def callback(self, m: Match) -> bool:
         op = m.root
         x = op.in_port(0).get_source()
-        if x is None or _static(x) != _static(op.out_port(0)):
+        if x is None:
             return False
+        static = _static(op.out_port(0))
+        if static is not None:
+            if _static(x) != static:
+                return False
+        else:
+            syms = symbols_of(m.graph)
+            d = syms.dims(_value(x))
+            if d is None or d != syms.dims(_value(op.out_port(0))):
+                return False
         return replace_output_update_name(op.out_port(0), x)
 
 
@@ -161,3 +195,150 @@ class ShuffleChannelsFusion(MatcherPass):
             result_types=[m.root.out_port(0).data.get_type()],
         )
         return fuse(m.root, sc, m.nodes())
+
+
+#: the symbolic dimensions of each graph a rewrite runs on (one analysis per
+#: graph and run, shared by the matchers below)
+_SYMBOLS: weakref.WeakKeyDictionary[Graph, DimSymbols] = weakref.WeakKeyDictionary()
+
+
+def symbols_of(graph: Graph) -> DimSymbols:
+    syms = _SYMBOLS.get(graph)
+    if syms is None:
+        syms = _SYMBOLS[graph] = DimSymbols()
+    return syms
+
+
+#: ops that compute shape values (what ``shape-value-fold`` looks at)
+_SHAPE_VALUE_OPS = ["ShapeOf", "Gather", "Concat", "Slice", "Squeeze", "Unsqueeze",
+                    "Reshape", "Convert"]
+
+
+def _value(port: Port):
+    """The SSA value of an output port."""
+    return port.node.op.results[port.idx]
+
+
+class ShapeValueFold(MatcherPass):
+    name = "shape-value-fold"
+
+    def pattern(self):
+        return wrap_type(_SHAPE_VALUE_OPS, None, type_matches("i32", "i64"))
+
+    def callback(self, m: Match) -> bool:
+        out = m.root.out_port(0)
+        shape = out.data.get_shape()
+        if shape is None or len(shape) > 1:
+            return False
+        vals = symbols_of(m.graph).values(_value(out))
+        if vals is None or not all(is_static(v) for v in vals):
+            return False
+        dtype = np.int64 if out.data.get_element_type() == "i64" else np.int32
+        arr = np.asarray([v[0] for v in vals], dtype).reshape(shape)
+        c = m.graph.create_constant(arr)
+        return fuse(m.root, c, [m.root])
+
+
+class ReshapeDynamicTarget(MatcherPass):
+    name = "reshape-dynamic-target"
+
+    def pattern(self):
+        return wrap_type("Reshape", [any_input(label="x"), wrap_type(_SHAPE_VALUE_OPS)])
+
+    def callback(self, m: Match) -> bool:
+        syms = symbols_of(m.graph)
+        x = m["x"]
+        d_in = syms.dims(_value(x))
+        d_out = syms.dims(_value(m.root.out_port(0)))
+        if d_in is None or d_out is None:
+            return False
+        target: list[int | Mono] = []
+        unknown: list[int] = []
+        for k, d in enumerate(d_out):
+            if is_static(d):
+                if d[0] <= 0:
+                    return False  # an empty dimension: special_zero would copy
+                target.append(d[0])
+            elif k < len(d_in) and d_in[k] == d:
+                target.append(0)
+            else:
+                target.append(d)
+                unknown.append(k)
+        own = _value(m.root.out_port(0))
+        # what no earlier tensor has as a dimension (a product, or what only
+        # this Reshape's own -1 computes) can only be the -1
+        products = [k for k in unknown if len(target[k][1]) != 1 or target[k][0] != 1  # type: ignore[index]
+                    or syms.origin(target[k][1][0])[0] is own]  # type: ignore[index]
+        if len(products) > 1:
+            return False
+        if len(unknown) == 1 or products:
+            target[(products or unknown)[0]] = -1
+        shape = _build_shape(m.graph, syms, target)
+        if shape is None:
+            return False
+        zero = 0 in target
+        r = m.graph.create_node("Reshape", [x, shape], {"special_zero": zero})
+        return _refine(m.root, r, [m.root])
+
+
+def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndarray | None:
+    """A 1-D i64 shape of ``target``'s elements (ints, or single-symbol Monos
+    read from the ``ShapeOf`` of the tensor each symbol was first seen on):
+    a constant when all are ints, else a Concat of constant runs and
+    Gathers (a whole ShapeOf when it is all of it)."""
+    if all(isinstance(t, int) for t in target):
+        return np.asarray(target, np.int64)
+    pieces: list[tuple[object, list[int]]] = []  # (source value or None for constants, items)
+    for t in target:
+        if isinstance(t, int):
+            src, item = None, t
+        else:
+            src, item = syms.origin(t[1][0])
+            if getattr(src.owner, "parent", None) is not graph.block:
+                return None  # a body's input, or erased by an earlier rewrite
+        if pieces and pieces[-1][0] is src and (src is None or pieces[-1][1][-1] + 1 == item):
+            pieces[-1][1].append(item)
+        else:
+            pieces.append((src, [item]))
+    ports: list[Port | np.ndarray] = []
+    for src, items in pieces:
+        if src is None:
+            ports.append(np.asarray(items, np.int64))
+            continue
+        shape_of = _shape_of(graph, src)
+        rank = len(src.type.get_shape())
+        if items == list(range(rank)):
+            ports.append(shape_of)
+        else:
+            g = graph.create_node("Gather", [shape_of, np.asarray(items, np.int64),
+                                             np.asarray(0, np.int64)])
+            ports.append(g.out_port(0))
+    if len(ports) == 1:
+        return ports[0]
+    return graph.create_node("Concat", ports, {"axis": 0}).out_port(0)
+
+
+def _shape_of(graph: Graph, src) -> Port:
+    """An i64 ShapeOf of ``src`` (an existing one when there is one)."""
+    for use in src.uses:
+        op = use.operation
+        if getattr(op, "OV_TYPE", "") == "ShapeOf" and op.parent is graph.block \
+                and graph.node(op).out_port(0).data.get_element_type() == "i64":
+            return graph.node(op).out_port(0)
+    return graph.create_node("ShapeOf", [src], {"output_type": "i64"}).out_port(0)
+
+
+def _refine(root, new, fused) -> bool:
+    """Like :func:`fuse`, also when ``new``'s result type is more precise
+    than ``root``'s (a static dimension where ``root`` had a dynamic one)."""
+    a, b = root.out_port(0).data.get_type(), new.out_port(0).data.get_type()
+    if a != b:
+        sa, sb = root.out_port(0).data.get_shape(), new.out_port(0).data.get_shape()
+        if (sa is None or sb is None or len(sa) != len(sb)
+                or root.out_port(0).data.get_element_type() != new.out_port(0).data.get_element_type()
+                or any(x >= 0 and x != y for x, y in zip(sa, sb))):
+            return False
+    copy_runtime_info(list(fused), new)
+    new.name = root.name
+    replace_node(root, new)
+    return True
