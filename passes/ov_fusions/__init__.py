@@ -10,7 +10,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | --- | --- |
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
 | mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
-| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination, shape-value-fold, reshape-dynamic-target | :mod:`.shapes` (symbolic dimensions: :mod:`.dim_symbols`) |
+| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination, shape-value-fold, reshape-dynamic-target, negative-index-wrap-elimination, slice-bound-clamp-elimination | :mod:`.shapes` (symbolic dimensions: :mod:`.dim_symbols`) |
 | pad-into-pooling | :mod:`.pooling` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
@@ -42,11 +42,13 @@ from xmo.passes.ov_fusions.arithmetic import (
 from xmo.passes.ov_fusions.normalization import MVNAffineFusion, MVNFusion, NormalizeL2Fusion
 from xmo.passes.ov_fusions.pooling import PadIntoPooling
 from xmo.passes.ov_fusions.shapes import (
+    NegativeIndexWrapElimination,
     NopReshapeElimination,
     ReshapeChainFusion,
     ReshapeDynamicTarget,
     ShapeValueFold,
     ShuffleChannelsFusion,
+    SliceBoundClampElimination,
     TransposePairFusion,
     TransposeToReshape,
 )
@@ -72,6 +74,8 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     NopReshapeElimination,
     ShapeValueFold,
     ReshapeDynamicTarget,
+    NegativeIndexWrapElimination,
+    SliceBoundClampElimination,
     PadIntoPooling,
     SubtractConstToAdd,
     DivideConstToMultiply,
@@ -99,6 +103,7 @@ __all__ = [
     "MVNFusion",
     "MishFusion",
     "NegativeFold",
+    "NegativeIndexWrapElimination",
     "NopReshapeElimination",
     "NormalizeL2Fusion",
     "OVFusionsPass",
@@ -108,6 +113,7 @@ __all__ = [
     "RsqrtToPower",
     "ShapeValueFold",
     "ShuffleChannelsFusion",
+    "SliceBoundClampElimination",
     "SoftPlusFusion",
     "SubtractConstToAdd",
     "SwishFusion",

@@ -365,6 +365,40 @@ class DimSymbols:
         return None, None
 
 
+#: ops whose output elements are elements of their input 0 (or of every input)
+_PICKS = frozenset({
+    "Slice", "StridedSlice", "Gather", "Reshape", "Squeeze", "Unsqueeze", "Broadcast",
+    "Transpose", "Tile", "GatherElements", "GatherND",
+})  # fmt: skip
+
+
+def nonnegative(v: SSAValue, depth: int = 12) -> bool:
+    """Every element of integer tensor ``v`` is >= 0 (a shape, a range from
+    0, a constant, and what only selects among their elements)."""
+    op = v.owner
+    if not isinstance(op, Operation) or depth < 0:
+        return False
+    t = _type(op)
+    if t == "ShapeOf":
+        return True
+    if t == "Constant":
+        t_dims = dims_of(v.type)
+        if t_dims is None or any(d < 0 for d in t_dims) or int(np.prod(t_dims)) > 1 << 16:
+            return False
+        a = constant_value_of(v)
+        return a is not None and a.dtype.kind in "iu" and bool(np.all(a >= 0))
+    if t == "Range":
+        start, step = _ints(op.operands[0]), _ints(op.operands[2])
+        return start is not None and step is not None and start[0] >= 0 and step[0] > 0
+    if t in _PICKS:
+        return nonnegative(op.operands[0], depth - 1)
+    if t == "Concat":
+        return all(nonnegative(x, depth - 1) for x in op.operands)
+    if t == "Convert":
+        return _is_wide_int(v) and nonnegative(op.operands[0], depth - 1)
+    return False
+
+
 def merge_numpy(shapes: list[list[Mono]]) -> list[Mono | None]:
     """Numpy broadcasting of symbolic shapes (None: a dimension two different
     symbols meet on, which is one of them, unless it is 1)."""
@@ -407,4 +441,4 @@ def _is_wide_int(v: SSAValue) -> bool:
     return isinstance(e, IntegerType) and e.width.data >= 32
 
 
-__all__ = ["ONE", "DimSymbols", "Mono", "div", "is_static", "merge_numpy", "mul", "product", "reshape_dims", "static"]
+__all__ = ["ONE", "DimSymbols", "Mono", "div", "is_static", "merge_numpy", "nonnegative", "mul", "product", "reshape_dims", "static"]

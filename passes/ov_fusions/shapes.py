@@ -4,8 +4,10 @@
   Squeeze / Unsqueeze (the inner one with no other consumer) with a static
   result shape -> one Reshape to that shape; when that shape is the input's
   own, nothing at all (the op disappears, names kept). Covers Reshape chains
-  and Squeeze/Unsqueeze pairs. Dynamic shapes are left alone (the model
-  stays reshapeable).
+  and Squeeze/Unsqueeze pairs. With dynamic dimensions: two Unsqueezes ->
+  one Unsqueeze; other pairs -> a Reshape to a constant target of ``0`` /
+  ``-1`` / static dims when the symbolic dimensions (:mod:`.dim_symbols`)
+  give one (the model stays reshapeable).
 * ``nop-reshape-elimination``: a Reshape / Squeeze / Unsqueeze whose
   result shape is its input's: static and equal, or equal dimension by
   dimension as symbols (:mod:`.dim_symbols`: TorchScript's
@@ -24,7 +26,10 @@
   (``ShapeOf`` and what gathers, slices, concats, squeezes or reshapes it)
   whose every element is a static dimension -> a Constant
   (``Slice(ShapeOf([?, ?, 32]), -1:)`` is ``[32]``). The symbolic
-  dimensions of :mod:`.dim_symbols` say which elements are static.
+  dimensions of :mod:`.dim_symbols` say which elements are static. The
+  integer arithmetic such constants feed (dynamo's split sizes:
+  ``Tile(Divide(Add(96, 2), 3))``) then folds as ``ov-constant-fold``
+  would (``fold_values``).
 * ``reshape-dynamic-target``: a Reshape whose target shape is computed
   (TorchScript's ``ShapeOf -> Gather -> Unsqueeze -> Concat`` for a dynamic
   batch / sequence) -> a Reshape to a Constant, where each dimension of the
@@ -38,6 +43,17 @@
   make them equal), except that ``-1`` cannot be inferred when another
   dimension of the result is 0 at run time (an empty batch), as in
   OpenVINO's own rewrite.
+* ``negative-index-wrap-elimination``: ``Select(Less(i, 0), Add(i, n), i)``
+  (an index made non-negative, as the ONNX GatherElements / ScatterElements
+  conversions write it) -> ``i`` when every element of ``i`` is known to be
+  >= 0 (a constant, a shape, a ``Range`` from 0, and what only selects among
+  their elements: BERT's position ids).
+* ``slice-bound-clamp-elimination``: the clamp the ONNX Slice conversion puts
+  on a computed bound (``Convert`` to f32, ``Greater`` / ``Less`` +-2^30,
+  two ``Select``, for INT64_MAX "to the end" sentinels) -> the bound itself,
+  when each of its elements is a tensor dimension (:mod:`.dim_symbols`: BERT's
+  ``position_ids[:, :seq_len]``); a dimension is no sentinel (one above 2^30
+  elements would be clamped wrongly by the original).
 * ``shuffle-channels-fusion``: ``Reshape([N, C, H, W] -> [N, g, C/g, H, W])``,
   ``Transpose([0, 2, 1, 3, 4])``, ``Reshape(-> [N, C, H, W])`` ->
   ``ShuffleChannels(axis=1, group=g)``.
@@ -49,8 +65,10 @@ import weakref
 
 import numpy as np
 from xmo.graph import Graph, Port, copy_runtime_info, replace_node, replace_output_update_name
+from xmo.dialects.ov.base import constant_value_of
+from xmo.passes.ov_constant_fold import fold_values
 from xmo.passes.ov_fusions.common import fuse
-from xmo.passes.ov_fusions.dim_symbols import DimSymbols, Mono, is_static
+from xmo.passes.ov_fusions.dim_symbols import DimSymbols, Mono, is_static, nonnegative
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
@@ -77,7 +95,7 @@ class ReshapeChainFusion(MatcherPass):
     name = "reshape-chain-fusion"
 
     def pattern(self):
-        return wrap_type(_RESHAPES, None, has_static_shape())
+        return wrap_type(_RESHAPES, None, has_static_rank())
 
     def callback(self, m: Match) -> bool:
         outer = m.root
@@ -87,14 +105,41 @@ class ReshapeChainFusion(MatcherPass):
         inner = src.node
         x = inner.in_port(0).get_source()
         shape = _static(outer.out_port(0))
-        if x is None or shape is None or _static(x) is None:
+        if x is None:
             return False
+        if shape is None or _static(x) is None:
+            return _dynamic_chain(m, outer, inner, x)
         if _static(x) == shape:
             return replace_output_update_name(outer.out_port(0), x)
         r = m.graph.create_node(
             "Reshape", [x, np.asarray(shape, np.int64)], {"special_zero": False}
         )
         return fuse(outer, r, [outer, inner])
+
+
+def _dynamic_chain(m: Match, outer, inner, x: Port) -> bool:
+    """Two Unsqueezes -> one; other pairs -> a Reshape to a constant target
+    (``0`` / ``-1`` for dynamic dims, :func:`_target`), when there is one."""
+    if outer.type == inner.type == "Unsqueeze":
+        a1 = inner.in_port(1).data.get_value()
+        a2 = outer.in_port(1).data.get_value()
+        r0 = x.data.get_shape()
+        if a1 is None or a2 is None or r0 is None:
+            return False
+        r1 = len(r0) + a1.size
+        r2 = r1 + a2.size
+        new2 = sorted({int(a) % r2 for a in a2.reshape(-1)})
+        kept = [k for k in range(r2) if k not in new2]  # r1's positions, in order
+        new1 = sorted({int(a) % r1 for a in a1.reshape(-1)})
+        axes = sorted(new2 + [kept[p] for p in new1])
+        u = m.graph.create_node("Unsqueeze", [x, np.asarray(axes, np.int64)])
+        return fuse(outer, u, [outer, inner])
+    target = _target(symbols_of(m.graph), x, outer.out_port(0))
+    if target is None or not all(isinstance(t, int) for t in target):
+        return False
+    r = m.graph.create_node(
+        "Reshape", [x, np.asarray(target, np.int64)], {"special_zero": 0 in target})
+    return _refine(outer, r, [outer, inner])
 
 
 class NopReshapeElimination(MatcherPass):
@@ -212,6 +257,9 @@ def symbols_of(graph: Graph) -> DimSymbols:
 #: ops that compute shape values (what ``shape-value-fold`` looks at)
 _SHAPE_VALUE_OPS = ["ShapeOf", "Gather", "Concat", "Slice", "Squeeze", "Unsqueeze",
                     "Reshape", "Convert"]
+#: integer arithmetic on shape values (folded when its inputs became constants)
+_SHAPE_ARITHMETIC = ["Add", "Subtract", "Multiply", "Divide", "FloorMod", "Maximum",
+                     "Minimum", "Tile", "Select", "Equal", "Range"]
 
 
 def _value(port: Port):
@@ -223,18 +271,25 @@ class ShapeValueFold(MatcherPass):
     name = "shape-value-fold"
 
     def pattern(self):
-        return wrap_type(_SHAPE_VALUE_OPS, None, type_matches("i32", "i64"))
+        return wrap_type(_SHAPE_VALUE_OPS + _SHAPE_ARITHMETIC, None, type_matches("i32", "i64"))
 
     def callback(self, m: Match) -> bool:
         out = m.root.out_port(0)
         shape = out.data.get_shape()
-        if shape is None or len(shape) > 1:
+        if shape is None or len(shape) > 1 or len(m.root.op.results) != 1:
             return False
         vals = symbols_of(m.graph).values(_value(out))
-        if vals is None or not all(is_static(v) for v in vals):
+        if vals is not None and all(is_static(v) for v in vals):
+            dtype = np.int64 if out.data.get_element_type() == "i64" else np.int32
+            arr = np.asarray([v[0] for v in vals], dtype).reshape(shape)
+        elif all(constant_value_of(v) is not None for v in m.root.op.operands):
+            # what the shape values this pass made constant leave foldable
+            folded = fold_values(m.root.op)
+            if folded is None:
+                return False
+            arr = folded[0]
+        else:
             return False
-        dtype = np.int64 if out.data.get_element_type() == "i64" else np.int32
-        arr = np.asarray([v[0] for v in vals], dtype).reshape(shape)
         c = m.graph.create_constant(arr)
         return fuse(m.root, c, [m.root])
 
@@ -248,37 +303,46 @@ class ReshapeDynamicTarget(MatcherPass):
     def callback(self, m: Match) -> bool:
         syms = symbols_of(m.graph)
         x = m["x"]
-        d_in = syms.dims(_value(x))
-        d_out = syms.dims(_value(m.root.out_port(0)))
-        if d_in is None or d_out is None:
+        target = _target(syms, x, m.root.out_port(0))
+        if target is None:
             return False
-        target: list[int | Mono] = []
-        unknown: list[int] = []
-        for k, d in enumerate(d_out):
-            if is_static(d):
-                if d[0] <= 0:
-                    return False  # an empty dimension: special_zero would copy
-                target.append(d[0])
-            elif k < len(d_in) and d_in[k] == d:
-                target.append(0)
-            else:
-                target.append(d)
-                unknown.append(k)
-        own = _value(m.root.out_port(0))
-        # what no earlier tensor has as a dimension (a product, or what only
-        # this Reshape's own -1 computes) can only be the -1
-        products = [k for k in unknown if len(target[k][1]) != 1 or target[k][0] != 1  # type: ignore[index]
-                    or syms.origin(target[k][1][0])[0] is own]  # type: ignore[index]
-        if len(products) > 1:
-            return False
-        if len(unknown) == 1 or products:
-            target[(products or unknown)[0]] = -1
         shape = _build_shape(m.graph, syms, target)
         if shape is None:
             return False
         zero = 0 in target
         r = m.graph.create_node("Reshape", [x, shape], {"special_zero": zero})
         return _refine(m.root, r, [m.root])
+
+
+def _target(syms: DimSymbols, x: Port, out: Port) -> list[int | Mono] | None:
+    """The Reshape target that makes ``out``'s dims of ``x``: ints (``0``
+    copies, one ``-1`` what the element count leaves) and single-symbol
+    Monos read from a shape; None when the dims cannot be told apart."""
+    d_in, d_out = syms.dims(_value(x)), syms.dims(_value(out))
+    if d_in is None or d_out is None:
+        return None
+    target: list[int | Mono] = []
+    unknown: list[int] = []
+    for k, d in enumerate(d_out):
+        if is_static(d):
+            if d[0] <= 0:
+                return None  # an empty dimension: special_zero would copy
+            target.append(d[0])
+        elif k < len(d_in) and d_in[k] == d:
+            target.append(0)
+        else:
+            target.append(d)
+            unknown.append(k)
+    own = _value(out)
+    # what no earlier tensor has as a dimension (a product, or what only the
+    # Reshape's own -1 computes) can only be the -1
+    products = [k for k in unknown if len(target[k][1]) != 1 or target[k][0] != 1  # type: ignore[index]
+                or syms.origin(target[k][1][0])[0] is own]  # type: ignore[index]
+    if len(products) > 1:
+        return None
+    if len(unknown) == 1 or products:
+        target[(products or unknown)[0]] = -1
+    return target
 
 
 def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndarray | None:
@@ -342,3 +406,46 @@ def _refine(root, new, fused) -> bool:
     new.name = root.name
     replace_node(root, new)
     return True
+
+
+class NegativeIndexWrapElimination(MatcherPass):
+    name = "negative-index-wrap-elimination"
+
+    def pattern(self):
+        i = any_input(label="i")
+        less = wrap_type("Less", [i, constant(value_matches(lambda a: a.size == 1 and a.reshape(-1)[0] == 0))])
+        return wrap_type("Select", [less, wrap_type("Add", [i, any_input()]), i])
+
+    def callback(self, m: Match) -> bool:
+        i = m["i"]
+        if not nonnegative(_value(i)) or i.data.get_type() != m.root.out_port(0).data.get_type():
+            return False
+        return replace_output_update_name(m.root.out_port(0), i)
+
+
+_CLAMP = float(1 << 30)
+
+
+def _bound(sign: int):
+    return constant(value_matches(lambda a: a.size == 1 and float(a.reshape(-1)[0]) == sign * _CLAMP))
+
+
+class SliceBoundClampElimination(MatcherPass):
+    name = "slice-bound-clamp-elimination"
+
+    def pattern(self):
+        v = any_input(label="v")
+        vf = wrap_type("Convert", [v])
+        big = wrap_type("Greater", [vf, _bound(1)])
+        inner = wrap_type("Select", [big, _bound(1), v])
+        small = wrap_type("Less", [wrap_type("Convert", [v]), _bound(-1)])
+        return wrap_type("Select", [small, _bound(-1), inner])
+
+    def callback(self, m: Match) -> bool:
+        v = m["v"]
+        vals = symbols_of(m.graph).values(_value(v))
+        if vals is None or any(is_static(x) or x[0] <= 0 for x in vals):
+            return False
+        if v.data.get_type() != m.root.out_port(0).data.get_type():
+            return False
+        return replace_output_update_name(m.root.out_port(0), v)
