@@ -349,7 +349,8 @@ def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndar
     """A 1-D i64 shape of ``target``'s elements (ints, or single-symbol Monos
     read from the ``ShapeOf`` of the tensor each symbol was first seen on):
     a constant when all are ints, else a Concat of constant runs and
-    Gathers (a whole ShapeOf when it is all of it)."""
+    Gathers of neighbouring elements from one shape (a whole ShapeOf when it
+    is all of it, in order)."""
     if all(isinstance(t, int) for t in target):
         return np.asarray(target, np.int64)
     pieces: list[tuple[object, list[int]]] = []  # (source value or None for constants, items)
@@ -360,7 +361,7 @@ def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndar
             src, item = syms.origin(t[1][0])
             if getattr(src.owner, "parent", None) is not graph.block:
                 return None  # a body's input, or erased by an earlier rewrite
-        if pieces and pieces[-1][0] is src and (src is None or pieces[-1][1][-1] + 1 == item):
+        if pieces and pieces[-1][0] is src:
             pieces[-1][1].append(item)
         else:
             pieces.append((src, [item]))
