@@ -265,3 +265,33 @@ def test_slice_bound_clamp_near_miss_input_bound() -> None:
     stop = g.param([1], "i_stop", "i64")
     g.result(g.op("Slice", [x, g.i64([0]), _clamped(g, stop), g.i64([1]), g.i64([1])]), "y")
     _run(g, {"Select": 2, "Greater": 1, "Less": 1}, 0)
+
+
+def test_position_table_prefix_broadcast_keeps_the_sequence_dim() -> None:
+    """``table[:, :S]`` (64 rows) added to ``[B, S, 4]``: the sum has ``S`` rows
+    whenever the Add runs (for S > 64 the 64 rows do not broadcast to S), so
+    it keeps x's dims and the Reshape after it reads ``[0, 0, 2, 2]``."""
+    g = G()
+    x = g.param([-1, -1, 4], "x")
+    shape = g.op("ShapeOf", [x], {"output_type": "i64"})
+    n = _dim(g, shape, 1)
+    pos = g.op("Slice", [g.randc(1, 64, 4), g.i64([0]), n, g.i64([1]), g.i64([1])])
+    y = g.op("Add", [x, pos])
+    target = g.op("Concat", [_dim(g, shape, 0), n, g.i64([2, 2])], {"axis": 0})
+    g.result(g.op("Reshape", [y, target], {"special_zero": False}), "y")
+    s = DimSymbols()
+    assert s.dims(y) == s.dims(x)
+    m = _run(g, {"ShapeOf": 1, "Concat": 0, "Gather": 1}, 2)  # what the Slice reads
+    assert constant_value_of(_named(m, "Reshape").operands[1]).tolist() == [0, 0, 2, 2]
+
+
+def test_prefix_near_miss_other_length_is_its_own_dim() -> None:
+    """``table[:, :T]`` for another tensor's T is not x's S."""
+    g = G()
+    x = g.param([-1, -1, 4], "x")
+    t = g.param([-1], "t")
+    n = _dim(g, g.op("ShapeOf", [t], {"output_type": "i64"}), 0)
+    pos = g.op("Slice", [g.randc(1, 64, 4), g.i64([0]), n, g.i64([1]), g.i64([1])])
+    y = g.op("Add", [x, pos])
+    s = DimSymbols()
+    assert s.dims(y)[1] not in (s.dims(x)[1], s.dims(pos)[1])

@@ -102,6 +102,10 @@ class DimSymbols:
         self._memo: dict[SSAValue, tuple[list[Mono] | None, list[Mono] | None]] = {}
         #: symbol -> the (value, axis) it was first given to
         self._origin: list[tuple[SSAValue, int]] = []
+        #: ``min(m, n)`` (a prefix of at most ``n`` static elements, ``m``
+        #: asked for) -> its symbol, and each such symbol -> ``m``
+        self._mins: dict[tuple[Mono, int], Mono] = {}
+        self.at_most: dict[int, Mono] = {}
 
     # -- queries -----------------------------------------------------------------
     def dims(self, v: SSAValue) -> list[Mono] | None:
@@ -194,7 +198,7 @@ class DimSymbols:
             return None
         if mode == "none":
             return list(shapes[0])  # type: ignore[arg-type]
-        return merge_numpy(shapes) if mode == "numpy" else None  # type: ignore[arg-type]
+        return merge_numpy(shapes, self.at_most) if mode == "numpy" else None  # type: ignore[arg-type]
 
     def _values_Equal(self, op: Operation) -> list[Mono] | None:
         a, b = (self.values(x) for x in op.operands[:2])
@@ -304,7 +308,7 @@ class DimSymbols:
             a = a[:-2] + [a[-1], a[-2]]
         if op.attr("transpose_b"):
             b = b[:-2] + [b[-1], b[-2]]
-        batch = merge_numpy([a[:-2], b[:-2]])
+        batch = merge_numpy([a[:-2], b[:-2]], self.at_most)
         return batch + [a[-2], b[-1]], None
 
     def _rule_Broadcast(self, op: Operation, v: SSAValue) -> tuple:
@@ -315,7 +319,7 @@ class DimSymbols:
         if mode == "numpy":
             return list(target), None
         if mode == "bidirectional":
-            return merge_numpy([d, target]), None
+            return merge_numpy([d, target], self.at_most), None
         return None, None
 
     def _rule_ScaledDotProductAttention(self, op: Operation, v: SSAValue) -> tuple:
@@ -347,6 +351,14 @@ class DimSymbols:
         out: list[Mono | None] = list(d)
         for a in axes:
             out[a % len(d)] = None
+        stop_v = self.values(ins[2])
+        if (len(axes) == 1 and start == [0] and step == [1] and stop_v is not None
+                and len(stop_v) == 1 and not is_static(stop_v[0]) and stop_v[0][0] > 0):
+            a = axes[0] % len(d)
+            if d[a] == stop_v[0]:
+                out[a] = d[a]
+            elif is_static(d[a]):
+                out[a] = self._min(stop_v[0], d[a][0], v, a)
         vals = None
         dv = self.values(ins[0])
         if (dv is not None and start is not None and stop is not None and step is not None
@@ -354,6 +366,18 @@ class DimSymbols:
                 and axes in ([0], [-1])):
             vals = dv[slice(start[0], stop[0], step[0])]
         return out, vals
+
+    def _min(self, m: Mono, n: int, v: SSAValue, axis: int) -> Mono:
+        """The symbol of ``min(m, n)`` (``x[:m]`` of ``n`` elements)."""
+        key = (m, n)
+        sym = self._mins.get(key)
+        if sym is None:
+            sym = self._mins[key] = self._fresh(v, axis)
+            self.at_most[sym[1][0]] = m
+        return sym
+
+    def _rule_GatherElements(self, op: Operation, v: SSAValue) -> tuple:
+        return self.dims(op.operands[1]), None
 
     def _rule_Range(self, op: Operation, v: SSAValue) -> tuple:
         start, stop, step = op.operands[:3]
@@ -399,14 +423,24 @@ def nonnegative(v: SSAValue, depth: int = 12) -> bool:
     return False
 
 
-def merge_numpy(shapes: list[list[Mono]]) -> list[Mono | None]:
+def merge_numpy(shapes: list[list[Mono]], at_most: dict[int, Mono] | None = None) -> list[Mono | None]:
     """Numpy broadcasting of symbolic shapes (None: a dimension two different
-    symbols meet on, which is one of them, unless it is 1)."""
+    symbols meet on, which is one of them, unless it is 1).
+
+    ``at_most``: symbols of ``min(m, n)`` -> ``m``: such a dim meeting ``m``
+    gives ``m`` (``min(m, n)`` is ``m`` or, when ``m > n``, a static ``n``
+    that broadcasts to ``m`` only when it is 1; otherwise the op fails)."""
     rank = max(len(s) for s in shapes)
     out: list[Mono | None] = []
     for i in range(rank):
         ds = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
         ds.discard(ONE)
+        if len(ds) == 2 and at_most:
+            a, b = ds
+            if len(a[1]) == 1 and a[0] == 1 and at_most.get(a[1][0]) == b:
+                ds = {b}
+            elif len(b[1]) == 1 and b[0] == 1 and at_most.get(b[1][0]) == a:
+                ds = {a}
         out.append(ds.pop() if len(ds) == 1 else (ONE if not ds else None))
     return out
 
