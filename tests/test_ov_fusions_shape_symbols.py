@@ -295,3 +295,40 @@ def test_prefix_near_miss_other_length_is_its_own_dim() -> None:
     y = g.op("Add", [x, pos])
     s = DimSymbols()
     assert s.dims(y)[1] not in (s.dims(x)[1], s.dims(pos)[1])
+
+
+# -- transpose-to-reshape after a Reshape (Keras squeeze-excite) --------------------------------
+
+
+def _keras_se(g: G, x: Any, last: int = 8) -> Any:
+    """TF's ``Reshape(v, Pack(StridedSlice(Shape(v), 0, shrink), 1, 1, C))``
+    then the NCHW Transpose of the convolution after it."""
+    shape = g.op("ShapeOf", [x], {"output_type": "i32"})
+    n = g.op("StridedSlice", [shape, g.i64([0]), g.i64([1]), g.i64([1])],
+             {"begin_mask": [0], "end_mask": [0], "shrink_axis_mask": [1]})
+    one = g.const([1], np.int32)
+    target = g.op("Concat", [g.op("Unsqueeze", [n, g.i64([0])]), one, one,
+                             g.const([last], np.int32)], {"axis": 0})
+    r = g.op("Reshape", [x, target], {"special_zero": False})
+    return g.T(r, [0, 3, 1, 2], name="to_nchw")
+
+
+def test_keras_squeeze_excite_reshape_and_transpose_become_one_reshape() -> None:
+    g = G()
+    x = g.param([-1, 8], "x")
+    g.result(g.op("Relu", [_keras_se(g, x)], name="relu"), "y")
+    m = _run(g, {"Reshape": 1, "Transpose": 0, "ShapeOf": 0, "StridedSlice": 0}, 1)
+    r = _named(m, "Reshape")
+    assert constant_value_of(r.operands[1]).tolist() == [0, 8, 1, 1] and r.operands[0] is x
+    assert r.get_friendly_name() == "to_nchw"
+
+
+def test_keras_squeeze_excite_near_miss_reshape_shared() -> None:
+    """The Reshape feeds something else too: it stays, the Transpose becomes
+    a Reshape of its own."""
+    g = G()
+    x = g.param([-1, 8], "x")
+    t = _keras_se(g, x)
+    g.result(g.op("Relu", [t]), "y")
+    g.result(g.op("Relu", [t.owner.operands[0]]), "z")
+    _run(g, {"Reshape": 2, "Transpose": 0}, 1)

@@ -379,6 +379,23 @@ class DimSymbols:
     def _rule_GatherElements(self, op: Operation, v: SSAValue) -> tuple:
         return self.dims(op.operands[1]), None
 
+    def _rule_StridedSlice(self, op: Operation, v: SSAValue) -> tuple:
+        """Values only: one element or a forward run of a shape vector."""
+        dv = self.values(op.operands[0])
+        b, e, st = (_ints(x) for x in op.operands[1:4]) if len(op.operands) > 3 else (None,) * 3
+        if dv is None or b is None or e is None or st is None or len(b) != 1 or st[0] <= 0:
+            return None, None
+        bit = {k: (list(op.attr(k)) or [0])[0] for k in
+               ("begin_mask", "end_mask", "shrink_axis_mask", "new_axis_mask", "ellipsis_mask")}
+        if bit["new_axis_mask"] or bit["ellipsis_mask"]:
+            return None, None
+        if bit["shrink_axis_mask"]:
+            k = b[0]
+            return None, [dv[k]] if -len(dv) <= k < len(dv) else None
+        lo = None if bit["begin_mask"] else b[0]
+        hi = None if bit["end_mask"] else e[0]
+        return None, dv[slice(lo, hi, st[0])]
+
     def _rule_Range(self, op: Operation, v: SSAValue) -> tuple:
         start, stop, step = op.operands[:3]
         n = self.values(stop)

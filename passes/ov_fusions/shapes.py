@@ -21,7 +21,11 @@
   1 (the others keep their order: ``[N, 1, 1, C] -> [N, C, 1, 1]``, a
   squeeze-excite vector between layouts) -> a Reshape to its result shape
   (OpenVINO's TransposeToReshape); a dynamic dimension is allowed where the
-  Transpose leaves it in place (``special_zero``).
+  Transpose leaves it in place (``special_zero``). A Reshape / Squeeze /
+  Unsqueeze before it (with no other consumer) goes into the same Reshape
+  when the symbolic dimensions give a constant target (Keras' squeeze-excite
+  ``Reshape([B, C] -> [B, 1, 1, C])`` then the NCHW Transpose: one
+  ``Reshape([0, C, 1, 1])``).
 * ``shape-value-fold``: an integer vector or scalar computed from shapes
   (``ShapeOf`` and what gathers, slices, concats, squeezes or reshapes it)
   whose every element is a static dimension -> a Constant
@@ -210,6 +214,16 @@ class TransposeToReshape(MatcherPass):
             if d == 0 or (d < 0 and p != i):
                 return False
             target.append(0 if d < 0 else d)
+        src = m["x"]
+        if src.node.type in _RESHAPES and len(src.get_destinations()) == 1:
+            # a Reshape before it (a squeeze-excite vector reshaped, then
+            # moved between layouts): one Reshape of that Reshape's input
+            x0 = src.node.in_port(0).get_source()
+            t0 = _target(symbols_of(m.graph), x0, m.root.out_port(0)) if x0 is not None else None
+            if t0 is not None and all(isinstance(t, int) for t in t0):
+                r = m.graph.create_node(
+                    "Reshape", [x0, np.asarray(t0, np.int64)], {"special_zero": 0 in t0})
+                return _refine(m.root, r, [m.root, src.node])
         r = m.graph.create_node(
             "Reshape", [m["x"], np.asarray(target, np.int64)], {"special_zero": 0 in target}
         )
