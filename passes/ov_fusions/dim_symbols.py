@@ -85,13 +85,26 @@ def _ints(v: SSAValue) -> list[int] | None:
     if shape is None or len(shape) > 1 or (shape and not 0 <= shape[0] <= _MAX_VALUE_ELEMENTS):
         return None
     a = constant_value_of(v)
-    if a is None or a.dtype.kind not in "iu" or a.size > _MAX_VALUE_ELEMENTS:
+    if a is None or a.dtype.kind not in "iub" or a.size > _MAX_VALUE_ELEMENTS:
         return None
     return [int(x) for x in np.asarray(a).reshape(-1)]
 
 
 def _type(op: Operation) -> str:
     return getattr(op, "OV_TYPE", "")
+
+
+#: op class -> "unary" / "broadcast" / "" (its elementwise trait, looked up once)
+_KINDS: dict[type, str] = {}
+
+
+def _kind(op: Operation) -> str:
+    kind = _KINDS.get(type(op))
+    if kind is None:
+        kind = _KINDS[type(op)] = (
+            "unary" if op.has_trait(ElementwiseUnary)
+            else "broadcast" if op.has_trait(ElementwiseBroadcast) else "")
+    return kind
 
 
 class DimSymbols:
@@ -117,6 +130,22 @@ class DimSymbols:
 
     def origin(self, sym: int) -> tuple[SSAValue, int]:
         return self._origin[sym]
+
+    def live_origin(self, sym: int, before: Operation) -> tuple[SSAValue, int] | None:
+        """A tensor dimension of ``sym`` defined before ``before`` in its
+        block: the first one it was seen on or, when a rewrite erased that
+        op since, another one analysed."""
+        block = before.parent
+        v, axis = self._origin[sym]
+        if getattr(v.owner, "parent", None) is block:
+            return v, axis
+        mono = (1, (sym,))
+        for w, (dims, _) in self._memo.items():
+            owner = w.owner
+            if (dims and mono in dims and isinstance(owner, Operation) and owner.parent is block
+                    and owner is not before and owner.is_before_in_block(before)):
+                return w, dims.index(mono)
+        return None
 
     # -- evaluation ----------------------------------------------------------------
     def _get(self, v: SSAValue) -> tuple[list[Mono] | None, list[Mono] | None]:
@@ -182,10 +211,11 @@ class DimSymbols:
             return None, None if ints is None else [static(i) for i in ints]
         if t == "ShapeOf":
             return None, self.dims(ins[0])
-        if op.has_trait(ElementwiseUnary) or t in _SAME_SHAPE:
+        kind = _kind(op)
+        if kind == "unary" or t in _SAME_SHAPE:
             vals = self.values(ins[0]) if t in ("Convert", "Identity") and _is_wide_int(v) else None
             return self.dims(ins[0]), vals
-        if op.has_trait(ElementwiseBroadcast):
+        if kind == "broadcast":
             values = getattr(self, f"_values_{t}", None)
             return self._broadcast(op, v), values(op) if values is not None else None
         rule = getattr(self, f"_rule_{t}", None)

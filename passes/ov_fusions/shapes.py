@@ -69,7 +69,6 @@ import weakref
 
 import numpy as np
 from xmo.graph import Graph, Port, copy_runtime_info, replace_node, replace_output_update_name
-from xmo.dialects.ov.base import constant_value_of
 from xmo.passes.ov_constant_fold import fold_values
 from xmo.passes.ov_fusions.common import fuse
 from xmo.passes.ov_fusions.dim_symbols import DimSymbols, Mono, is_static, nonnegative
@@ -162,6 +161,9 @@ class NopReshapeElimination(MatcherPass):
             if _static(x) != static:
                 return False
         else:
+            s_in, s_out = x.data.get_shape(), op.out_port(0).data.get_shape()
+            if s_in is None or s_out is None or len(s_in) != len(s_out):
+                return False  # (a cheap test first: the analysis looks at the graph above)
             syms = symbols_of(m.graph)
             d = syms.dims(_value(x))
             if d is None or d != syms.dims(_value(op.out_port(0))):
@@ -269,7 +271,7 @@ def symbols_of(graph: Graph) -> DimSymbols:
 
 
 #: ops that compute shape values (what ``shape-value-fold`` looks at)
-_SHAPE_VALUE_OPS = ["ShapeOf", "Gather", "Concat", "Slice", "Squeeze", "Unsqueeze",
+_SHAPE_VALUE_OPS = ["ShapeOf", "Gather", "Concat", "Slice", "StridedSlice", "Squeeze", "Unsqueeze",
                     "Reshape", "Convert"]
 #: integer arithmetic on shape values (folded when its inputs became constants)
 _SHAPE_ARITHMETIC = ["Add", "Subtract", "Multiply", "Divide", "FloorMod", "Maximum",
@@ -285,18 +287,19 @@ class ShapeValueFold(MatcherPass):
     name = "shape-value-fold"
 
     def pattern(self):
-        return wrap_type(_SHAPE_VALUE_OPS + _SHAPE_ARITHMETIC, None, type_matches("i32", "i64"))
+        return wrap_type(_SHAPE_VALUE_OPS + _SHAPE_ARITHMETIC, None, type_matches("i32", "i64", "boolean"))
 
     def callback(self, m: Match) -> bool:
         out = m.root.out_port(0)
         shape = out.data.get_shape()
         if shape is None or len(shape) > 1 or len(m.root.op.results) != 1:
             return False
-        vals = symbols_of(m.graph).values(_value(out))
+        op = m.root.op
+        vals = symbols_of(m.graph).values(_value(out)) if _reads_a_shape(op) else None
         if vals is not None and all(is_static(v) for v in vals):
-            dtype = np.int64 if out.data.get_element_type() == "i64" else np.int32
+            dtype = {"i64": np.int64, "i32": np.int32}.get(out.data.get_element_type(), np.bool_)
             arr = np.asarray([v[0] for v in vals], dtype).reshape(shape)
-        elif all(constant_value_of(v) is not None for v in m.root.op.operands):
+        elif all(getattr(v.owner, "OV_TYPE", None) == "Constant" for v in op.operands):
             # what the shape values this pass made constant leave foldable
             folded = fold_values(m.root.op)
             if folded is None:
@@ -306,6 +309,16 @@ class ShapeValueFold(MatcherPass):
             return False
         c = m.graph.create_constant(arr)
         return fuse(m.root, c, [m.root])
+
+
+def _reads_a_shape(op, depth: int = 6) -> bool:
+    """``op`` computes from a ShapeOf through shape-value ops (a cheap test
+    before the symbolic analysis, which looks at the whole graph above)."""
+    if op.OV_TYPE == "ShapeOf":
+        return True
+    if depth == 0 or op.OV_TYPE not in _SHAPE_VALUE_OPS + _SHAPE_ARITHMETIC:
+        return False
+    return any(hasattr(v.owner, "OV_TYPE") and _reads_a_shape(v.owner, depth - 1) for v in op.operands)
 
 
 class ReshapeDynamicTarget(MatcherPass):
@@ -320,7 +333,7 @@ class ReshapeDynamicTarget(MatcherPass):
         target = _target(syms, x, m.root.out_port(0))
         if target is None:
             return False
-        shape = _build_shape(m.graph, syms, target)
+        shape = _build_shape(m.graph, syms, target, m.root.op)
         if shape is None:
             return False
         zero = 0 in target
@@ -359,7 +372,7 @@ def _target(syms: DimSymbols, x: Port, out: Port) -> list[int | Mono] | None:
     return target
 
 
-def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndarray | None:
+def _build_shape(graph: Graph, syms: DimSymbols, target: list, anchor) -> Port | np.ndarray | None:
     """A 1-D i64 shape of ``target``'s elements (ints, or single-symbol Monos
     read from the ``ShapeOf`` of the tensor each symbol was first seen on):
     a constant when all are ints, else a Concat of constant runs and
@@ -372,9 +385,10 @@ def _build_shape(graph: Graph, syms: DimSymbols, target: list) -> Port | np.ndar
         if isinstance(t, int):
             src, item = None, t
         else:
-            src, item = syms.origin(t[1][0])
-            if getattr(src.owner, "parent", None) is not graph.block:
-                return None  # a body's input, or erased by an earlier rewrite
+            found = syms.live_origin(t[1][0], anchor)
+            if found is None:
+                return None
+            src, item = found
         if pieces and pieces[-1][0] is src:
             pieces[-1][1].append(item)
         else:
