@@ -11,7 +11,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | softplus-fusion, mish-fusion, swish-fusion, hsigmoid-fusion, hswish-fusion, gelu-erf-fusion, gelu-tanh-fusion | :mod:`.activations` |
 | mvn-fusion, mvn-affine-fusion, normalize-l2-fusion | :mod:`.normalization` |
 | sdpa-fusion | :mod:`.attention` |
-| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination | :mod:`.shapes` |
+| shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination, shape-value-fold, reshape-dynamic-target, negative-index-wrap-elimination, slice-bound-clamp-elimination | :mod:`.shapes` (symbolic dimensions: :mod:`.dim_symbols`) |
 | pad-into-pooling | :mod:`.pooling` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
@@ -44,9 +44,13 @@ from xmo.passes.ov_fusions.attention import SDPAFusion
 from xmo.passes.ov_fusions.normalization import MVNAffineFusion, MVNFusion, NormalizeL2Fusion
 from xmo.passes.ov_fusions.pooling import PadIntoPooling
 from xmo.passes.ov_fusions.shapes import (
+    NegativeIndexWrapElimination,
     NopReshapeElimination,
     ReshapeChainFusion,
+    ReshapeDynamicTarget,
+    ShapeValueFold,
     ShuffleChannelsFusion,
+    SliceBoundClampElimination,
     TransposePairFusion,
     TransposeToReshape,
 )
@@ -71,6 +75,10 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     TransposeToReshape,
     ReshapeChainFusion,
     NopReshapeElimination,
+    ShapeValueFold,
+    ReshapeDynamicTarget,
+    NegativeIndexWrapElimination,
+    SliceBoundClampElimination,
     PadIntoPooling,
     SubtractConstToAdd,
     DivideConstToMultiply,
@@ -98,14 +106,18 @@ __all__ = [
     "MVNFusion",
     "MishFusion",
     "NegativeFold",
+    "NegativeIndexWrapElimination",
     "NopReshapeElimination",
     "NormalizeL2Fusion",
     "OVFusionsPass",
     "PadIntoPooling",
     "ReshapeChainFusion",
+    "ReshapeDynamicTarget",
     "RsqrtToPower",
     "SDPAFusion",
+    "ShapeValueFold",
     "ShuffleChannelsFusion",
+    "SliceBoundClampElimination",
     "SoftPlusFusion",
     "SubtractConstToAdd",
     "SwishFusion",
