@@ -180,6 +180,13 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    "every character but letters, digits and _.-~)")
     p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
     p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="CPU backend threads (BLAS, numba, xmo's pool; default: the cores "
+        "this process may use)",
+    )
+    p.add_argument(
         "--profile",
         type=int,
         nargs="?",
@@ -402,6 +409,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = None
     if args.device == "openvino" and args.profile is not None:
         raise CLIError("--profile works with --device cpu")
+    if args.device == "openvino" and args.threads is not None:
+        raise CLIError("--threads works with --device cpu")
     if args.device == "openvino":
         from xmo.backends.openvino_runner import run_with_openvino
 
@@ -412,7 +421,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         import xmo
 
         t0 = time.perf_counter()
-        compiled = xmo.compile_model(args.model)
+        if args.threads is not None and args.threads < 1:
+            raise CLIError(f"--threads: N must be at least 1, got {args.threads}")
+        compiled = xmo.compile_model(args.model, threads=args.threads)
         log.info("compiled %s in %.2f s", args.model, time.perf_counter() - t0)
         _check_inputs_intact()
         feed = _default_feed(compiled.inputs, given)

@@ -19,6 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
+from xmo.backends.cpu import threads as cpu_threads
 from xmo.backends.cpu.dtypes import (
     BF16,
     PACKED_DTYPES,
@@ -92,10 +93,17 @@ class CompiledModel:
     and keeps it alive; or a body region (the kernels of Loop, TensorIterator
     and If compile their bodies so). ``model(inputs)`` takes a dict (input tensor name or
     friendly name -> array) or a list (in Parameter order) and returns
-    :class:`ModelOutputs`.
+    :class:`ModelOutputs`. ``threads``: the process's CPU-backend thread count
+    (BLAS, numba, the helper pool; default: the cores it may use).
     """
 
-    def __init__(self, module: ModuleOp | Operation | Region) -> None:
+    def __init__(self, module: ModuleOp | Operation | Region, threads: int | None = None) -> None:
+        # BLAS, numba and the helper pool sized once for the process (threads=N
+        # sets N for all of them; see .threads)
+        if threads is None:
+            cpu_threads.threads()
+        else:
+            cpu_threads.set_threads(threads)
         # the module keeps its context, and so the weight store, alive
         self._module = module
         if isinstance(module, Region):  # a body of Loop, TensorIterator, If
