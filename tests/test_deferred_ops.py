@@ -95,3 +95,27 @@ def test_defer_refuses_a_class_without_the_base():
 
     with pytest.raises(TypeError, match="DeferredOperation"):
         defer(Plain)
+
+
+def test_threads_meeting_a_class_being_completed_wait_for_it():
+    import threading
+
+    finished = []
+    op = _make("Raced", finished.append)
+    barrier = threading.Barrier(8)
+    names, errors = [], []
+
+    def first_use() -> None:
+        barrier.wait()
+        try:
+            names.append(op.create().name)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    workers = [threading.Thread(target=first_use) for _ in range(8)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    assert not errors and names == ["test.Raced"] * 8
+    assert finished == [op]  # completed once
