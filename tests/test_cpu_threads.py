@@ -61,3 +61,25 @@ def test_cli_threads(capsys):
     assert "output probabilities" in capsys.readouterr().out
     assert main(["run", str(DEMO), "--threads", "0"]) != 0
     assert "--threads: N must be at least 1" in capsys.readouterr().err
+
+
+def test_numba_threading_layer_is_never_started_by_xmo():
+    """numba.set_num_threads starts numba's OpenMP/TBB workers: xmo only sizes
+    the layer when something else started it."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, numba, xmo\n"
+        "import numba.np.ufunc.parallel as layer\n"
+        f"xmo.compile_model({str(DEMO)!r}, threads=1)\n"
+        "before = layer._is_initialized\n"
+        "numba.set_num_threads(2)  # someone else starts it\n"
+        "from xmo.backends.cpu import threads\n"
+        "threads.set_threads(1)\n"
+        "print(json.dumps([before, numba.get_num_threads()]))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == [False, 1]

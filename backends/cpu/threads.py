@@ -1,9 +1,9 @@
 """The CPU backend's threads: one count for the process, told to every pool.
 
-Three things run threads under the CPU backend: the BLAS library numpy uses
-(matrix products; its own pthreads, which spin a while after each call),
-numba (only for ``parallel`` kernels) and xmo's own helper pool (the FFT
-kernel's tasks). Left alone, each sizes itself to the machine (BLAS counts
+Three things may run threads under the CPU backend: the BLAS library numpy
+uses (matrix products; its own pthreads, which spin a while after each call),
+numba's threading layer (only for ``parallel`` kernels: xmo has none and never
+starts it) and xmo's own helper pool (the FFT kernel's tasks). Left alone, each sizes itself to the machine (BLAS counts
 every online CPU, not the ones this process may use), and together they
 oversubscribe the cores. :func:`set_threads` gives them one count -- by
 default the cores in the process's affinity mask (``os.sched_getaffinity``)
@@ -65,12 +65,17 @@ def _limit_blas(n: int) -> None:
 
 
 def _limit_numba(n: int) -> None:
-    """numba's threading layer (its ``parallel`` kernels), when numba is loaded
-    (xmo's numba kernels are serial: nothing to do before)."""
+    """numba's threading layer, only when something already started it.
+
+    xmo's numba kernels are serial (``nogil``, run on the helper pool), so
+    xmo never starts that layer: ``numba.set_num_threads`` would start it
+    (OpenMP or TBB workers, which spin) just to size it."""
     numba = sys.modules.get("numba")
-    if numba is not None and hasattr(numba, "set_num_threads"):
-        # numba cannot run more threads than it started with
-        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    layer = sys.modules.get("numba.np.ufunc.parallel")
+    if numba is None or layer is None or not getattr(layer, "_is_initialized", False):
+        return
+    # numba cannot run more threads than it started with
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
 
 
 def pool() -> ThreadPoolExecutor:
