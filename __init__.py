@@ -12,14 +12,33 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from xmo.api import (
-    compile_model,
-    convert_model,
-    read_model,
-    run,
-    save_model,
-)
+from typing import TYPE_CHECKING
+
 from xmo.errors import ConversionError, XmoError
+
+if TYPE_CHECKING:
+    from xmo.api import (
+        compile_model,
+        convert_model,
+        read_model,
+        run,
+        save_model,
+    )
+
+#: public functions of :mod:`xmo.api`, imported on first use: ``import xmo``
+#: (and so ``xmo --version``, ``from xmo import errors``) loads no dialect
+_API = frozenset({"compile_model", "convert_model", "read_model", "run", "save_model"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _API:
+        from xmo import api
+
+        value = getattr(api, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ConversionError",

@@ -277,19 +277,21 @@ def _record_option(module: ModuleOp, key: str, text: str) -> None:
         rt.update_model_rt_info(module, {"conversion_parameters": {key: text}})
 
 
-def compile_model(model: Any, **options: Any) -> Any:
+def compile_model(model: Any, threads: int | None = None, **options: Any) -> Any:
     """A callable running ``model`` on xmo's CPU backend (numpy + numba).
 
     ``model``: an ov module or any path :func:`convert_model` accepts
     (``.onnx``, ``.xml``, ``.mlir``), converted first with ``options``. Call
     the result with a dict (input name -> array) or a list; it returns the
-    outputs (a list, also indexable by output name).
+    outputs (a list, also indexable by output name). ``threads``: threads of
+    the CPU backend, process-wide (BLAS, numba and xmo's helper pool; default:
+    the cores the process may use, ``os.sched_getaffinity``).
     """
     from xmo.backends.cpu import CompiledModel  # start-up: the backend on first use
 
     if not isinstance(model, ModuleOp):
         model = convert_model(model, **options)
-    return CompiledModel(model)
+    return CompiledModel(model, threads=threads)
 
 
 def run(model: Any, inputs: Any = None, **options: Any) -> Any:

@@ -30,11 +30,12 @@ import os
 import stat
 import weakref
 from dataclasses import dataclass
-from typing import BinaryIO
-
-import numpy as np
+from typing import TYPE_CHECKING, BinaryIO
 
 from xmo.errors import ModelError
+
+if TYPE_CHECKING:  # numpy is imported where a file is mapped: the bus-error
+    import numpy as np  # handler imports this module in every xmo process
 
 __all__ = [
     "InputFileError",
@@ -163,6 +164,8 @@ def map_input(f: BinaryIO) -> np.ndarray:
     """A read-only ``numpy.memmap`` (flat ``uint8``) of the whole open input
     file ``f`` (from :func:`open_input`), recorded while it lives; an empty
     file gives an empty array (nothing can be mapped)."""
+    import numpy as np
+
     if os.fstat(f.fileno()).st_size == 0:
         return np.zeros(0, np.uint8)
     mm = np.memmap(f, dtype=np.uint8, mode="r")

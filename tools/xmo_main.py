@@ -180,6 +180,22 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    "every character but letters, digits and _.-~)")
     p.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
     p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="CPU backend threads (BLAS, numba, xmo's pool; default: the cores "
+        "this process may use)",
+    )
+    p.add_argument(
+        "--profile",
+        type=int,
+        nargs="?",
+        const=10,
+        metavar="RUNS",
+        help="time every op over RUNS runs (default 10; CPU backend) and print the "
+        "ten slowest op types and nodes",
+    )
+    p.add_argument(
         "--device",
         choices=["cpu", "openvino"],
         default="cpu",
@@ -390,6 +406,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import numpy as np
 
     given = _load_inputs(args.input)
+    profile = None
+    if args.device == "openvino" and args.profile is not None:
+        raise CLIError("--profile works with --device cpu")
+    if args.device == "openvino" and args.threads is not None:
+        raise CLIError("--threads works with --device cpu")
     if args.device == "openvino":
         from xmo.backends.openvino_runner import run_with_openvino
 
@@ -400,7 +421,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         import xmo
 
         t0 = time.perf_counter()
-        compiled = xmo.compile_model(args.model)
+        if args.threads is not None and args.threads < 1:
+            raise CLIError(f"--threads: N must be at least 1, got {args.threads}")
+        compiled = xmo.compile_model(args.model, threads=args.threads)
         log.info("compiled %s in %.2f s", args.model, time.perf_counter() - t0)
         _check_inputs_intact()
         feed = _default_feed(compiled.inputs, given)
@@ -411,6 +434,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             compiled(feed)
             timings.append(time.perf_counter() - t0)
         engine = "xmo CPU backend"
+        if args.profile is not None:
+            if args.profile < 1:
+                raise CLIError(f"--profile: RUNS must be at least 1, got {args.profile}")
+            profile = compiled.profile(feed, args.profile)
     for name, arr in results.items():
         a = np.asarray(arr)
         stats = ""
@@ -429,6 +456,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"[ xmo ] latency over {len(ms)} runs ({engine}): "
             f"median {ms[len(ms) // 2]:.3f} ms, min {ms[0]:.3f} ms"
         )
+    if profile is not None:
+        for line in profile.format(top=10).splitlines():
+            print(f"[ xmo ] {line}")
     if args.compare_with:
         from xmo.tools.compare import compare_with_onnxruntime
 

@@ -8,7 +8,9 @@ step (:mod:`.fusion`), in place when their input is dead.
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
+from xmo.backends.cpu import threads as cpu_threads
 from xmo.backends.cpu.dtypes import (
     BF16,
     PACKED_DTYPES,
@@ -28,8 +31,16 @@ from xmo.backends.cpu.dtypes import (
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.fusion import AffineKernel, fuse_affine
-from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode, checked_outputs, describe_op
+from xmo.backends.cpu.node import (
+    Kernel,
+    KernelCall,
+    KernelNode,
+    checked_outputs,
+    describe_op,
+    op_type,
+)
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo
+from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
@@ -82,10 +93,17 @@ class CompiledModel:
     and keeps it alive; or a body region (the kernels of Loop, TensorIterator
     and If compile their bodies so). ``model(inputs)`` takes a dict (input tensor name or
     friendly name -> array) or a list (in Parameter order) and returns
-    :class:`ModelOutputs`.
+    :class:`ModelOutputs`. ``threads``: the process's CPU-backend thread count
+    (BLAS, numba, the helper pool; default: the cores it may use).
     """
 
-    def __init__(self, module: ModuleOp | Operation | Region) -> None:
+    def __init__(self, module: ModuleOp | Operation | Region, threads: int | None = None) -> None:
+        # BLAS, numba and the helper pool sized once for the process (threads=N
+        # sets N for all of them; see .threads)
+        if threads is None:
+            cpu_threads.threads()
+        else:
+            cpu_threads.set_threads(threads)
         # the module keeps its context, and so the weight store, alive
         self._module = module
         if isinstance(module, Region):  # a body of Loop, TensorIterator, If
@@ -314,9 +332,12 @@ class CompiledModel:
         self,
         inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None,
         observer: Callable[[Operation, list[np.ndarray]], None] | None = None,
+        step_times: list[float] | None = None,
     ) -> ModelOutputs:
         """Run the model. ``observer(op, outputs)`` (optional) sees every op's
         outputs as they are computed (used to find where results diverge).
+        ``step_times`` (optional, one float per step of the schedule run) gets
+        each step's seconds added (see :meth:`profile`).
 
         With an observer the unfused schedule runs (every op observed with its
         own result); without one, chains of elementwise ops with constant
@@ -332,8 +353,16 @@ class CompiledModel:
             slots[s] = None
         res: Any = None
         outs: Any = None
-        for step in self._steps if observer is None else self._plain_steps:
+        steps = self._steps if observer is None else self._plain_steps
+        if step_times is not None and len(step_times) != len(steps):
+            raise ValueError(
+                f"step_times has {len(step_times)} entries, the schedule {len(steps)} steps"
+            )
+        t0 = 0.0
+        for i, step in enumerate(steps):
             node = step.node
+            if step_times is not None:
+                t0 = time.perf_counter()
             try:
                 if step.steal is not None:
                     x = slots[step.steal]
@@ -354,6 +383,8 @@ class CompiledModel:
             for s in step.free:
                 slots[s] = None
             res = outs = None
+            if step_times is not None:
+                step_times[i] += time.perf_counter() - t0
         outs = [slots[s] for s in self._results]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)
@@ -361,6 +392,29 @@ class CompiledModel:
 
     run = __call__
     infer = __call__
+
+    def profile(
+        self, inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None, runs: int = 1
+    ) -> RunProfile:
+        """Run the model ``runs`` times, timing each step: the median of each
+        step's times, per op type and per node
+        (:class:`~xmo.backends.cpu.profile.RunProfile`)."""
+        if runs < 1:
+            raise ValueError(f"runs must be at least 1, got {runs}")
+        steps = [
+            StepInfo(
+                "+".join(op_type(o) for o in st.kernel.ops)
+                if isinstance(st.kernel, AffineKernel) else st.node.type,
+                st.node.name,
+            )
+            for st in self._steps
+        ]
+        per_run = []
+        for _ in range(runs):
+            seconds = [0.0] * len(steps)
+            self(inputs, step_times=seconds)
+            per_run.append(seconds)
+        return RunProfile(steps, [statistics.median(ts) for ts in zip(*per_run)], runs)
 
 
 def _missing_kernel(node: KernelNode, *inputs: np.ndarray) -> Any:

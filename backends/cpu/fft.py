@@ -26,8 +26,9 @@ and kernel spectrum) are computed once per (length, dtype) and cached.
 Work is in the input's precision (float32 for float32 input, float64
 otherwise); twiddles are computed in float64 and rounded once.
 
-Parallelism: the numba kernels are ``nogil``; the calling thread and
-``cores - 1`` pool threads take tasks from a shared queue.  With at least as
+Parallelism: the numba kernels are ``nogil``; the calling thread and the
+backend's helper pool (``threads - 1`` workers, :mod:`.threads`) take tasks
+from a shared queue.  With at least as
 many planes as cores, a task is the full 2-D transform of a chunk of planes
 (data stays in cache, one synchronization per call, scratch allocated once per
 task); with fewer planes, the rows (then the columns) are split into ranges
@@ -39,13 +40,13 @@ because on an oversubscribed machine an OpenMP parallel region cost 10-20 ms
 from __future__ import annotations
 
 import functools
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 from numba import uint64 as U
+
+from xmo.backends.cpu import threads
 
 _FM = {"contract"}  # allow FMA contraction only (no reassociation)
 _MAX_GENERIC_RADIX = 31
@@ -627,28 +628,8 @@ def _cols_task(x, out, p0, p1, c0, c1, plan, sgn, lanes):
 # Dispatch
 # ---------------------------------------------------------------------------
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_PID = -1
-_POOL_LOCK = threading.Lock()
-
-
 def _workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The helper threads (re-created in a forked child, whose copy has none)."""
-    global _POOL, _POOL_PID
-    if _POOL is None or _POOL_PID != os.getpid():
-        with _POOL_LOCK:
-            if _POOL is None or _POOL_PID != os.getpid():
-                _POOL = ThreadPoolExecutor(max_workers=max(1, _workers() - 1),
-                                           thread_name_prefix="xmo-fft")
-                _POOL_PID = os.getpid()
-    return _POOL
+    return threads.threads()
 
 
 def _run(tasks: list) -> None:
@@ -671,7 +652,7 @@ def _run(tasks: list) -> None:
             fn, args = tasks[i]
             fn(*args)
 
-    futures = [_pool().submit(drain) for _ in range(helpers)]
+    futures = [threads.pool().submit(drain) for _ in range(helpers)]
     drain()
     for f in futures:
         f.result()

@@ -31,9 +31,8 @@ from xmo.dialects.onnx.base import (
     ONNXOp,
     Port,
     YieldOp,
-    define,
-    define_all,
 )
+from xmo.dialects.deferred import define, define_all
 from xmo.dialects.onnx.types import (
     ONNX_TYPES,
     MapType,
@@ -50,10 +49,10 @@ _DIALECT: Dialect | None = None
 
 
 def onnx_dialect() -> Dialect:
-    """The ``onnx`` dialect, every op class completed (see ``base.define``)."""
+    """The ``onnx`` dialect, every op class completed (see :mod:`xmo.dialects.deferred`)."""
     global _DIALECT
     if _DIALECT is None:
-        define_all()
+        define_all(GENERATED_OPS)
         _DIALECT = Dialect(
             "onnx",
             [NoValueOp, YieldOp, CustomOp, InputOp, OutputOp, InitializerOp, *GENERATED_OPS],

@@ -66,7 +66,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
-    OpDef,
     AnyAttr,
     IRDLOperation,
     irdl_op_definition,
@@ -84,6 +83,7 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
+from xmo.dialects.deferred import DeferredOperation, defer
 from xmo.dialects.onnx.types import StringTensorAttr, describe, type_key
 from xmo.dialects.ov.weights import make_constant_attr
 
@@ -391,19 +391,9 @@ def _verify_graph_region(op: Operation, what: str, region: Region) -> None:
 # ---------------------------------------------------------------------------
 
 
-class ONNXOp(IRDLOperation):
-    """Base class of every generated ``onnx`` op (one ONNX schema version)."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> ONNXOp:  # noqa: ARG004
-        if cls in _PENDING:  # a generated class used for the first time
-            define(cls)
-        return super().__new__(cls)
-
-    @classmethod
-    def get_irdl_definition(cls) -> OpDef:  # replaced on the class by its definition
-        if cls not in _PENDING:
-            raise TypeError(f"{cls.__name__} is not an IRDL-defined op class")
-        return define(cls).get_irdl_definition()
+class ONNXOp(DeferredOperation):
+    """Base class of every generated ``onnx`` op (one ONNX schema version);
+    :func:`onnx_op` defers its IRDL definition to first use."""
 
     ONNX_DOMAIN: ClassVar[str] = ""
     ONNX_TYPE: ClassVar[str] = ""
@@ -630,7 +620,7 @@ def field_name(attr_name: str) -> str:
 
 
 def onnx_op(cls: type[_OpT]) -> type[_OpT]:
-    """Class decorator: declare ``ATTRS`` as properties/regions, then IRDL-define.
+    """Class decorator: declare ``ATTRS`` as properties/regions; IRDL-defined on first use.
 
     Use it instead of ``irdl_op_definition`` on ``ONNXOp`` subclasses.
     """
@@ -647,32 +637,9 @@ def onnx_op(cls: type[_OpT]) -> type[_OpT]:
                 # any attribute here: the verifier checks kinds with clear messages
                 opt_prop_def(AnyAttr(), prop_name=spec.name),
             )
-    _PENDING.add(cls)
-    return cls
-
-
-#: generated op classes whose IRDL definition has not been built yet
-_PENDING: set[type[ONNXOp]] = set()
-
-
-def define(cls: type[_OpT]) -> type[_OpT]:
-    """Build ``cls``'s IRDL definition now if :func:`onnx_op` deferred it.
-
-    ``irdl_op_definition`` completes a class in place (0.2 ms per op class:
-    0.1 s for the 654 generated ones), so the generated module declares them
-    all cheaply and each is completed when first needed: an op of it is
-    created, its definition is asked for, or the dialect is loaded into a
-    context (``onnx_dialect``)."""
-    if cls in _PENDING:
-        _PENDING.discard(cls)
-        irdl_op_definition(cls)
-    return cls
-
-
-def define_all() -> None:
-    """Complete every deferred op class (before parsing or listing the dialect)."""
-    for cls in list(_PENDING):
-        define(cls)
+    # completed on first use (see xmo.dialects.deferred): the generated module
+    # declares all 654 cheaply
+    return defer(cls)
 
 
 def new_block(arg_types: Sequence[Attribute]) -> Block:

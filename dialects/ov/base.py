@@ -51,7 +51,6 @@ from xdsl.irdl import (
     VarResultDef,
     VerificationContext,
     base,
-    irdl_op_definition,
     opt_prop_def,
     var_operand_def,
     var_result_def,
@@ -61,6 +60,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xmo.budget import check_dims
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
+from xmo.dialects.deferred import DeferredOperation, defer
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info as rt
@@ -224,8 +224,9 @@ def port_counts(names: Sequence[str]) -> tuple[int, int | None]:
     return lo, hi
 
 
-class OVOp(IRDLOperation):
-    """Base class of every ``ov`` operation (one OpenVINO op version)."""
+class OVOp(DeferredOperation):
+    """Base class of every ``ov`` operation (one OpenVINO op version);
+    :func:`ov_op` defers its IRDL definition to first use."""
 
     OV_TYPE: ClassVar[str] = ""
     OV_VERSION: ClassVar[str] = ""
@@ -543,7 +544,7 @@ def property_field_name(attr_name: str) -> str:
 
 
 def ov_op(cls: type[_OpT]) -> type[_OpT]:
-    """Class decorator: declare ``OV_ATTRS`` as properties, then IRDL-define ``cls``.
+    """Class decorator: declare ``OV_ATTRS`` as properties; IRDL-defined on first use.
 
     Use it instead of ``irdl_op_definition`` on ``OVOp`` subclasses. An op
     that declares no memory effect trait gets xDSL's ``Pure``: like an
@@ -558,12 +559,18 @@ def ov_op(cls: type[_OpT]) -> type[_OpT]:
             property_field_name(spec.name),
             opt_prop_def(ov_attrs.constraint_for(spec.kind), prop_name=spec.name),
         )
-    defined = irdl_op_definition(cls)
-    op_def = defined.get_irdl_definition()
+    # IRDL-defined on first use (see xmo.dialects.deferred): importing the
+    # generated module builds none of its 241 definitions
+    return defer(cls, _finish_definition)
+
+
+def _finish_definition(cls: type[OVOp]) -> None:
+    """What every ov op's definition gets once built: ``Pure`` unless it
+    declares an effect, and the fast verifier."""
+    op_def = cls.get_irdl_definition()
     if not any(isinstance(t, MemoryEffect) for t in op_def.traits):
         op_def.traits.add_trait(Pure())
     _install_fast_verify(op_def)
-    return defined
 
 
 _TENSOR_TYPES = (TensorType, UnrankedTensorType)

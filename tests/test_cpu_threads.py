@@ -1,0 +1,85 @@
+"""The CPU backend's thread count (``xmo.backends.cpu.threads``): one count
+for BLAS, numba and xmo's helper pool; ``compile_model(threads=N)`` and
+``xmo run --threads N``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info
+
+import xmo
+from xmo.backends.cpu import threads
+from xmo.tools.xmo_main import main
+
+DEMO = Path(__file__).resolve().parents[1] / "models" / "demo.mlir"
+FEED = {"image": np.linspace(0, 1, 3 * 32 * 32, dtype=np.float32).reshape(1, 3, 32, 32)}
+
+
+@pytest.fixture(autouse=True)
+def default_threads():
+    yield
+    threads.set_threads(None)  # process-wide: leave the default for other tests
+
+
+def _blas_threads() -> set[int]:
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_default_is_the_cores_the_process_may_use():
+    assert threads.set_threads(None) == len(os.sched_getaffinity(0)) == threads.threads()
+    assert _blas_threads() == {threads.threads()}
+
+
+def test_compile_model_threads_sets_blas_and_the_pool():
+    xmo.compile_model(str(DEMO), threads=1)
+    assert threads.threads() == 1 and _blas_threads() == {1}
+    assert threads.pool()._max_workers == 1  # noqa: SLF001  (never fewer than one)
+    xmo.compile_model(str(DEMO), threads=3)
+    assert threads.threads() == 3 and _blas_threads() == {3}
+    assert threads.pool()._max_workers == 2  # noqa: SLF001  (the caller is the third)
+
+
+def test_outputs_do_not_depend_on_the_thread_count():
+    one = xmo.compile_model(str(DEMO), threads=1)(FEED)[0]
+    two = xmo.compile_model(str(DEMO), threads=2)(FEED)[0]
+    np.testing.assert_allclose(one, two, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_bad_counts_are_refused(bad):
+    with pytest.raises(ValueError, match="positive integer"):
+        threads.set_threads(bad)
+
+
+def test_cli_threads(capsys):
+    assert main(["run", str(DEMO), "--threads", "1"]) == 0
+    assert threads.threads() == 1
+    assert "output probabilities" in capsys.readouterr().out
+    assert main(["run", str(DEMO), "--threads", "0"]) != 0
+    assert "--threads: N must be at least 1" in capsys.readouterr().err
+
+
+def test_numba_threading_layer_is_never_started_by_xmo():
+    """numba.set_num_threads starts numba's OpenMP/TBB workers: xmo only sizes
+    the layer when something else started it."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, numba, xmo\n"
+        "import numba.np.ufunc.parallel as layer\n"
+        f"xmo.compile_model({str(DEMO)!r}, threads=1)\n"
+        "before = layer._is_initialized\n"
+        "numba.set_num_threads(2)  # someone else starts it\n"
+        "from xmo.backends.cpu import threads\n"
+        "threads.set_threads(1)\n"
+        "print(json.dumps([before, numba.get_num_threads()]))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == [False, 1]
