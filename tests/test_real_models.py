@@ -80,3 +80,13 @@ def test_fused(name, converted):
     assert (types["MVN"], types["Gelu"]) == FUSED[name], dict(types)
     assert not types["Sqrt"] and not types["Negative"] and not types["SquaredDifference"], dict(types)
     assert types["ReduceMean"] <= 1, dict(types)  # ConvNeXt's and Keras' global average pooling
+
+
+#: Transposes left after the TF layout change (OpenVINO's TF frontend
+#: leaves 1 in each): the one after the NHWC input
+KERAS_TRANSPOSES = {"keras_efficientnetb0": 1, "keras_mobilenetv3small": 1, "keras_resnet50v2": 1}
+
+
+@pytest.mark.parametrize("name", list(KERAS_TRANSPOSES))
+def test_keras_layout_transposes(name, converted):
+    assert _types(converted(name))["Transpose"] == KERAS_TRANSPOSES[name]

@@ -178,6 +178,7 @@ from xmo.passes.transpose_sinking import (  # noqa: F401
     elementwise,
     pad_tile,
     reductions,
+    reshape,
     shapeof,
     slices,
     squeeze,
