@@ -506,6 +506,45 @@ def build_unet():
     }
 
 
+def build_conv1d():
+    """A small Keras Conv1D audio classifier (the layer TF freezes as
+    ExpandDims -> Conv2D -> Squeeze; dilated ones through SpaceToBatchND /
+    BatchToSpaceND)."""
+    keras.backend.clear_session()
+    L = keras.layers
+    inp = keras.Input((64, 1), name="audio")  # a raw waveform: one channel
+    x = L.Conv1D(8, 5, padding="same", activation="relu", name="conv_same")(inp)
+    x = L.Conv1D(8, 3, dilation_rate=2, padding="same", activation="relu", name="dilated_same")(x)
+    x = L.MaxPooling1D(2, name="pool")(x)
+    x = L.Conv1D(12, 3, dilation_rate=3, padding="valid", activation="relu",
+                 name="dilated_valid")(x)
+    x = L.Conv1D(12, 3, strides=2, padding="valid", name="strided_valid")(x)
+    x = L.GlobalAveragePooling1D(name="gap")(x)
+    out = L.Dense(5, activation="softmax", name="classes")(x)
+    model = keras.Model(inp, out, name="conv1d_audio")
+
+    rng = np.random.default_rng(1017)
+    for layer in model.layers:
+        ws = layer.get_weights()
+        if ws:
+            k, b = ws
+            fan_in = int(np.prod(k.shape[:-1]))
+            layer.set_weights([he(rng, k.shape, fan_in),
+                               (0.05 * rng.standard_normal(b.shape)).astype(np.float32)])
+    sig = [tf.TensorSpec([None, 64, 1], tf.float32, name="audio")]
+    gd, frozen = freeze(lambda x: model(x, training=False), sig)
+    feeds = {"audio": np.random.default_rng(3017).standard_normal((2, 64, 1)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["probabilities"],
+        "description": "Keras Conv1D audio classifier on a waveform [N, 64, 1]: Conv1D same, dilated Conv1D "
+                        "same (rate 2) and valid (rate 3), strided valid, MaxPooling1D, "
+                        "GlobalAveragePooling1D, Dense + softmax (Conv1D as ExpandDims -> "
+                        "Conv2D -> Squeeze; dilated ones with SpaceToBatchND / BatchToSpaceND)",
+        "required": {"ExpandDims", "Conv2D", "Squeeze", "MaxPool", "Mean", "MatMul", "Softmax"},
+    }
+
+
 # ----------------------------------------------------------------------------
 # Model 4: shapes (shape sub-graphs and layout ops)
 # ----------------------------------------------------------------------------
@@ -1132,6 +1171,7 @@ BUILDERS = {
     "cnn": build_cnn,
     "mobilenetv2": build_mobilenetv2,
     "unet": build_unet,
+    "conv1d": build_conv1d,
     "shapes": build_shapes,
     "ops": build_ops,
     "fft_mri": build_fft_mri,

@@ -8,6 +8,11 @@ a reshape.
   dynamic-batch target ``[N, 1, 1, C]`` of a squeeze-excite block, ``N`` read
   from ``ShapeOf``) gets its pieces reordered. The size-1 dimensions are read
   from the result type and from the target's constant elements.
+* Absorb: ``T(Unsqueeze(x, axes), q)`` and ``T(Squeeze(x, axes), q)`` (read
+  by nothing else) become one ``Reshape(x, target)`` with a constant target:
+  static dims as they are, a dynamic dim that stays at its index in ``x`` as
+  0 (``special_zero``), one other dynamic dim as -1 (Keras' Conv1D on a
+  one-channel waveform: ``[N, T, 1] -> [N, 1, 1, T]``).
 * Forward: ``Reshape(T(x, p), s)`` becomes ``Reshape(x, s)``.
 
 With ``special_zero`` a 0 (or an element not known to be nonzero) copies the
@@ -20,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
+from xmo.dialects.ov import op_class
 from xmo.dialects.ov.base import DYN, OVOp, dims_of
 from xmo.graph.rt_info import copy_runtime_info
 from xmo.passes.transpose_sinking.engine import (
@@ -28,6 +34,7 @@ from xmo.passes.transpose_sinking.engine import (
     absorb_rule,
     data_only,
     forward_rule,
+    norm_axis,
 )
 from xmo.passes.transpose_sinking.permutations import Perm, const_ints
 
@@ -103,14 +110,67 @@ def reshape_absorb(s: Sinker, op: OVOp, t: OVOp, q: Perm) -> bool:
             concat.set_friendly_name(cname)
         new_target = concat.results[0]
     new = s.rebuild(op, [op.operands[0], new_target])
+    return _finish_absorb(s, op, t, new)
+
+
+def _finish_absorb(s: Sinker, op: OVOp, t: OVOp, new: OVOp) -> bool:
+    """``new`` replaces ``t = T(op(...))``: ``op``'s (original) friendly name,
+    ``t``'s tensor names, the runtime info of both."""
     name = op.get_friendly_name()
     if name is not None:
-        new.set_friendly_name(name)
+        new.set_friendly_name(s.moved.get(op, name))
     new.set_tensor_names(0, t.get_tensor_names(0))
     copy_runtime_info([op, t], new)
     t.results[0].replace_all_uses_with(new.results[0])
     s.erase(t)
     return True
+
+
+def static_reshape_target(out_dims: Sequence[int], src: Sequence[int | None]) -> list[int] | None:
+    """A constant Reshape target giving ``out_dims`` when output dim ``j`` is
+    input dim ``src[j]`` (None: a new dim of size 1): static dims as they are,
+    a dynamic dim read at its own index as 0 (``special_zero``), one other
+    dynamic dim as -1; None when that does not pin the shape."""
+    target: list[int] = []
+    for j, d in enumerate(out_dims):
+        if d > 0:
+            target.append(d)
+        elif d == DYN and src[j] == j:
+            target.append(0)
+        elif d == DYN and -1 not in target:
+            target.append(-1)
+        else:
+            return None
+    return target
+
+
+@absorb_rule("ov.Unsqueeze", "ov.Squeeze")
+def unsqueeze_squeeze_absorb(s: Sinker, op: OVOp, t: OVOp, q: Perm) -> bool:
+    x = op.operands[0]
+    mid, xdims = dims_of(op.results[0].type), dims_of(x.type)
+    axes = const_ints(op.operands[1]) if len(op.operands) > 1 else None
+    if mid is None or xdims is None or not axes or len(mid) != len(q):
+        raise Skip("shapes or axes unknown")
+    if op.name == "ov.Unsqueeze":
+        new_axes = {norm_axis(a, len(mid)) for a in axes}
+        kept = [i for i in range(len(mid)) if i not in new_axes]
+        src_mid: list[int | None] = [None] * len(mid)
+        for k, i in enumerate(kept):
+            src_mid[i] = k
+    else:
+        if op.attr("allow_axis_skip"):
+            raise Skip("allow_axis_skip")
+        gone = {norm_axis(a, len(xdims)) for a in axes}
+        src_mid = [i for i in range(len(xdims)) if i not in gone]
+    if not moves_only_unit_dims(mid, q):
+        raise Skip("the Transpose moves dimensions that may differ from 1")
+    target = static_reshape_target([mid[i] for i in q], [src_mid[i] for i in q])
+    if target is None:
+        raise Skip("no constant Reshape target")
+    shape = s.shared_const(target, (len(target),))
+    new = op_class("Reshape").make([x, shape], {"special_zero": 0 in target})
+    s.insert(new, op)
+    return _finish_absorb(s, op, t, new)
 
 
 @forward_rule("ov.Reshape")
@@ -127,4 +187,4 @@ def reshape_forward(s: Sinker, op: OVOp, t: OVOp, p: Perm) -> bool:
     return s.finish(op, new, [None], t)
 
 
-__all__ = ["moves_only_unit_dims"]
+__all__ = ["moves_only_unit_dims", "static_reshape_target"]
