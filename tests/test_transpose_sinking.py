@@ -952,3 +952,46 @@ def test_reshape_forward_drops_unit_dim_transpose() -> None:
     t = g.T(x, C2N, name="t")
     g.result(g.op("Reshape", [t, g.i64([0, 4])], dict(special_zero=True), name="flat"), "y")
     sink(g, 1)  # special_zero with a 0 in the target: not through
+
+
+def test_unsqueeze_and_transpose_become_one_reshape(tmp_path) -> None:
+    """Keras' Conv1D on a one-channel waveform: [N, T, 1] -> ExpandDims ->
+    NCHW Transpose -> conv. The Transpose moves only size-1 dims: Unsqueeze
+    and Transpose become one Reshape (N kept by special_zero)."""
+    from xmo.graph import Graph
+    from xmo.graph.rt_info import get_fused_names, init_node_info
+
+    g = G(26)
+    x = g.param([-1, 16, 1], "x")
+    a = g.op("Unsqueeze", [x, g.i64([1])], name="expand")  # [N, 1, 16, 1]
+    t = g.T(a, N2C, name="expand/to_nchw")  # [N, 1, 1, 16]
+    c = g.op("Convolution", [t, g.randc(4, 1, 1, 3)], dict(
+        strides=[1, 1], dilations=[1, 1], pads_begin=[0, 1], pads_end=[0, 1]), name="conv")
+    g.result(g.op("Squeeze", [c, g.i64([2])], name="squeeze"), "y")
+    init_node_info(Graph(g.module(), g.ctx))
+    m, feeds, ref = sink(g, 0)
+    r = _n1(m, "ov.Reshape")
+    assert r.operands[0].owner.name == "ov.Parameter"
+    assert list(constant_value_of(r.operands[1])) == [0, 1, 1, 16] and r.attr("special_zero")
+    assert r.get_friendly_name() == "expand"
+    assert set(get_fused_names(r)) == {"expand", "expand/to_nchw"}
+    assert count(m, "ov.Unsqueeze") == 0
+    got, _ = run_openvino(m, tmp_path, feeds)
+    _close(got[0], ref[0], "openvino", 1e-4)
+
+
+def test_squeeze_absorb_and_near_miss() -> None:
+    """T(Squeeze(x)) moving only size-1 dims -> Reshape; with two channels
+    the same Transpose moves data: it stays."""
+    g = G(27)
+    x = g.param([-1, 1, 6, 1], "x")
+    s = g.op("Squeeze", [x, g.i64([1])], name="sq")  # [N, 6, 1]
+    g.result(g.op("Relu", [g.T(s, [0, 2, 1], name="t")], name="relu"), "y")  # [N, 1, 6]
+    m, _, _ = sink(g, 0)
+    assert list(constant_value_of(_n1(m, "ov.Reshape").operands[1])) == [0, 1, 6]
+    g = G(28)
+    x = g.param([-1, 16, 2], "x")
+    a = g.op("Unsqueeze", [x, g.i64([1])], name="expand")  # [N, 1, 16, 2]
+    g.result(g.op("Relu", [g.T(a, N2C, name="t")], name="relu"), "y")  # [N, 2, 1, 16]
+    m, _, _ = sink(g, 1)
+    assert count(m, "ov.Reshape") == 0
