@@ -53,6 +53,11 @@ Models (all NHWC, float32, weights from seeded NumPy generators):
                    output-shape sub-graph), bilinear UpSampling2D
                    (ResizeBilinear), nearest Resizing (ResizeNearestNeighbor),
                    skip ConcatV2, 1x1 conv + sigmoid.
+* ``conv1d``       Keras Conv1D classifier on a one-channel waveform
+                   ``[N, 64, 1]``: Conv1D same, dilated Conv1D same and valid
+                   (SpaceToBatchND -> ExpandDims -> Conv2D -> Squeeze ->
+                   BatchToSpaceND), strided Conv1D, MaxPooling1D, global
+                   average pooling, Dense + softmax.
 * ``shapes``       raw ops with None batch/H/W: Shape, StridedSlice with every
                    mask, Pack/Unpack, Reshape/Fill/Tile with computed shapes,
                    pads, Cast, Space/DepthToSpace, resizes with computed sizes.
