@@ -8,8 +8,9 @@ a reshape.
   dynamic-batch target ``[N, 1, 1, C]`` of a squeeze-excite block, ``N`` read
   from ``ShapeOf``) gets its pieces reordered. The size-1 dimensions are read
   from the result type and from the target's constant elements.
-* Absorb: ``T(Unsqueeze(x, axes), q)`` and ``T(Squeeze(x, axes), q)`` (read
-  by nothing else) become one ``Reshape(x, target)`` with a constant target:
+* Absorb: ``T(Unsqueeze(x, axes), q)`` (read by nothing else) becomes
+  ``Unsqueeze(x, axes')`` when ``x``'s dims keep their order; otherwise it and
+  ``T(Squeeze(x, axes), q)`` become one ``Reshape(x, target)`` with a constant target:
   static dims as they are, a dynamic dim that stays at its index in ``x`` as
   0 (``special_zero``), one other dynamic dim as -1 (Keras' Conv1D on a
   one-channel waveform: ``[N, T, 1] -> [N, 1, 1, T]``).
@@ -164,7 +165,13 @@ def unsqueeze_squeeze_absorb(s: Sinker, op: OVOp, t: OVOp, q: Perm) -> bool:
         src_mid = [i for i in range(len(xdims)) if i not in gone]
     if not moves_only_unit_dims(mid, q):
         raise Skip("the Transpose moves dimensions that may differ from 1")
-    target = static_reshape_target([mid[i] for i in q], [src_mid[i] for i in q])
+    src = [src_mid[i] for i in q]
+    kept = [k for k in src if k is not None]
+    if op.name == "ov.Unsqueeze" and kept == sorted(kept):
+        # x's dims keep their order: still an Unsqueeze, with other new axes
+        axes_v = s.int_const_like(op.operands[1], [j for j, k in enumerate(src) if k is None], op)
+        return _finish_absorb(s, op, t, s.rebuild(op, [x, axes_v]))
+    target = static_reshape_target([mid[i] for i in q], src)
     if target is None:
         raise Skip("no constant Reshape target")
     shape = s.shared_const(target, (len(target),))
