@@ -124,3 +124,13 @@ def test_non_constant_layers_at_most(name, converted):
     types = _types(converted(name))
     n = sum(types.values()) - types["Constant"]
     assert n <= NON_CONSTANT_AT_MOST[name], f"{name}: {n} non-Constant layers ({dict(types)})"
+
+
+#: Transposes left after the TF layout change (OpenVINO's TF frontend
+#: leaves 1 in each): the one after the NHWC input
+KERAS_TRANSPOSES = {"keras_efficientnetb0": 1, "keras_mobilenetv3small": 1, "keras_resnet50v2": 1}
+
+
+@pytest.mark.parametrize("name", list(KERAS_TRANSPOSES))
+def test_keras_layout_transposes(name, converted):
+    assert _types(converted(name))["Transpose"] == KERAS_TRANSPOSES[name]

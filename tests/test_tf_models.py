@@ -157,6 +157,16 @@ def test_cnn_has_transposes_only_at_the_interface(converted):
     assert ts[0].operands[0].owner.name == "ov.Parameter"
 
 
+def test_conv1d_has_no_layout_transposes(converted):
+    """Keras' Conv1D on a one-channel waveform: the ExpandDims / NCHW
+    Transposes become Reshapes, the dilated Conv1Ds' SpaceToBatchND /
+    BatchToSpaceND are dilated Convolutions: no Transpose at all."""
+    types = {o.name for o in converted("conv1d").body.block.ops}
+    assert "ov.Transpose" not in types and "ov.Pad" not in types and "ov.Slice" not in types
+    convs = [o for o in converted("conv1d").body.block.ops if o.name == "ov.Convolution"]
+    assert sorted(list(o.attr("dilations")) for o in convs) == [[1, 1], [1, 1], [1, 2], [1, 3]]
+
+
 @pytest.mark.parametrize("name,batch", [("mobilenetv2", 3), ("shapes", 3), ("unet", 2)])
 def test_dynamic_batch_stays_reshapeable(name, batch, converted, tmp_path):
     """Shape sub-graphs are not frozen to the fixture's batch: another batch

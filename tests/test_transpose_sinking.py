@@ -852,3 +852,146 @@ def test_one_rule_per_op_name() -> None:
     with pytest.raises(ValueError, match="two backward transpose sinking rules for ov.Squeeze"):
         backward_rule("ov.Squeeze")(lambda op, q: None)
 
+
+
+# ---------------------------------------------------------------------------
+# Reshape: a Transpose that moves only size-1 dimensions is a reshape
+# ---------------------------------------------------------------------------
+
+
+def _tf_squeeze_excite(target: str = "unit", special_zero: bool = False) -> G:
+    """Keras' squeeze-excite as TF freezes it: ReduceMean (keep_dims false)
+    -> Reshape to [N, 1, 1, C] with N read from ShapeOf (StridedSlice with
+    shrink) -> 1x1 conv (NCHW, Transposes around) -> Multiply."""
+    g = G(21)
+    x = g.param([-1, 6, 6, 3], "x")
+    a = g.nhwc_conv(x, 4, name="conv")
+    se = g.op("ReduceMean", [a, g.i64([1, 2])], dict(keep_dims=False), name="se/squeeze")
+    shp = g.op("ShapeOf", [se], dict(output_type="i32"), name="se/shape")
+    n = g.op("StridedSlice", [shp, g.i64([0]), g.i64([1]), g.i64([1])], dict(
+        begin_mask=[0], end_mask=[0], new_axis_mask=[0], shrink_axis_mask=[1],
+        ellipsis_mask=[0]), name="se/batch")
+    n = g.op("Unsqueeze", [n, g.i64([0])], name="se/batch1")
+    one = g.const([1], np.int32)
+    pieces = {"unit": [n, one, one, g.const([4], np.int32)],
+              "nonunit": [n, g.const([2], np.int32), one, g.const([2], np.int32)],
+              "zero": [n, g.const([0], np.int32), g.const([1], np.int32), g.const([4], np.int32)]}
+    shape = g.op("Concat", pieces[target], dict(axis=0), name="se/target")
+    if target == "zero":
+        se = g.op("Unsqueeze", [se, g.i64([1])], name="se/unsq")  # [N, 1, 4]
+    r = g.op("Reshape", [se, shape], dict(special_zero=special_zero), name="se/reshape",
+             names=["se/reshape:0"])
+    t = g.T(r, N2C, name="se/reduce/to_nchw")
+    cin = 2 if target == "nonunit" else 4
+    c = g.op("Convolution", [t, g.randc(4, cin, 1, 1)], dict(
+        strides=[1, 1], dilations=[1, 1], pads_begin=[0, 0], pads_end=[0, 0]), name="se/reduce")
+    r = g.op("Sigmoid", [g.T(c, C2N, name="se/reduce/to_nhwc")], name="se/gate")
+    if target == "unit":
+        g.result(g.op("Multiply", [a, r], name="se/excite"), "out")
+    else:
+        g.result(r, "out")
+    return g
+
+
+def _n1(module: ModuleOp, name: str):
+    return next(o for o in module.body.block.ops if o.name == name)
+
+
+def test_reshape_absorbs_transpose_of_dynamic_target(tmp_path) -> None:
+    """The Transpose after the [N, 1, 1, C] Reshape becomes the Reshape's
+    target reordered to [N, C, 1, 1] (its Concat pieces swapped): one
+    Transpose left after the input, one before the output."""
+    from xmo.graph.rt_info import get_fused_names, init_node_info
+    from xmo.graph import Graph
+
+    g = _tf_squeeze_excite()
+    init_node_info(Graph(g.module(), g.ctx))
+    m, feeds, ref = sink(g, 2)
+    r = _n1(m, "ov.Reshape")
+    assert r.get_friendly_name() == "se/reshape"
+    assert r.operands[1].owner.name == "ov.Concat"
+    assert r.operands[1].owner.get_friendly_name() == "se/target"
+    assert "se/reshape:0" not in r.get_tensor_names(0)  # the NHWC value is gone
+    assert set(get_fused_names(r)) == {"se/reshape", "se/reduce/to_nchw"}
+    got, _ = run_openvino(m, tmp_path, feeds)
+    _close(got[0], ref[0], "openvino", 1e-4)
+
+
+def test_reshape_absorb_near_misses() -> None:
+    """Non-unit dims that would change order, and with special_zero an
+    element 0 that would move: the Transpose stays."""
+    sink(_tf_squeeze_excite("nonunit"), 3)
+    m, _, _ = sink(_tf_squeeze_excite("zero", special_zero=True), 3)
+    assert count(m, "ov.Reshape") == 1
+
+
+def test_reshape_absorbs_constant_target() -> None:
+    g = G(22)
+    x = g.param([2, 6], "x")
+    r = g.op("Reshape", [x, g.i64([2, 1, 1, 6])], dict(special_zero=False), name="r")
+    g.result(g.op("Relu", [g.T(r, N2C, name="t")], name="relu"), "y")
+    m, _, _ = sink(g, 0)
+    assert list(constant_value_of(_n1(m, "ov.Reshape").operands[1])) == [2, 6, 1, 1]
+
+
+def test_reshape_forward_drops_unit_dim_transpose() -> None:
+    """Reshape(T(x, p)) with p moving only size-1 dims reads x directly;
+    a Transpose that reorders two non-unit dims stays."""
+    g = G(23)
+    x = g.param([-1, 4, 1, 1], "x")
+    t = g.T(x, C2N, name="t")  # [N, 1, 1, 4]
+    g.result(g.op("Reshape", [t, g.i64([-1, 4])], dict(special_zero=False), name="flat"), "y")
+    sink(g, 0)
+    g = G(24)
+    x = g.param([-1, 4, 2, 1], "x")
+    t = g.T(x, C2N, name="t")  # [N, 2, 1, 4]: 4 and 2 swap
+    g.result(g.op("Reshape", [t, g.i64([-1, 8])], dict(special_zero=False), name="flat"), "y")
+    sink(g, 1)
+    g = G(25)
+    x = g.param([-1, 4, 1, 1], "x")
+    t = g.T(x, C2N, name="t")
+    g.result(g.op("Reshape", [t, g.i64([0, 4])], dict(special_zero=True), name="flat"), "y")
+    sink(g, 1)  # special_zero with a 0 in the target: not through
+
+
+def test_unsqueeze_and_transpose_become_one_reshape(tmp_path) -> None:
+    """Keras' Conv1D on a one-channel waveform: [N, T, 1] -> ExpandDims ->
+    NCHW Transpose -> conv. The Transpose moves only size-1 dims: Unsqueeze
+    and Transpose become one Reshape (N kept by special_zero)."""
+    from xmo.graph import Graph
+    from xmo.graph.rt_info import get_fused_names, init_node_info
+
+    g = G(26)
+    x = g.param([-1, 16, 1], "x")
+    a = g.op("Unsqueeze", [x, g.i64([1])], name="expand")  # [N, 1, 16, 1]
+    t = g.T(a, N2C, name="expand/to_nchw")  # [N, 1, 1, 16]
+    c = g.op("Convolution", [t, g.randc(4, 1, 1, 3)], dict(
+        strides=[1, 1], dilations=[1, 1], pads_begin=[0, 1], pads_end=[0, 1]), name="conv")
+    g.result(g.op("Squeeze", [c, g.i64([2])], name="squeeze"), "y")
+    init_node_info(Graph(g.module(), g.ctx))
+    m, feeds, ref = sink(g, 0)
+    r = _n1(m, "ov.Reshape")
+    assert r.operands[0].owner.name == "ov.Parameter"
+    assert list(constant_value_of(r.operands[1])) == [0, 1, 1, 16] and r.attr("special_zero")
+    assert r.get_friendly_name() == "expand"
+    assert set(get_fused_names(r)) == {"expand", "expand/to_nchw"}
+    assert count(m, "ov.Unsqueeze") == 0
+    got, _ = run_openvino(m, tmp_path, feeds)
+    _close(got[0], ref[0], "openvino", 1e-4)
+
+
+def test_squeeze_absorb_and_near_miss() -> None:
+    """T(Squeeze(x)) moving only size-1 dims -> Reshape; with two channels
+    the same Transpose moves data: it stays."""
+    g = G(27)
+    x = g.param([-1, 1, 6, 1], "x")
+    s = g.op("Squeeze", [x, g.i64([1])], name="sq")  # [N, 6, 1]
+    g.result(g.op("Relu", [g.T(s, [0, 2, 1], name="t")], name="relu"), "y")  # [N, 1, 6]
+    m, _, _ = sink(g, 0)
+    assert list(constant_value_of(_n1(m, "ov.Reshape").operands[1])) == [0, 1, 6]
+    g = G(28)
+    x = g.param([-1, 16, 2], "x")
+    a = g.op("Unsqueeze", [x, g.i64([1])], name="expand")  # [N, 1, 16, 2]
+    g.result(g.op("Relu", [g.T(a, N2C, name="t")], name="relu"), "y")  # [N, 2, 1, 16]
+    m, _, _ = sink(g, 1)
+    assert count(m, "ov.Reshape") == 0

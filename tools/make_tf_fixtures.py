@@ -53,6 +53,11 @@ Models (all NHWC, float32, weights from seeded NumPy generators):
                    output-shape sub-graph), bilinear UpSampling2D
                    (ResizeBilinear), nearest Resizing (ResizeNearestNeighbor),
                    skip ConcatV2, 1x1 conv + sigmoid.
+* ``conv1d``       Keras Conv1D classifier on a one-channel waveform
+                   ``[N, 64, 1]``: Conv1D same, dilated Conv1D same and valid
+                   (SpaceToBatchND -> ExpandDims -> Conv2D -> Squeeze ->
+                   BatchToSpaceND), strided Conv1D, MaxPooling1D, global
+                   average pooling, Dense + softmax.
 * ``shapes``       raw ops with None batch/H/W: Shape, StridedSlice with every
                    mask, Pack/Unpack, Reshape/Fill/Tile with computed shapes,
                    pads, Cast, Space/DepthToSpace, resizes with computed sizes.
@@ -503,6 +508,45 @@ def build_unet():
                         "(ResizeNearestNeighbor), skip ConcatV2, 1x1 Conv2D + Sigmoid (3 channels)",
         "required": {"Conv2D", "Rsqrt", "Relu", "MaxPool", "Conv2DBackpropInput", "ResizeBilinear",
                       "ResizeNearestNeighbor", "ConcatV2", "Sigmoid", "Shape", "StridedSlice", "Pack"},
+    }
+
+
+def build_conv1d():
+    """A small Keras Conv1D audio classifier (the layer TF freezes as
+    ExpandDims -> Conv2D -> Squeeze; dilated ones through SpaceToBatchND /
+    BatchToSpaceND)."""
+    keras.backend.clear_session()
+    L = keras.layers
+    inp = keras.Input((64, 1), name="audio")  # a raw waveform: one channel
+    x = L.Conv1D(8, 5, padding="same", activation="relu", name="conv_same")(inp)
+    x = L.Conv1D(8, 3, dilation_rate=2, padding="same", activation="relu", name="dilated_same")(x)
+    x = L.MaxPooling1D(2, name="pool")(x)
+    x = L.Conv1D(12, 3, dilation_rate=3, padding="valid", activation="relu",
+                 name="dilated_valid")(x)
+    x = L.Conv1D(12, 3, strides=2, padding="valid", name="strided_valid")(x)
+    x = L.GlobalAveragePooling1D(name="gap")(x)
+    out = L.Dense(5, activation="softmax", name="classes")(x)
+    model = keras.Model(inp, out, name="conv1d_audio")
+
+    rng = np.random.default_rng(1017)
+    for layer in model.layers:
+        ws = layer.get_weights()
+        if ws:
+            k, b = ws
+            fan_in = int(np.prod(k.shape[:-1]))
+            layer.set_weights([he(rng, k.shape, fan_in),
+                               (0.05 * rng.standard_normal(b.shape)).astype(np.float32)])
+    sig = [tf.TensorSpec([None, 64, 1], tf.float32, name="audio")]
+    gd, frozen = freeze(lambda x: model(x, training=False), sig)
+    feeds = {"audio": np.random.default_rng(3017).standard_normal((2, 64, 1)).astype(np.float32)}
+    return {
+        "graph_def": gd, "frozen": frozen, "signature": sig, "feeds": feeds,
+        "labels": ["probabilities"],
+        "description": "Keras Conv1D audio classifier on a waveform [N, 64, 1]: Conv1D same, dilated Conv1D "
+                        "same (rate 2) and valid (rate 3), strided valid, MaxPooling1D, "
+                        "GlobalAveragePooling1D, Dense + softmax (Conv1D as ExpandDims -> "
+                        "Conv2D -> Squeeze; dilated ones with SpaceToBatchND / BatchToSpaceND)",
+        "required": {"ExpandDims", "Conv2D", "Squeeze", "MaxPool", "Mean", "MatMul", "Softmax"},
     }
 
 
@@ -1132,6 +1176,7 @@ BUILDERS = {
     "cnn": build_cnn,
     "mobilenetv2": build_mobilenetv2,
     "unet": build_unet,
+    "conv1d": build_conv1d,
     "shapes": build_shapes,
     "ops": build_ops,
     "fft_mri": build_fft_mri,

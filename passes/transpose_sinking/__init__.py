@@ -38,7 +38,15 @@ Rules, applied from a worklist of Transposes until nothing changes:
   Unsqueeze; Slice-8; StridedSlice without new-axis/shrink/ellipsis masks;
   Interpolate-4/11; Gather-8 with a 0-D or 1-D index and batch_dims 0 (any
   axis); ``ShapeOf(T(x, P))`` becomes ``Gather(ShapeOf(x), P, 0)`` so shape
-  sub-graphs stay dynamic and the model stays reshapeable.
+  sub-graphs stay dynamic and the model stays reshapeable; ``Reshape(T(x,
+  P))`` reads ``x`` when ``P`` moves only dims of size 1.
+* **Absorbing.** A Transpose that moves only dims of size 1 (the others keep
+  their order) moves no data: after a Reshape read by nothing else it goes
+  into the Reshape's target (a constant permuted, a ``Concat`` of one-element
+  pieces reordered: Keras' squeeze-excite ``[N, 1, 1, C]`` with ``N`` from
+  ``ShapeOf``), after an Unsqueeze / Squeeze read by nothing else the two
+  become one Reshape with a constant target (Keras' Conv1D ExpandDims on a
+  one-channel input). Tried before the Transpose is offered to its consumers.
 
   The other inputs of an elementwise op or Concat must be: constants (also
   behind single-use Converts, e.g. decompressed f16 weights: unsqueezed to the
@@ -84,7 +92,7 @@ Names (OpenVINO conventions; tensor names belong to values):
   the Transpose they come from.
 
 Deliberately not handled: layout-sensitive ops (convolutions, pooling,
-BatchNorm, DepthToSpace, ...), Reshape, MatMul, Broadcast, LRN (OpenVINO's CPU
+BatchNorm, DepthToSpace, ...), Reshapes that move data between dims, MatMul, Broadcast, LRN (OpenVINO's CPU
 plugin supports only its NCHW axes), GatherElements/Scatter*, StridedSlice
 with new-axis/shrink/ellipsis masks, PRelu with a non-constant slope, Concat
 or elementwise ops whose other input is a raw NHWC value (a Transpose there
@@ -108,6 +116,7 @@ One module per op family, over a small engine (as OpenVINO splits its
 | :mod:`.axis_ops` | Softmax, LogSoftmax, TopK, CumSum, Roll, Reverse |
 | :mod:`.pad_tile` | Pad, Tile, Interpolate |
 | :mod:`.squeeze` | Squeeze, Unsqueeze (forward and backward) |
+| :mod:`.reshape` | Reshape (forward, absorbing); Unsqueeze / Squeeze absorbing a Transpose of size-1 dims |
 | :mod:`.slices` | Slice, StridedSlice, Gather |
 | :mod:`.shapeof` | ShapeOf |
 
@@ -134,8 +143,9 @@ local patterns.
 How it runs: each round puts every Transpose of the block on a FIFO
 worklist (block order). A Transpose taken from it is erased when unused,
 dropped when its order is the identity, merged into the Transpose feeding
-it, folded into a Constant, or merged with a twin (same input and order);
-otherwise it is offered to each of its consumers in use order, to the
+it, folded into a Constant, absorbed by its producer (the absorb rule of
+the producer's op name, when the producer has no other reader), or merged
+with a twin (same input and order); otherwise it is offered to each of its consumers in use order, to the
 forward rule registered for the consumer's op name. Transposes a successful
 rule built go to the back of the worklist. Then the backward phase offers
 every Transpose (block order) whose input has one use to the backward rule
@@ -154,7 +164,10 @@ How a rule plugs in: a rule module decorates
   ``sinker.finish(op, new, [order after each output], t)``. It declines by
   raising :class:`~.engine.Skip`, which rolls back what it built;
 * ``@backward_rule("ov.Op", ...)`` a function ``(op, q) -> BackwardPlan | None``:
-  the order each data input needs when ``T(op(...), q)`` moves above ``op``.
+  the order each data input needs when ``T(op(...), q)`` moves above ``op``;
+* ``@absorb_rule("ov.Op", ...)`` a function ``(sinker, op, t, q) -> bool``:
+  ``t = Transpose(op(...), q)``, ``op`` read only by ``t``, disappears into a
+  rebuilt ``op`` (raise ``Skip`` to decline);
 
 and is imported below. One rule per op name and direction (a second one is
 an error at import); the registration order does not matter. Any exception
@@ -178,6 +191,7 @@ from xmo.passes.transpose_sinking import (  # noqa: F401
     elementwise,
     pad_tile,
     reductions,
+    reshape,
     shapeof,
     slices,
     squeeze,

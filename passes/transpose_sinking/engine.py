@@ -87,6 +87,8 @@ BackwardRule = Callable[[OVOp, Perm], "BackwardPlan | None"]
 FORWARD_RULES: dict[str, ForwardRule] = {}
 #: op name -> the rule moving a Transpose of the op's result to its inputs
 BACKWARD_RULES: dict[str, BackwardRule] = {}
+#: op name -> the rule folding a Transpose of the op's result into the op
+ABSORB_RULES: dict[str, AbsorbRule] = {}
 
 
 def _register(table: dict[str, Callable], kind: str, names: tuple[str, ...]) -> Callable:
@@ -108,6 +110,12 @@ def forward_rule(*names: str) -> Callable[[ForwardRule], ForwardRule]:
 def backward_rule(*names: str) -> Callable[[BackwardRule], BackwardRule]:
     """Register the decorated function as the backward rule of ops ``names``."""
     return _register(BACKWARD_RULES, "backward", names)
+
+
+def absorb_rule(*names: str) -> Callable[[AbsorbRule], AbsorbRule]:
+    """Register the decorated function as the rule folding a Transpose of
+    the result of ops ``names`` into the op itself."""
+    return _register(ABSORB_RULES, "absorb", names)
 
 
 # ---------------------------------------------------------------------------
@@ -486,6 +494,9 @@ class Sinker:
             and (x.has_one_use() or _nbytes(x) <= _SHARED_FOLD_MAX_BYTES)
             and self.attempt(self._fold, t, prod, p)
         ):
+            return
+        absorb = ABSORB_RULES.get(prod.name) if isinstance(prod, OVOp) else None
+        if absorb is not None and x.has_one_use() and self.attempt(absorb, self, prod, t, p):
             return
         twin = self._find_transpose(x, p, other_than=t)
         if twin is not None:  # CSE: one Transpose per (value, order)

@@ -4,6 +4,7 @@ package registers them all)."""
 from xmo.passes.tf_to_ov.families import (  # noqa: F401
     activations,
     array,
+    atrous,
     control,
     conv,
     detection,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 from xmo.passes.tf_to_ov.builder import TFBuilder
+from xmo.passes.tf_to_ov.families.atrous import atrous_convolution
 from xmo.passes.tf_to_ov.families.elementwise import etype_attr
 from xmo.passes.tf_to_ov.families.reductions import axes_input, scalar_axis
 from xmo.passes.tf_to_ov.registry import tf_converter
@@ -305,6 +306,9 @@ def space_to_batch_nd(node: ConverterNode, b: TFBuilder):
 
 @tf_converter("BatchToSpaceND")
 def batch_to_space_nd(node: ConverterNode, b: TFBuilder):
+    fused = atrous_convolution(node, b)
+    if fused is not None:
+        return fused
     x = node.input(0)
     r = node.rank(0)
     if r is None:

@@ -41,11 +41,13 @@ def window_attrs(node: ConverterNode, rank: int) -> dict:
     return attrs
 
 
-def _conv(node: ConverterNode, b: TFBuilder, rank: int):
+def convolution(node: ConverterNode, b: TFBuilder, rank: int, attrs: dict | None = None):
+    """A channels-last Conv2D / Conv3D node (``attrs``: its window attributes
+    when not the node's own, e.g. a fused atrous convolution's)."""
     x, w = node.input(0), node.input(1)
     if node.rank(0) not in (None, rank):
         raise node.unsupported(f"input must have rank {rank}")
-    attrs = window_attrs(node, rank)
+    attrs = window_attrs(node, rank) if attrs is None else attrs
     lay = Layout(node, b, rank)
     xc = lay.enter(x)
     wc = hwio_to_oihw(b, w, rank)
@@ -76,18 +78,18 @@ def _groups(node: ConverterNode, rank: int) -> int:
 
 @tf_converter("Conv2D")
 def conv2d(node: ConverterNode, b: TFBuilder):
-    return _conv(node, b, 4)
+    return convolution(node, b, 4)
 
 
 @tf_converter("Conv3D")
 def conv3d(node: ConverterNode, b: TFBuilder):
-    return _conv(node, b, 5)
+    return convolution(node, b, 5)
 
 
 @tf_converter("DepthwiseConv2dNative")
-def depthwise_conv2d(node: ConverterNode, b: TFBuilder):
+def depthwise_conv2d(node: ConverterNode, b: TFBuilder, attrs: dict | None = None):
     x, w = node.input(0), node.input(1)
-    attrs = window_attrs(node, 4)
+    attrs = window_attrs(node, 4) if attrs is None else attrs
     lay = Layout(node, b, 4)
     # filter [H, W, C, M] -> [C, M, H, W] -> [C (groups), M, 1, H, W]
     wg = b.unsqueeze(b.transpose(w, [2, 3, 0, 1]), [2])
