@@ -25,6 +25,13 @@ def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.nd
     bd = int(node.attr("batch_dims", 0))
     if bd < 0:
         bd += indices.ndim
+    if bd == 0:
+        # the common case, one numpy call; an index outside [-dim, dim)
+        # (OpenVINO gives zeros there) takes the general path below
+        try:
+            return np.take(data, indices, axis=ax)
+        except IndexError:
+            pass
     b_shape = data.shape[:bd]
     a_shape = data.shape[bd:ax]
     r_shape = data.shape[ax + 1:]
