@@ -13,14 +13,17 @@ from xmo.backends.cpu.registry import register_kernel
 def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
-    y = x - np.mean(x, axis=ax, keepdims=True)
+    y = np.subtract(x, np.mean(x, axis=ax, keepdims=True))
     if node.attr("normalize_variance", False):
         eps = np.asarray(node.attr("eps", 0.0), x.dtype)
         var = np.mean(np.square(y), axis=ax, keepdims=True)
         if str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt":
-            y = y / np.sqrt(var + eps)
+            var += eps
+            np.sqrt(var, out=var)
         else:
-            y = y / (np.sqrt(var) + eps)
+            np.sqrt(var, out=var)
+            var += eps
+        y /= var  # in place: y is this kernel's own buffer
     return y
 
 
