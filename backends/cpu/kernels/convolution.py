@@ -13,6 +13,7 @@ import numpy as np
 from xmo.backends.cpu.kernels._common import (
     float_work,
     ints,
+    pad_trailing,
     spatial_attr,
     spatial_pads,
     tap_views,
@@ -31,10 +32,7 @@ def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray
         for i, (b, e) in enumerate(zip(pb, pe))
     )
     x = x[(slice(None),) * lead + crop]
-    widths = [(0, 0)] * lead + [(max(0, b), max(0, e)) for b, e in zip(pb, pe)]
-    if any(w != (0, 0) for w in widths):
-        x = np.pad(x, widths)
-    return x
+    return pad_trailing(x, [(max(0, b), max(0, e)) for b, e in zip(pb, pe)])
 
 
 def grouped_conv(
