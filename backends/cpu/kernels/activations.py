@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -219,6 +220,13 @@ def _axis(node: KernelNode, x: np.ndarray) -> int:
 def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = _axis(node, x)
+    if ax == x.ndim - 1 and x.size and x.dtype in ROW_DTYPES:
+        rk = row_kernels()
+        if rk is not None:
+            xc = np.ascontiguousarray(x)
+            out = np.empty(x.shape, x.dtype)
+            rk.softmax(xc.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1]))
+            return out
     e = np.subtract(x, np.max(x, axis=ax, keepdims=True))
     np.exp(e, out=e)
     e /= np.sum(e, axis=ax, keepdims=True)

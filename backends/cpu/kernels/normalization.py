@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -13,6 +14,16 @@ from xmo.backends.cpu.registry import register_kernel
 def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
+    if (ax == (x.ndim - 1,) and x.size and x.dtype in ROW_DTYPES
+            and node.attr("normalize_variance", False)):
+        rk = row_kernels()
+        if rk is not None:  # LayerNorm: one numba pass per row
+            out = np.empty(x.shape, x.dtype)
+            rk.mvn(np.ascontiguousarray(x).reshape(-1, x.shape[-1]),
+                   float(np.asarray(node.attr("eps", 0.0), x.dtype)),
+                   str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt",
+                   out.reshape(-1, x.shape[-1]))
+            return out
     y = np.subtract(x, np.mean(x, axis=ax, keepdims=True))
     if node.attr("normalize_variance", False):
         eps = np.asarray(node.attr("eps", 0.0), x.dtype)
