@@ -111,6 +111,9 @@ def _depthwise_kernel():
 
             @numba.njit(cache=True)
             def dw(xp, w, sh, sw, dh, dwl, out):  # pragma: no cover (compiled)
+                # per output row: zeroed, then each tap added along the row
+                # (contiguous inner loop; every output sums its taps in the
+                # same order as the numpy path)
                 n, c, oh, ow = out.shape
                 kh, kw = w.shape[1], w.shape[2]
                 for nc in range(n * c):
@@ -118,18 +121,21 @@ def _depthwise_kernel():
                     ch = nc % c
                     o = out[b, ch]
                     x = xp[b, ch]
-                    for ky in range(kh):
-                        for kx in range(kw):
-                            wv = w[ch, ky, kx]
-                            first = ky == 0 and kx == 0
-                            for oy in range(oh):
-                                iy = oy * sh + ky * dh
-                                for ox in range(ow):
-                                    v = wv * x[iy, ox * sw + kx * dwl]
-                                    if first:
-                                        o[oy, ox] = v
-                                    else:
-                                        o[oy, ox] += v
+                    for oy in range(oh):
+                        orow = o[oy]
+                        for ox in range(ow):
+                            orow[ox] = 0.0
+                        for ky in range(kh):
+                            xrow = x[oy * sh + ky * dh]
+                            for kx in range(kw):
+                                wv = w[ch, ky, kx]
+                                base = kx * dwl
+                                if sw == 1:
+                                    for ox in range(ow):
+                                        orow[ox] += wv * xrow[base + ox]
+                                else:
+                                    for ox in range(ow):
+                                        orow[ox] += wv * xrow[base + ox * sw]
 
             _depthwise = dw
         except Exception:  # noqa: BLE001  (numba missing: numpy taps)
