@@ -6,6 +6,7 @@ multiply with the filters (one matmul per group).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,6 +26,8 @@ from xmo.backends.cpu.registry import register_kernel
 
 def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray:
     """Zero-pad the spatial dims (negative pads crop)."""
+    if not any(pb) and not any(pe):
+        return x
     n = len(pb)
     lead = x.ndim - n
     crop = tuple(
@@ -60,8 +63,8 @@ def grouped_conv(
     )
     if any(o <= 0 for o in out_dims):
         raise ValueError(f"convolution output would be empty: {out_dims}")
-    kp = int(np.prod(kernel))
-    op = int(np.prod(out_dims))
+    kp = math.prod(kernel)
+    op = math.prod(out_dims)
     if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
         return _tap_gemm_conv(xp, w[0], dilations, out_dims)
     if kp == 1:
