@@ -12,8 +12,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -47,8 +46,7 @@ from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
 
 
-@dataclass
-class _Step:
+class _Step(NamedTuple):  # a tuple: the step loop unpacks it
     node: KernelNode
     kernel: Kernel
     args: tuple[int, ...]
@@ -359,18 +357,18 @@ class CompiledModel:
                 f"step_times has {len(step_times)} entries, the schedule {len(steps)} steps"
             )
         t0 = 0.0
-        for i, step in enumerate(steps):
-            node = step.node
-            if step_times is not None:
+        timed = step_times is not None
+        for i, (node, kernel, args_s, outs_s, free, steal) in enumerate(steps):
+            if timed:
                 t0 = time.perf_counter()
             try:
-                if step.steal is not None:
-                    x = slots[step.steal]
-                    slots[step.steal] = None
-                    res = step.kernel.run(x, _sole_owner(x))
+                if steal is not None:
+                    x = slots[steal]
+                    slots[steal] = None
+                    res = kernel.run(x, _sole_owner(x))
                     x = None
                 else:
-                    res = step.kernel(node, *[slots[a] for a in step.args])
+                    res = kernel(node, *[slots[a] for a in args_s])
             except CPUBackendError:
                 raise
             except Exception as e:  # noqa: BLE001  (name the op that failed)
@@ -378,13 +376,16 @@ class CompiledModel:
             outs = checked_outputs(node, res)
             if observer is not None:
                 observer(node.op, outs)
-            for o, arr in zip(step.outs, outs):
-                slots[o] = arr
-            for s in step.free:
+            if len(outs_s) == 1:
+                slots[outs_s[0]] = outs[0]
+            else:
+                for o, arr in zip(outs_s, outs):
+                    slots[o] = arr
+            for s in free:
                 slots[s] = None
             res = outs = None
-            if step_times is not None:
-                step_times[i] += time.perf_counter() - t0
+            if timed:
+                step_times[i] += time.perf_counter() - t0  # type: ignore[index]
         outs = [slots[s] for s in self._results]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)

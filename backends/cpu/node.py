@@ -45,7 +45,7 @@ class KernelNode:
     """What a kernel sees of the op it executes."""
 
     __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes", "out_etypes",
-                 "cache")
+                 "cache", "one_output")
 
     def __init__(self, op: Operation) -> None:
         self.op = op
@@ -63,6 +63,14 @@ class KernelNode:
         self.cache: dict[str, Any] = {}
         #: declared dims per output (-1 dynamic), None when unranked.
         self.out_shapes: list[tuple[int, ...] | None] = [tensor_dims(r.type) for r in op.results]
+        #: for a single non-bf16 output, what :func:`checked_outputs` checks of
+        #: it: (numpy dtype or None, declared (index, dim) pairs with dim >= 0,
+        #: rank or None when unranked); None for other ops
+        self.one_output: tuple[np.dtype | None, tuple[tuple[int, int], ...], int | None] | None = None
+        if len(op.results) == 1 and self.out_etypes[0] != "bf16":
+            shape = self.out_shapes[0]
+            known = () if shape is None else tuple((i, d) for i, d in enumerate(shape) if d >= 0)
+            self.one_output = (self.out_dtypes[0], known, None if shape is None else len(shape))
 
     def attr(self, name: str, default: Any = None) -> Any:
         v = self.attrs.get(name)
@@ -94,6 +102,19 @@ KernelCall = tuple[KernelNode, Kernel, tuple[int, ...], tuple[int, ...]]
 def checked_outputs(node: KernelNode, res: Any) -> list[np.ndarray]:
     """A kernel's result as one array per output of ``node``, each cast to the
     declared element type (bf16 rounded) and checked against the declared shape."""
+    one = node.one_output
+    if one is not None and type(res) is np.ndarray:  # the common case, checked inline
+        want, known, rank = one
+        if want is None or res.dtype == want:
+            shape = res.shape
+            if rank is None:
+                return [res]
+            if len(shape) == rank:
+                for i, d in known:
+                    if shape[i] != d:
+                        break
+                else:
+                    return [res]
     if isinstance(res, np.ndarray) or np.isscalar(res):
         res = [res]
     outs = list(res)

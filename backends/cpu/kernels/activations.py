@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -45,6 +46,27 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _relu6_shifted(x: np.ndarray) -> np.ndarray:
+    """``clip(x + 3, 0, 6)`` in one new buffer."""
+    t = np.add(x, 3)
+    np.maximum(t, 0, out=t)
+    np.minimum(t, 6, out=t)
+    return t
+
+
+def _hswish(x: np.ndarray) -> np.ndarray:
+    t = _relu6_shifted(x)
+    t *= x
+    t /= 6
+    return t
+
+
+def _hsigmoid(x: np.ndarray) -> np.ndarray:
+    t = _relu6_shifted(x)
+    t /= 6
+    return t
+
+
 def _round_away(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
@@ -70,8 +92,8 @@ _FLOAT_ONLY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "SoftPlus": _softplus,
     "SoftSign": lambda x: x / (1 + np.abs(x)),
     "Mish": lambda x: x * np.tanh(_softplus(x)),
-    "HSwish": lambda x: x * np.clip(x + 3, 0, 6) / 6,
-    "HSigmoid": lambda x: np.clip(x + 3, 0, 6) / 6,
+    "HSwish": lambda x: _hswish(x),
+    "HSigmoid": lambda x: _hsigmoid(x),
 }
 
 _ANY_TYPE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
@@ -118,17 +140,33 @@ def _round(node: KernelNode, x: np.ndarray) -> np.ndarray:
 def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     mode = str(node.attr("approximation_mode", "erf")).lower()
+    # 0.5 * x * (1 + f(x)), in one buffer
     if mode == "tanh":
-        c = np.asarray(math.sqrt(2 / math.pi), x.dtype)
-        return 0.5 * x * (1 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
-    return 0.5 * x * (1 + erf(x / np.asarray(math.sqrt(2), x.dtype)))
+        t = np.multiply(x, x)
+        t *= x
+        t *= np.asarray(0.044715, x.dtype)
+        t += x
+        t *= np.asarray(math.sqrt(2 / math.pi), x.dtype)
+        np.tanh(t, out=t)
+    else:
+        t = erf(x / np.asarray(math.sqrt(2), x.dtype))
+    t += 1
+    t *= x
+    t *= 0.5
+    return t
 
 
 @register_kernel("ov.Swish")
 def _swish(node: KernelNode, x: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
     x = float_work(x)
     b = 1.0 if beta is None else scalar(beta)
-    return x * _sigmoid(x * np.asarray(b, x.dtype))
+    # x / (1 + exp(-b x)) in one buffer (exp overflowing to inf gives -0)
+    t = np.negative(x) if b == 1.0 else np.multiply(x, np.asarray(-b, x.dtype))
+    with np.errstate(over="ignore"):
+        np.exp(t, out=t)
+    t += 1
+    np.divide(x, t, out=t)
+    return t
 
 
 @register_kernel("ov.Elu")
@@ -167,7 +205,11 @@ def _clamp(node: KernelNode, x: np.ndarray) -> np.ndarray:
 def _hard_sigmoid(node: KernelNode, x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     x = float_work(x)
     a, b = np.asarray(scalar(alpha), x.dtype), np.asarray(scalar(beta), x.dtype)
-    return np.clip(a * x + b, 0, 1)
+    t = np.multiply(a, x)
+    t += b
+    np.maximum(t, 0, out=t)
+    np.minimum(t, 1, out=t)
+    return t
 
 
 def _axis(node: KernelNode, x: np.ndarray) -> int:
@@ -178,8 +220,17 @@ def _axis(node: KernelNode, x: np.ndarray) -> int:
 def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = _axis(node, x)
-    e = np.exp(x - np.max(x, axis=ax, keepdims=True))
-    return e / np.sum(e, axis=ax, keepdims=True)
+    if ax == x.ndim - 1 and x.size and x.dtype in ROW_DTYPES:
+        rk = row_kernels()
+        if rk is not None:
+            xc = np.ascontiguousarray(x)
+            out = np.empty(x.shape, x.dtype)
+            rk.softmax(xc.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1]))
+            return out
+    e = np.subtract(x, np.max(x, axis=ax, keepdims=True))
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=ax, keepdims=True)
+    return e
 
 
 @register_kernel("ov.LogSoftmax")

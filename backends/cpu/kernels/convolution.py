@@ -6,6 +6,7 @@ multiply with the filters (one matmul per group).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from xmo.backends.cpu.kernels._common import (
     float_work,
     ints,
+    pad_trailing,
     spatial_attr,
     spatial_pads,
     tap_views,
@@ -24,6 +26,8 @@ from xmo.backends.cpu.registry import register_kernel
 
 def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray:
     """Zero-pad the spatial dims (negative pads crop)."""
+    if not any(pb) and not any(pe):
+        return x
     n = len(pb)
     lead = x.ndim - n
     crop = tuple(
@@ -31,10 +35,7 @@ def _pad_crop(x: np.ndarray, pb: Sequence[int], pe: Sequence[int]) -> np.ndarray
         for i, (b, e) in enumerate(zip(pb, pe))
     )
     x = x[(slice(None),) * lead + crop]
-    widths = [(0, 0)] * lead + [(max(0, b), max(0, e)) for b, e in zip(pb, pe)]
-    if any(w != (0, 0) for w in widths):
-        x = np.pad(x, widths)
-    return x
+    return pad_trailing(x, [(max(0, b), max(0, e)) for b, e in zip(pb, pe)])
 
 
 def grouped_conv(
@@ -62,8 +63,8 @@ def grouped_conv(
     )
     if any(o <= 0 for o in out_dims):
         raise ValueError(f"convolution output would be empty: {out_dims}")
-    kp = int(np.prod(kernel))
-    op = int(np.prod(out_dims))
+    kp = math.prod(kernel)
+    op = math.prod(out_dims)
     if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
         return _tap_gemm_conv(xp, w[0], dilations, out_dims)
     if kp == 1:
@@ -113,6 +114,9 @@ def _depthwise_kernel():
 
             @numba.njit(cache=True)
             def dw(xp, w, sh, sw, dh, dwl, out):  # pragma: no cover (compiled)
+                # per output row: zeroed, then each tap added along the row
+                # (contiguous inner loop; every output sums its taps in the
+                # same order as the numpy path)
                 n, c, oh, ow = out.shape
                 kh, kw = w.shape[1], w.shape[2]
                 for nc in range(n * c):
@@ -120,18 +124,21 @@ def _depthwise_kernel():
                     ch = nc % c
                     o = out[b, ch]
                     x = xp[b, ch]
-                    for ky in range(kh):
-                        for kx in range(kw):
-                            wv = w[ch, ky, kx]
-                            first = ky == 0 and kx == 0
-                            for oy in range(oh):
-                                iy = oy * sh + ky * dh
-                                for ox in range(ow):
-                                    v = wv * x[iy, ox * sw + kx * dwl]
-                                    if first:
-                                        o[oy, ox] = v
-                                    else:
-                                        o[oy, ox] += v
+                    for oy in range(oh):
+                        orow = o[oy]
+                        for ox in range(ow):
+                            orow[ox] = 0.0
+                        for ky in range(kh):
+                            xrow = x[oy * sh + ky * dh]
+                            for kx in range(kw):
+                                wv = w[ch, ky, kx]
+                                base = kx * dwl
+                                if sw == 1:
+                                    for ox in range(ow):
+                                        orow[ox] += wv * xrow[base + ox]
+                                else:
+                                    for ox in range(ow):
+                                        orow[ox] += wv * xrow[base + ox * sw]
 
             _depthwise = dw
         except Exception:  # noqa: BLE001  (numba missing: numpy taps)

@@ -21,10 +21,22 @@ def _wrap(idx: np.ndarray, size: int | np.ndarray) -> np.ndarray:
 
 @register_kernel("ov.Gather", "ov.Gather_opset7", "ov.Gather_opset1")
 def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
-    ax = norm_axis(scalar(axis), data.ndim, node)
-    bd = int(node.attr("batch_dims", 0))
+    # axis (usually the same constant array every run) parsed once per rank
+    hit = node.cache.get("axis")
+    if hit is None or hit[0] is not axis or hit[1] != data.ndim:
+        hit = (axis, data.ndim, norm_axis(scalar(axis), data.ndim, node),
+               int(node.attr("batch_dims", 0)))
+        node.cache["axis"] = hit
+    ax, bd = hit[2], hit[3]
     if bd < 0:
         bd += indices.ndim
+    if bd == 0:
+        # the common case, one numpy call; an index outside [-dim, dim)
+        # (OpenVINO gives zeros there) takes the general path below
+        try:
+            return np.take(data, indices, axis=ax)
+        except IndexError:
+            pass
     b_shape = data.shape[:bd]
     a_shape = data.shape[bd:ax]
     r_shape = data.shape[ax + 1:]

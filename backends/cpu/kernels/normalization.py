@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -13,14 +14,27 @@ from xmo.backends.cpu.registry import register_kernel
 def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
-    y = x - np.mean(x, axis=ax, keepdims=True)
+    if (ax == (x.ndim - 1,) and x.size and x.dtype in ROW_DTYPES
+            and node.attr("normalize_variance", False)):
+        rk = row_kernels()
+        if rk is not None:  # LayerNorm: one numba pass per row
+            out = np.empty(x.shape, x.dtype)
+            rk.mvn(np.ascontiguousarray(x).reshape(-1, x.shape[-1]),
+                   float(np.asarray(node.attr("eps", 0.0), x.dtype)),
+                   str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt",
+                   out.reshape(-1, x.shape[-1]))
+            return out
+    y = np.subtract(x, np.mean(x, axis=ax, keepdims=True))
     if node.attr("normalize_variance", False):
         eps = np.asarray(node.attr("eps", 0.0), x.dtype)
         var = np.mean(np.square(y), axis=ax, keepdims=True)
         if str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt":
-            y = y / np.sqrt(var + eps)
+            var += eps
+            np.sqrt(var, out=var)
         else:
-            y = y / (np.sqrt(var) + eps)
+            np.sqrt(var, out=var)
+            var += eps
+        y /= var  # in place: y is this kernel's own buffer
     return y
 
 

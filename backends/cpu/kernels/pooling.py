@@ -8,6 +8,7 @@ import numpy as np
 from xmo.backends.cpu.kernels._common import (
     float_work,
     norm_axis,
+    pad_trailing,
     reduce_windows,
     spatial_attr,
     spatial_pads,
@@ -55,9 +56,7 @@ class _Geometry:
             slices.append(slice(max(0, -b), d + min(0, end)))
             widths.append((max(0, b), max(0, end)))
         xp = x[(slice(None), slice(None)) + tuple(slices)]
-        if any(w != (0, 0) for w in widths):
-            xp = np.pad(xp, [(0, 0), (0, 0)] + widths, constant_values=fill)
-        return xp
+        return pad_trailing(xp, widths, fill)
 
     def windows(self, x: np.ndarray, fill: float) -> np.ndarray:
         """[N, C, K, O...] windows of ``x`` padded with ``fill``."""

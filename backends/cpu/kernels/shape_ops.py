@@ -68,10 +68,14 @@ def _squeeze(node: KernelNode, x: np.ndarray, axes: np.ndarray | None = None) ->
 
 @register_kernel("ov.Unsqueeze")
 def _unsqueeze(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    rank = x.ndim + len(ints(axes))
-    ax = sorted(set(norm_axes(axes, rank, node)))
+    # the axes (usually the same constant array every run) parsed once per rank
+    hit = node.cache.get("axes")
+    if hit is None or hit[0] is not axes or hit[1] != x.ndim:
+        rank = x.ndim + len(ints(axes))
+        hit = (axes, x.ndim, sorted(set(norm_axes(axes, rank, node))))
+        node.cache["axes"] = hit
     shape = list(x.shape)
-    for a in ax:
+    for a in hit[2]:
         shape.insert(a, 1)
     return x.reshape(shape)
 

@@ -1,0 +1,41 @@
+"""The numba row kernels (last-axis Softmax and MVN) against numpy formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu.kernels.rows import row_kernels
+
+
+@pytest.fixture(scope="module")
+def rk():
+    k = row_kernels()
+    if k is None:
+        pytest.skip("numba missing")
+    return k
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_rows(rk, dtype):
+    x = np.random.default_rng(0).normal(size=(7, 33)).astype(dtype) * 5
+    x[3, 4] = np.nan
+    out = np.empty_like(x)
+    rk.softmax(x, out)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(out, ref, rtol=1e-6 if dtype == np.float32 else 1e-13)
+    assert np.isnan(out[3]).all() and not np.isnan(np.delete(out, 3, axis=0)).any()
+
+
+@pytest.mark.parametrize("inside", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mvn_rows(rk, dtype, inside):
+    x = (np.random.default_rng(1).normal(size=(5, 48)) * 3 + 2).astype(dtype)
+    eps = 1e-3
+    out = np.empty_like(x)
+    rk.mvn(x, eps, inside, out)
+    y = x - x.mean(axis=1, keepdims=True)
+    var = (y * y).mean(axis=1, keepdims=True)
+    ref = y / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
+    np.testing.assert_allclose(out, ref, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
