@@ -114,7 +114,11 @@ def test_cpu_run_of_onnx_loads_no_other_runtime(small_onnx: str):
         f"out = xmo.run({small_onnx!r}, {{'x': np.ones((2, 8), np.float32)}})\n"
         "assert len(out) == 1\n"
     )
-    assert _loaded(code, (*HEAVY, *TF_SIDE)) == []
+    # numba is the CPU backend's own kernel compiler (its Softmax / MVN row
+    # kernels, depthwise convolution, FFT compile on first use): allowed here,
+    # with what numba itself imports when it is installed (scipy)
+    other = tuple(m for m in HEAVY if m not in ("numba", "llvmlite", "scipy"))
+    assert _loaded(code, (*other, *TF_SIDE)) == []
 
 
 def test_the_check_sees_a_heavy_import():
