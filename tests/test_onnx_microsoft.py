@@ -1,0 +1,92 @@
+"""onnxruntime's contrib operators (``com.microsoft``), one node each
+(onnx.helper), compared with onnxruntime in OpenVINO (f32) and on xmo's CPU
+backend; attributes xmo does not handle are refused naming the op and the
+attribute."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from ml_models import check_ml
+from onnx import TensorProto, helper, numpy_helper
+
+import xmo
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("openvino")
+
+MS = "com.microsoft"
+_r = np.random.default_rng(7)
+
+
+def _x(*shape: int) -> np.ndarray:
+    return _r.standard_normal(shape).astype(np.float32)
+
+
+def _model(op: str, inputs: dict[str, np.ndarray], n_out: int = 1, attrs: dict[str, Any] | None = None,
+           weights: dict[str, np.ndarray] | None = None, domain: str = MS, outputs: list[str] | None = None):  # fmt: skip
+    """One ``op`` node: ``inputs`` are graph inputs, ``weights`` initializers
+    (an empty name skips an optional input), in the order of the node's
+    inputs ``[*inputs, *weights]``."""
+    weights = weights or {}
+    outs = outputs if outputs is not None else [f"y{i}" for i in range(n_out)]
+    node = helper.make_node(op, [*inputs, *weights], outs, domain=domain, **(attrs or {}))
+    graph = helper.make_graph(
+        [node], op,
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in inputs.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs if o],
+        [numpy_helper.from_array(v, k) for k, v in weights.items() if k],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m
+
+
+def _check(model, feeds: dict[str, np.ndarray], tmp_path, atol: float = 1e-5) -> None:
+    check_ml(model, feeds, tmp_path, atol=atol)
+
+
+_X = _x(2, 5, 16)
+_B = _x(16)
+
+ACTIVATIONS: list[tuple[str, str, dict, dict, dict]] = [
+    ("gelu", "Gelu", {"X": _X}, {}, {}),
+    ("fast_gelu", "FastGelu", {"X": _X}, {}, {}),
+    ("fast_gelu_bias", "FastGelu", {"X": _X}, {}, {"bias": _B}),
+    ("bias_gelu", "BiasGelu", {"X": _X}, {}, {"bias": _B}),
+    ("quick_gelu", "QuickGelu", {"X": _X}, {}, {}),
+    ("quick_gelu_alpha", "QuickGelu", {"X": _X}, {"alpha": 1.3}, {}),
+]
+
+
+@pytest.mark.parametrize("case", ACTIVATIONS, ids=[c[0] for c in ACTIVATIONS])
+def test_activation(case, tmp_path) -> None:
+    _, op, inputs, attrs, weights = case
+    _check(_model(op, inputs, 1, attrs, weights), inputs, tmp_path)
+
+
+def test_bias_add(tmp_path) -> None:
+    """onnxruntime has no CPU kernel for BiasAdd: numpy is the reference."""
+    import openvino as ov
+
+    skip = _x(2, 5, 16)
+    model = _model("BiasAdd", {"X": _X}, 1, {}, {"bias": _B, "skip": skip})
+    want = _X + _B + skip
+    converted = xmo.convert_model(model)
+    xmo.save_model(converted, tmp_path / "m.xml")
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(tmp_path / "m.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    np.testing.assert_allclose(compiled([_X])[0], want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(xmo.compile_model(converted)({"X": _X})[0]), want, rtol=1e-6, atol=1e-6)
+
+
+def _refused(model, match: str) -> None:
+    with pytest.raises(xmo.ConversionError, match=match):
+        xmo.convert_model(model)
+
+
+def test_unknown_attribute_refused() -> None:
+    """An attribute the converter does not know is one error naming op and attribute."""
+    _refused(_model("QuickGelu", {"X": _X}, 1, {"beta": 2.0}), r"com.microsoft:QuickGelu[\s\S]*'beta'")
