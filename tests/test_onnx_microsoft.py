@@ -90,3 +90,43 @@ def _refused(model, match: str) -> None:
 def test_unknown_attribute_refused() -> None:
     """An attribute the converter does not know is one error naming op and attribute."""
     _refused(_model("QuickGelu", {"X": _X}, 1, {"beta": 2.0}), r"com.microsoft:QuickGelu[\s\S]*'beta'")
+
+
+_H = 16
+_G, _BETA, _BIAS = _x(_H) + 1.0, _x(_H), _x(_H)
+
+NORMS: list[tuple[str, str, dict, dict, dict, list[str]]] = [
+    ("skip_ln", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {}, {"g": _G}, ["y"]),
+    ("skip_ln_beta_bias", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {"epsilon": 1e-5},
+     {"g": _G, "b": _BETA, "bias": _BIAS}, ["y"]),
+    ("skip_ln_bias_no_beta", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "": _BETA, "bias": _BIAS}, ["y"]),
+    ("skip_ln_outputs", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "b": _BETA, "bias": _BIAS}, ["y", "mean", "inv_std", "sum"]),
+    ("skip_ln_sum_only", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "b": _BETA}, ["y", "", "", "sum"]),
+    ("skip_ln_broadcast_skip", "SkipLayerNormalization", {"X": _X, "S": _x(5, _H)}, {}, {"g": _G, "b": _BETA}, ["y"]),
+    ("skip_rms", "SkipSimplifiedLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {}, {"g": _G}, ["y"]),
+    ("skip_rms_bias_outputs", "SkipSimplifiedLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {"epsilon": 1e-6},
+     {"g": _G, "bias": _BIAS}, ["y", "mean", "inv_std", "sum"]),
+]
+
+
+@pytest.mark.parametrize("case", NORMS, ids=[c[0] for c in NORMS])
+def test_skip_norm(case, tmp_path) -> None:
+    _, op, inputs, attrs, weights, outs = case
+    _check(_model(op, inputs, attrs=attrs, weights=weights, outputs=outs), inputs, tmp_path)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_simplified_layer_norm(axis, tmp_path) -> None:
+    """onnxruntime's SimplifiedLayerNormalization lives in the default domain."""
+    scale = _x(_H) if axis == -1 else _x(5, _H)
+    model = _model("SimplifiedLayerNormalization", {"X": _X}, attrs={"axis": axis, "epsilon": 1e-6},
+                   weights={"scale": scale}, domain="", outputs=["y", "inv_std"])  # fmt: skip
+    _check(model, {"X": _X}, tmp_path)
+
+
+def test_simplified_layer_norm_stash_type_refused() -> None:
+    model = _model("SimplifiedLayerNormalization", {"X": _X}, attrs={"stash_type": 0}, weights={"scale": _G}, domain="")
+    _refused(model, r"SimplifiedLayerNormalization[\s\S]*'stash_type'")

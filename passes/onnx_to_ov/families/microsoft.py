@@ -88,3 +88,68 @@ def bias_add(node: ConverterNode, b: Builder):
     _attrs(node)
     y = b.out("Add", [node.input(0), node.input(1)])
     return b.out("Add", [y, node.input(2)])
+
+
+# -- skip / simplified layer normalizations ----------------------------------------------
+
+
+def _skip_sum(node: ConverterNode, b: Builder, bias_input: int) -> SSAValue:
+    """``input + skip (+ bias)`` (skip broadcasts to input)."""
+    s = b.out("Add", [node.input(0), node.input(1)])
+    if node.has_input(bias_input):
+        s = b.out("Add", [s, node.input(bias_input)])
+    return s
+
+
+def _last_axis(node: ConverterNode) -> list[int]:
+    r = node.rank(0)
+    if r is None:
+        raise node.unsupported("input of dynamic rank")
+    return [r - 1]
+
+
+@converter("SkipLayerNormalization", domain=MS)
+def skip_layer_norm(node: ConverterNode, b: Builder):
+    """Layer normalization over the last axis of ``input + skip + bias``,
+    times gamma plus beta; outputs mean, inv_std_var (``[..., 1]``) and the
+    sum when asked for."""
+    _attrs(node, "epsilon")
+    s = _skip_sum(node, b, 4)
+    stats = _wanted(node, 1) or _wanted(node, 2)
+    y, mean, inv = layer_norm_of(
+        b, s, value_etype(s), s, _last_axis(node), float(node.attr("epsilon", _SKIP_EPS)),
+        node.input(2), node.optional_input(3), stats,
+    )  # fmt: skip
+    return [y, mean, inv, s if _wanted(node, 3) else None]
+
+
+@converter("SkipSimplifiedLayerNormalization", domain=MS)
+def skip_simplified_layer_norm(node: ConverterNode, b: Builder):
+    """RMS normalization over the last axis of ``input + skip + bias`` times
+    gamma; onnxruntime's mean output is zeros."""
+    _attrs(node, "epsilon")
+    s = _skip_sum(node, b, 3)
+    y, rms = rms_norm_of(b, s, value_etype(s), s, _last_axis(node),
+                         float(node.attr("epsilon", _SKIP_EPS)), node.input(2))  # fmt: skip
+    inv = b.out("Divide", [_c(b, 1.0, rms), rms]) if _wanted(node, 1) or _wanted(node, 2) else None
+    mean = b.out("Multiply", [inv, _c(b, 0.0, inv)]) if inv is not None and _wanted(node, 1) else None
+    return [y, mean, inv, s if _wanted(node, 3) else None]
+
+
+@converter("SimplifiedLayerNormalization")
+def simplified_layer_norm(node: ConverterNode, b: Builder):
+    """onnxruntime's RMS normalization (default domain) over the axes from
+    ``axis``, computed in f32 (``stash_type`` 1); output 1 is inv_std_var."""
+    _attrs(node, "axis", "epsilon", "stash_type")
+    if int(node.attr("stash_type", 1)) != 1:
+        raise node.unsupported(f"attribute 'stash_type' = {node.attr('stash_type')} (1 supported)")
+    x0 = node.input(0)
+    r = node.rank(0)
+    if r is None:
+        raise node.unsupported("input of dynamic rank")
+    axis = int(node.attr("axis", -1))
+    axis = axis + r if axis < 0 else axis
+    t = value_etype(x0)
+    x = b.convert(x0, "f32") if t in ("f16", "bf16") else x0
+    y, rms = rms_norm_of(b, x, t, x0, list(range(axis, r)), float(node.attr("epsilon", 1e-5)), node.input(1))
+    return [y, b.out("Divide", [_c(b, 1.0, rms), rms]) if _wanted(node, 1) else None]
