@@ -130,3 +130,52 @@ def test_simplified_layer_norm(axis, tmp_path) -> None:
 def test_simplified_layer_norm_stash_type_refused() -> None:
     model = _model("SimplifiedLayerNormalization", {"X": _X}, attrs={"stash_type": 0}, weights={"scale": _G}, domain="")
     _refused(model, r"SimplifiedLayerNormalization[\s\S]*'stash_type'")
+
+
+MATMULS: list[tuple[str, tuple, tuple, dict]] = [
+    ("plain", (3, 4), (4, 5), {}),
+    ("alpha_trans_b", (2, 3, 4), (2, 5, 4), {"alpha": 0.5, "transB": 1}),
+    ("trans_a", (2, 4, 3), (4, 5), {"transA": 1}),
+    ("trans_batch_a", (3, 2, 6, 4), (2, 6, 4, 5), {"transBatchA": 1}),
+    ("trans_batch_b", (2, 6, 3, 4), (4, 2, 6, 5), {"transBatchB": 1}),
+    ("trans_batch_a_trans_a", (4, 2, 6, 3), (2, 6, 4, 5), {"transBatchA": 1, "transA": 1, "alpha": 2.0}),
+    ("trans_batch_b_trans_b", (2, 3, 4), (5, 2, 4), {"transBatchB": 1, "transB": 1}),
+]
+
+
+@pytest.mark.parametrize("case", MATMULS, ids=[c[0] for c in MATMULS])
+def test_fused_matmul(case, tmp_path) -> None:
+    _, sa, sb, attrs = case
+    feeds = {"A": _x(*sa), "B": _x(*sb)}
+    _check(_model("FusedMatMul", feeds, attrs=attrs), feeds, tmp_path, atol=1e-4)
+
+
+CONVS: list[tuple[str, dict, bool, bool]] = [
+    ("relu_bias", {"activation": "Relu"}, True, False),
+    ("tanh_z", {"activation": "Tanh"}, True, True),
+    ("sigmoid", {"activation": "Sigmoid", "pads": [1, 1, 1, 1]}, False, False),
+    ("leaky_relu", {"activation": "LeakyRelu", "activation_params": [0.2]}, True, False),
+    ("clip_strided", {"activation": "Clip", "activation_params": [-0.5, 0.7], "strides": [2, 2]}, True, False),
+    ("hard_sigmoid_z", {"activation": "HardSigmoid", "activation_params": [0.3, 0.4]}, True, True),
+    ("no_activation_group", {"group": 2}, True, False),
+]
+
+
+@pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
+def test_fused_conv(case, tmp_path) -> None:
+    _, attrs, bias, z = case
+    x = _x(1, 4, 7, 7)
+    w = _x(6, 4 // attrs.get("group", 1), 3, 3)
+    weights = {"W": w, **({"B": _x(6)} if bias else {"": np.zeros(0, np.float32)})}
+    conv_out = (7 + sum(attrs.get("pads", [0, 0, 0, 0])[:2]) - 3) // attrs.get("strides", [1, 1])[0] + 1
+    feeds = {"X": x}
+    model = _model("FusedConv", feeds, attrs={"kernel_shape": [3, 3], **attrs}, weights=weights)
+    if z:
+        zv = _x(1, 6, conv_out, conv_out)
+        model = _model("FusedConv", feeds, attrs={"kernel_shape": [3, 3], **attrs}, weights={**weights, "Z": zv})
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def test_fused_conv_unknown_activation_refused() -> None:
+    model = _model("FusedConv", {"X": _x(1, 4, 7, 7)}, attrs={"activation": "Elu"}, weights={"W": _x(6, 4, 3, 3)})
+    _refused(model, r"com.microsoft:FusedConv[\s\S]*'activation' = Elu")

@@ -153,3 +153,65 @@ def simplified_layer_norm(node: ConverterNode, b: Builder):
     x = b.convert(x0, "f32") if t in ("f16", "bf16") else x0
     y, rms = rms_norm_of(b, x, t, x0, list(range(axis, r)), float(node.attr("epsilon", 1e-5)), node.input(1))
     return [y, b.out("Divide", [_c(b, 1.0, rms), rms]) if _wanted(node, 1) else None]
+
+
+# -- FusedMatMul, FusedConv -----------------------------------------------------------------
+
+
+def _batch_first(node: ConverterNode, b: Builder, i: int) -> SSAValue:
+    """Input ``i`` ``[M, B..., K]`` read as ``[B..., M, K]`` (transBatch):
+    its first axis moves before the last."""
+    v = node.input(i)
+    r = node.rank(i)
+    if r is None:
+        raise node.unsupported(f"transBatch with input {i} of dynamic rank")
+    if r <= 2:
+        return v
+    return b.out("Transpose", [v, b.i64([*range(1, r - 1), 0, r - 1])])
+
+
+@converter("FusedMatMul", domain=MS)
+def fused_matmul(node: ConverterNode, b: Builder):
+    """``alpha * (op(A) @ op(B))``: transBatch moves an input's first axis
+    behind its batch axes, trans swaps its last two."""
+    _attrs(node, "alpha", "transA", "transB", "transBatchA", "transBatchB")
+    a = _batch_first(node, b, 0) if node.attr("transBatchA", 0) else node.input(0)
+    c = _batch_first(node, b, 1) if node.attr("transBatchB", 0) else node.input(1)
+    y = b.out("MatMul", [a, c], {"transpose_a": bool(node.attr("transA", 0)),
+                                 "transpose_b": bool(node.attr("transB", 0))})  # fmt: skip
+    alpha = float(node.attr("alpha", 1.0))
+    return y if alpha == 1.0 else b.out("Multiply", [y, _c(b, alpha, y)])
+
+
+#: the activations FusedConv applies (onnxruntime's fused activations)
+_CONV_ACTIVATIONS = ("Relu", "Tanh", "Sigmoid", "LeakyRelu", "Clip", "HardSigmoid")
+
+
+def _activation(node: ConverterNode, b: Builder, y: SSAValue, kind: str, params: list[float]) -> SSAValue:
+    need = {"LeakyRelu": 1, "Clip": 2, "HardSigmoid": 2}.get(kind, 0)
+    if len(params) < need:
+        raise node.unsupported(f"activation {kind} needs {need} activation_params, {len(params)} given")
+    if kind == "Relu":
+        return b.out("Relu", [y])
+    if kind in ("Tanh", "Sigmoid"):
+        return b.out(kind, [y])
+    if kind == "LeakyRelu":
+        return b.out("PRelu", [y, _c(b, params[0], y)])
+    if kind == "Clip":
+        return b.out("Clamp", [y], {"min": float(params[0]), "max": float(params[1])})
+    return b.out("HardSigmoid", [y, _c(b, params[0], y), _c(b, params[1], y)])
+
+
+@converter("FusedConv", domain=MS)
+def fused_conv(node: ConverterNode, b: Builder):
+    """Conv (+ B) + Z, then the activation."""
+    _attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+           "activation", "activation_params")  # fmt: skip
+    kind = node.str_attr("activation", "")
+    if kind and kind not in _CONV_ACTIVATIONS:
+        raise node.unsupported(f"attribute 'activation' = {kind} (supported: {', '.join(_CONV_ACTIVATIONS)})")
+    y = conv(node, b)
+    if node.has_input(3):
+        y = b.out("Add", [y, node.input(3)])
+    params = [float(p) for p in node.attr("activation_params", None) or ()]
+    return _activation(node, b, y, kind, params) if kind else y
