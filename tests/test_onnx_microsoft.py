@@ -179,3 +179,46 @@ def test_fused_conv(case, tmp_path) -> None:
 def test_fused_conv_unknown_activation_refused() -> None:
     model = _model("FusedConv", {"X": _x(1, 4, 7, 7)}, attrs={"activation": "Elu"}, weights={"W": _x(6, 4, 3, 3)})
     _refused(model, r"com.microsoft:FusedConv[\s\S]*'activation' = Elu")
+
+
+def _embed_model(segment: bool, mask: bool, position_ids: bool, outputs: list[str]):
+    i32 = TensorProto.INT32
+    v, p, h = 30, 12, _H
+    inputs = ["ids", "seg" if segment else "", "word", "pos", "segw" if segment else "", "gamma", "beta",
+              "mask" if mask else "", "pids" if position_ids else ""]  # fmt: skip
+    while not inputs[-1]:
+        inputs.pop()
+    node = helper.make_node("EmbedLayerNormalization", inputs, outputs, domain=MS, epsilon=1e-5)
+    inits = {"word": _x(v, h), "pos": _x(p, h), "gamma": _G, "beta": _BETA, **({"segw": _x(2, h)} if segment else {})}
+    graph_inputs = [helper.make_tensor_value_info(n, i32, [2, 7]) for n in ("ids", "seg", "mask", "pids")
+                    if n in inputs]  # fmt: skip
+    graph = helper.make_graph(
+        [node], "embed", graph_inputs,
+        [helper.make_tensor_value_info(o, i32 if o == "mask_index" else TensorProto.FLOAT, None) for o in outputs if o],
+        [numpy_helper.from_array(a, k) for k, a in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    feeds = {"ids": _r.integers(0, v, (2, 7)).astype(np.int32)}
+    if segment:
+        feeds["seg"] = _r.integers(0, 2, (2, 7)).astype(np.int32)
+    if mask:
+        feeds["mask"] = np.array([[1] * 7, [1] * 4 + [0] * 3], np.int32)
+    if position_ids:
+        feeds["pids"] = _r.integers(0, p, (2, 7)).astype(np.int32)
+    return m, feeds
+
+
+EMBEDS = [
+    ("plain", False, False, False, ["y", "mask_index"]),  # onnxruntime wants output 1 named
+    ("segment_mask", True, True, False, ["y", "mask_index"]),
+    ("all_outputs", True, True, True, ["y", "mask_index", "sum"]),
+    ("position_ids_sum", False, False, True, ["y", "mask_index", "sum"]),
+]
+
+
+@pytest.mark.parametrize("case", EMBEDS, ids=[c[0] for c in EMBEDS])
+def test_embed_layer_norm(case, tmp_path) -> None:
+    _, segment, mask, pids, outs = case
+    model, feeds = _embed_model(segment, mask, pids, outs)
+    _check(model, feeds, tmp_path)

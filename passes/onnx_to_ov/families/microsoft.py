@@ -14,6 +14,7 @@ optimizer emits it there), so it registers under ``""``.
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.onnx import CustomOp
@@ -215,3 +216,40 @@ def fused_conv(node: ConverterNode, b: Builder):
         y = b.out("Add", [y, node.input(3)])
     params = [float(p) for p in node.attr("activation_params", None) or ()]
     return _activation(node, b, y, kind, params) if kind else y
+
+
+# -- EmbedLayerNormalization ------------------------------------------------------------------
+
+
+@converter("EmbedLayerNormalization", domain=MS)
+def embed_layer_norm(node: ConverterNode, b: Builder):
+    """BERT's embeddings: word[input_ids] + position[position_ids, or 0..S-1]
+    (+ segment[segment_ids]), layer-normalized over the hidden axis times
+    gamma plus beta. Output 1 (mask_index, int32 ``[B]``) counts the ones of
+    each mask row (zeros without a mask); output 2 is the embedding sum."""
+    _attrs(node, "epsilon", "mask_index_type")
+    if int(node.attr("mask_index_type", 1)) != 1 and _wanted(node, 1):
+        raise node.unsupported(f"attribute 'mask_index_type' = {node.attr('mask_index_type')} with a mask_index output")
+    ids = node.input(0)
+    emb = b.gather(node.input(2), ids, 0)
+    if node.has_input(8):
+        pos = b.gather(node.input(3), node.input(8), 0)
+    else:
+        seq = b.gather(b.shape_of(ids), [1], 0)
+        steps = b.out("Range", [b.i64(0), b.squeeze(seq, [0]), b.i64(1)], {"output_type": "i64"})
+        pos = b.gather(node.input(3), steps, 0)
+    emb = b.out("Add", [emb, pos])
+    if node.has_input(1) and node.has_input(4):
+        emb = b.out("Add", [emb, b.gather(node.input(4), node.input(1), 0)])
+    y, _, _ = layer_norm_of(b, emb, value_etype(emb), emb, [2], float(node.attr("epsilon", _SKIP_EPS)),
+                            node.input(5), node.input(6), False)  # fmt: skip
+    mask_index = None
+    if _wanted(node, 1):
+        if node.has_input(7):
+            mask = node.input(7)
+            ones = b.convert(b.out("Equal", [mask, b.convert(b.i64(1), value_etype(mask))]), "i32")
+            mask_index = b.out("ReduceSum", [ones, b.i64([1])], {"keep_dims": False})
+        else:
+            batch = b.gather(b.shape_of(ids), [0], 0)
+            mask_index = b.out("Broadcast", [b.const(np.zeros((), np.int32), "i32"), batch], {"mode": "numpy"})
+    return [y, mask_index, emb if _wanted(node, 2) else None]
