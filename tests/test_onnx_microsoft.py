@@ -222,3 +222,36 @@ def test_embed_layer_norm(case, tmp_path) -> None:
     _, segment, mask, pids, outs = case
     model, feeds = _embed_model(segment, mask, pids, outs)
     _check(model, feeds, tmp_path)
+
+
+ATTENTIONS: list[tuple[str, dict, bool, list[int] | None]] = [
+    ("plain", {}, False, None),
+    ("mask", {}, True, None),
+    ("unidirectional_scale", {"unidirectional": 1, "scale": 0.3}, False, None),
+    ("mask_unidirectional_v_size", {"unidirectional": 1, "mask_filter_value": -1000.0}, True, [16, 16, 24]),
+]
+
+
+@pytest.mark.parametrize("case", ATTENTIONS, ids=[c[0] for c in ATTENTIONS])
+def test_attention(case, tmp_path) -> None:
+    _, attrs, mask, sizes = case
+    x = _x(2, 6, _H)
+    hidden = sizes or [_H] * 3
+    w, bias = _x(_H, sum(hidden)) * 0.5, _x(sum(hidden))
+    attrs = {"num_heads": 4, **attrs, **({"qkv_hidden_sizes": sizes} if sizes else {})}
+    feeds: dict[str, np.ndarray] = {"X": x}
+    if mask:
+        feeds["M"] = np.array([[1] * 6, [1] * 4 + [0] * 2], np.int32)
+    model = _model("Attention", {"X": x}, attrs=attrs, weights={"W": w, "b": bias})
+    if mask:  # the mask is input 3, after the weights
+        node = model.graph.node[0]
+        node.input.append("M")
+        model.graph.input.append(helper.make_tensor_value_info("M", TensorProto.INT32, [2, 6]))
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def test_attention_past_refused() -> None:
+    """A past key/value state (input 4) is refused, naming it."""
+    weights = {"W": _x(_H, 3 * _H), "b": _x(3 * _H), "": np.zeros(0, np.float32), "past": _x(2, 2, 4, 1, 4)}
+    _refused(_model("Attention", {"X": _x(2, 6, _H)}, attrs={"num_heads": 4}, weights=weights),
+             r"com.microsoft:Attention[\s\S]*input 4 \(past\)")  # fmt: skip

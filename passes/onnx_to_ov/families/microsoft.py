@@ -18,6 +18,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.onnx import CustomOp
+from xmo.passes.onnx_to_ov.families.attention import to_heads
 from xmo.passes.onnx_to_ov.families.conv import conv
 from xmo.passes.onnx_to_ov.families.normalization import layer_norm_of, rms_norm_of
 from xmo.passes.onnx_to_ov.registry import converter
@@ -253,3 +254,55 @@ def embed_layer_norm(node: ConverterNode, b: Builder):
             batch = b.gather(b.shape_of(ids), [0], 0)
             mask_index = b.out("Broadcast", [b.const(np.zeros((), np.int32), "i32"), batch], {"mode": "numpy"})
     return [y, mask_index, emb if _wanted(node, 2) else None]
+
+
+# -- Attention ------------------------------------------------------------------------------------
+
+
+@converter("Attention", domain=MS)
+def attention(node: ConverterNode, b: Builder):
+    """BERT-style self attention: ``input @ weights + bias`` split into Q, K,
+    V (``qkv_hidden_sizes`` or three equal parts), ``num_heads`` heads,
+    ``softmax(Q K^T * scale + mask) V``; a 2-D 0/1 ``mask_index`` ``[B, S]``
+    adds ``mask_filter_value`` where it is 0, ``unidirectional`` where a key
+    follows the query. No past / present state, no attention_bias."""
+    _attrs(node, "num_heads", "qkv_hidden_sizes", "scale", "unidirectional", "mask_filter_value")
+    for i, what in ((4, "past"), (5, "attention_bias"), (6, "past_sequence_length")):
+        if node.has_input(i):
+            raise node.unsupported(f"input {i} ({what})")
+    if _wanted(node, 1):
+        raise node.unsupported("output 1 (present)")
+    heads = int(node.attr("num_heads"))
+    x = node.input(0)
+    qkv = b.out("MatMul", [x, node.input(1)])
+    if node.has_input(2):
+        qkv = b.out("Add", [qkv, node.input(2)])
+    sizes = node.int_list("qkv_hidden_sizes")
+    if not sizes:
+        w = node.shape(1)
+        if w is None or w[-1] < 0 or w[-1] % 3:
+            raise node.unsupported("weights without a static hidden size divisible by 3")
+        sizes = [w[-1] // 3] * 3
+    if len(sizes) != 3 or sizes[0] != sizes[1] or any(s % heads for s in sizes):
+        raise node.unsupported(f"attribute 'qkv_hidden_sizes' = {sizes}")
+    split = b.op("VariadicSplit", [qkv, b.i64(-1), b.i64(sizes)], num_outputs=3)
+    q, k, v = (to_heads(b, t, heads) for t in split.results)
+    scale = float(node.attr("scale", 0.0) or 0.0) or 1.0 / float(np.sqrt(sizes[0] // heads))
+    scores = b.out("MatMul", [b.out("Multiply", [q, _c(b, scale, q)]), k], {"transpose_b": True})
+    filler = _c(b, float(node.attr("mask_filter_value", -10000.0)), scores)
+    zero = _c(b, 0.0, scores)
+    if node.has_input(3):
+        if node.rank(3) != 2:
+            raise node.unsupported(f"mask_index of rank {node.rank(3)} (a 2-D 0/1 mask supported)")
+        m = node.input(3)
+        keep = b.out("NotEqual", [m, b.convert(b.i64(0), value_etype(m))])
+        keep = b.reshape(keep, [0, 1, 1, -1], special_zero=True)
+        scores = b.out("Add", [scores, b.out("Select", [keep, zero, filler])])
+    if node.attr("unidirectional", 0):
+        n = b.gather(b.shape_of(q), 2, 0)
+        steps = b.out("Range", [b.i64(0), n, b.i64(1)], {"output_type": "i64"})
+        later = b.out("Less", [b.unsqueeze(steps, [1]), steps])
+        scores = b.out("Add", [scores, b.out("Select", [later, filler, zero])])
+    probs = b.out("Softmax", [scores], {"axis": -1})
+    y = b.out("Transpose", [b.out("MatMul", [probs, v]), b.i64([0, 2, 1, 3])])
+    return [b.reshape(y, [0, 0, -1], special_zero=True), None]
