@@ -1,7 +1,8 @@
 """onnxruntime's contrib operators (``com.microsoft``) as ov ops, matching
 onnxruntime's CPU kernels: the Gelu family and BiasAdd, the skip / simplified
-layer normalizations of transformer models optimized by
-``onnxruntime.transformers.optimizer``, FusedMatMul and FusedConv.
+layer normalizations, EmbedLayerNormalization and Attention of transformer
+models optimized by ``onnxruntime.transformers.optimizer``, FusedMatMul and
+FusedConv.
 
 xmo has no ONNX schemas for this domain: the frontend loads the nodes as
 ``onnx.Custom`` and the converters register under the domain's opset
