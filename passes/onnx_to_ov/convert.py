@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp
+from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp, op_versions
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, YieldOp
 from xmo.dialects.ov import ConstantOp, ParameterOp
 from xmo.passes.onnx_canonicalize import aliases_of
@@ -106,9 +106,12 @@ class ONNXHooks(LegalizationHooks):
         return OpInfo(key, label, op_type, out_names, domain, version)
 
     def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
-        # onnx.Custom (no schema xmo knows): only extensions' extractors apply
+        # onnx.Custom: an op newer than its opset import has only extensions'
+        # extractors; an op type with no ONNX schema at all (com.microsoft's
+        # contrib ops) also built-in converters, keyed by the domain's opset version
         custom = isinstance(op, CustomOp)
-        fn = lookup(info.domain, info.op_type, info.version, builtins=not custom)  # type: ignore[arg-type]
+        builtins = not custom or not op_versions(info.domain, info.op_type)  # type: ignore[arg-type]
+        fn = lookup(info.domain, info.op_type, info.version, builtins=builtins)  # type: ignore[arg-type]
         if fn is None:
             raise NotConvertible(
                 "unknown operation" if custom else f"no converter for opset version {info.version}"

@@ -10,7 +10,7 @@ from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 
 
-def _to_heads(b: Builder, v: SSAValue, heads: int) -> SSAValue:
+def to_heads(b: Builder, v: SSAValue, heads: int) -> SSAValue:
     """[B, S, heads*D] -> [B, heads, S, D]."""
     v = b.reshape(v, [0, 0, heads, -1], special_zero=True)
     return b.out("Transpose", [v, b.i64([0, 2, 1, 3])])
@@ -39,7 +39,7 @@ def attention(node: ConverterNode, b: Builder):
     if rank == 3:
         qh = int(node.attr("q_num_heads"))
         kvh = int(node.attr("kv_num_heads"))
-        q, k, v = _to_heads(b, q, qh), _to_heads(b, k, kvh), _to_heads(b, v, kvh)
+        q, k, v = to_heads(b, q, qh), to_heads(b, k, kvh), to_heads(b, v, kvh)
     elif rank == 4:
         qs, ks = node.shape(0), node.shape(1)
         qh, kvh = qs[1], ks[1]

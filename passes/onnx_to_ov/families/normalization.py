@@ -114,30 +114,55 @@ def layer_norm(node: ConverterNode, b: Builder):
     x0 = node.input(0)
     r = rank_of(node, x0)
     axis = norm_axis(node, node.attr("axis", -1), r)
-    eps = float(node.attr("epsilon", 1e-5))
     x, t = _stash(node, b, x0)
-    if not any(node.num_outputs > i and node.output_names[i] for i in (1, 2)):
-        y = b.convert(_mvn(b, x, list(range(axis, r)), eps), t)
-        y = b.out("Multiply", [y, _to(b, node.input(1), x0)])
-        if node.has_input(2):
-            y = b.out("Add", [y, _to(b, node.input(2), x0)])
+    stats = any(node.num_outputs > i and node.output_names[i] for i in (1, 2))
+    y, mean, inv = layer_norm_of(
+        b, x, t, x0, list(range(axis, r)), float(node.attr("epsilon", 1e-5)),
+        node.input(1), node.optional_input(2), stats,
+    )  # fmt: skip
+    if not stats:
         return y
-    axes = b.i64(list(range(axis, r)))
-    mean = b.out("ReduceMean", [x, axes], {"keep_dims": True})
-    d = b.out("Subtract", [x, mean])
-    var = b.out("ReduceMean", [b.out("Multiply", [d, d]), axes], {"keep_dims": True})
-    ct = value_etype(x)
-    inv = b.out("Divide", [scalar(b, 1, ct), b.out("Sqrt", [b.out("Add", [var, scalar(b, eps, ct)])])])
-    y = b.convert(b.out("Multiply", [d, inv]), t)
-    y = b.out("Multiply", [y, _to(b, node.input(1), x0)])
-    if node.has_input(2):
-        y = b.out("Add", [y, _to(b, node.input(2), x0)])
     outs: list[SSAValue | None] = [y, None, None]
     if node.num_outputs > 1 and node.output_names[1]:
         outs[1] = mean
     if node.num_outputs > 2 and node.output_names[2]:
         outs[2] = inv
     return outs
+
+
+def layer_norm_of(
+    b: Builder,
+    x: SSAValue,
+    t: str,
+    like: SSAValue,
+    axes: list[int],
+    eps: float,
+    scale: SSAValue,
+    bias: SSAValue | None,
+    stats: bool,
+) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
+    """Layer normalization of ``x`` (in its computation type) over ``axes``,
+    the result converted to ``t``, times ``scale`` plus ``bias`` (both
+    converted to ``like``'s type): one MVN, or with ``stats`` the
+    decomposition that also gives the mean and the inverse standard
+    deviation (keep_dims) -> ``(y, mean, inv_std)``."""
+    if not stats:
+        y = b.convert(_mvn(b, x, axes, eps), t)
+        y = b.out("Multiply", [y, _to(b, scale, like)])
+        if bias is not None:
+            y = b.out("Add", [y, _to(b, bias, like)])
+        return y, None, None
+    axes_v = b.i64(axes)
+    mean = b.out("ReduceMean", [x, axes_v], {"keep_dims": True})
+    d = b.out("Subtract", [x, mean])
+    var = b.out("ReduceMean", [b.out("Multiply", [d, d]), axes_v], {"keep_dims": True})
+    ct = value_etype(x)
+    inv = b.out("Divide", [scalar(b, 1, ct), b.out("Sqrt", [b.out("Add", [var, scalar(b, eps, ct)])])])
+    y = b.convert(b.out("Multiply", [d, inv]), t)
+    y = b.out("Multiply", [y, _to(b, scale, like)])
+    if bias is not None:
+        y = b.out("Add", [y, _to(b, bias, like)])
+    return y, mean, inv
 
 
 @converter("GroupNormalization")
@@ -165,13 +190,22 @@ def rms_norm(node: ConverterNode, b: Builder):
     x0 = node.input(0)
     r = rank_of(node, x0)
     axis = norm_axis(node, node.attr("axis", -1), r)
-    eps = float(node.attr("epsilon", 1e-5))
     x, t = _stash(node, b, x0)
+    y, _ = rms_norm_of(b, x, t, x0, list(range(axis, r)), float(node.attr("epsilon", 1e-5)), node.input(1))
+    return y
+
+
+def rms_norm_of(
+    b: Builder, x: SSAValue, t: str, like: SSAValue, axes: list[int], eps: float, scale: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """``x / sqrt(mean(x * x over axes) + eps)`` (in ``x``'s computation type,
+    converted to ``t``) times ``scale`` (converted to ``like``'s type) ->
+    ``(y, rms)``, ``rms`` with keep_dims."""
     ct = value_etype(x)
-    ms = b.out("ReduceMean", [b.out("Multiply", [x, x]), b.i64(list(range(axis, r)))], {"keep_dims": True})
+    ms = b.out("ReduceMean", [b.out("Multiply", [x, x]), b.i64(axes)], {"keep_dims": True})
     rms = b.out("Sqrt", [b.out("Add", [ms, scalar(b, eps, ct)])])
     y = b.convert(b.out("Divide", [x, rms]), t)
-    return b.out("Multiply", [y, _to(b, node.input(1), x0)])
+    return b.out("Multiply", [y, _to(b, scale, like)]), rms
 
 
 # -- Lp / MVN / LRN ------------------------------------------------------------------------

@@ -1,0 +1,257 @@
+"""onnxruntime's contrib operators (``com.microsoft``), one node each
+(onnx.helper), compared with onnxruntime in OpenVINO (f32) and on xmo's CPU
+backend; attributes xmo does not handle are refused naming the op and the
+attribute."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from ml_models import check_ml
+from onnx import TensorProto, helper, numpy_helper
+
+import xmo
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("openvino")
+
+MS = "com.microsoft"
+_r = np.random.default_rng(7)
+
+
+def _x(*shape: int) -> np.ndarray:
+    return _r.standard_normal(shape).astype(np.float32)
+
+
+def _model(op: str, inputs: dict[str, np.ndarray], n_out: int = 1, attrs: dict[str, Any] | None = None,
+           weights: dict[str, np.ndarray] | None = None, domain: str = MS, outputs: list[str] | None = None):  # fmt: skip
+    """One ``op`` node: ``inputs`` are graph inputs, ``weights`` initializers
+    (an empty name skips an optional input), in the order of the node's
+    inputs ``[*inputs, *weights]``."""
+    weights = weights or {}
+    outs = outputs if outputs is not None else [f"y{i}" for i in range(n_out)]
+    node = helper.make_node(op, [*inputs, *weights], outs, domain=domain, **(attrs or {}))
+    graph = helper.make_graph(
+        [node], op,
+        [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in inputs.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs if o],
+        [numpy_helper.from_array(v, k) for k, v in weights.items() if k],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m
+
+
+def _check(model, feeds: dict[str, np.ndarray], tmp_path, atol: float = 1e-5) -> None:
+    check_ml(model, feeds, tmp_path, atol=atol)
+
+
+_X = _x(2, 5, 16)
+_B = _x(16)
+
+ACTIVATIONS: list[tuple[str, str, dict, dict, dict]] = [
+    ("gelu", "Gelu", {"X": _X}, {}, {}),
+    ("fast_gelu", "FastGelu", {"X": _X}, {}, {}),
+    ("fast_gelu_bias", "FastGelu", {"X": _X}, {}, {"bias": _B}),
+    ("bias_gelu", "BiasGelu", {"X": _X}, {}, {"bias": _B}),
+    ("quick_gelu", "QuickGelu", {"X": _X}, {}, {}),
+    ("quick_gelu_alpha", "QuickGelu", {"X": _X}, {"alpha": 1.3}, {}),
+]
+
+
+@pytest.mark.parametrize("case", ACTIVATIONS, ids=[c[0] for c in ACTIVATIONS])
+def test_activation(case, tmp_path) -> None:
+    _, op, inputs, attrs, weights = case
+    _check(_model(op, inputs, 1, attrs, weights), inputs, tmp_path)
+
+
+def test_bias_add(tmp_path) -> None:
+    """onnxruntime has no CPU kernel for BiasAdd: numpy is the reference."""
+    import openvino as ov
+
+    skip = _x(2, 5, 16)
+    model = _model("BiasAdd", {"X": _X}, 1, {}, {"bias": _B, "skip": skip})
+    want = _X + _B + skip
+    converted = xmo.convert_model(model)
+    xmo.save_model(converted, tmp_path / "m.xml")
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(tmp_path / "m.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    np.testing.assert_allclose(compiled([_X])[0], want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(xmo.compile_model(converted)({"X": _X})[0]), want, rtol=1e-6, atol=1e-6)
+
+
+def _refused(model, match: str) -> None:
+    with pytest.raises(xmo.ConversionError, match=match):
+        xmo.convert_model(model)
+
+
+def test_unknown_attribute_refused() -> None:
+    """An attribute the converter does not know is one error naming op and attribute."""
+    _refused(_model("QuickGelu", {"X": _X}, 1, {"beta": 2.0}), r"com.microsoft:QuickGelu[\s\S]*'beta'")
+
+
+_H = 16
+_G, _BETA, _BIAS = _x(_H) + 1.0, _x(_H), _x(_H)
+
+NORMS: list[tuple[str, str, dict, dict, dict, list[str]]] = [
+    ("skip_ln", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {}, {"g": _G}, ["y"]),
+    ("skip_ln_beta_bias", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {"epsilon": 1e-5},
+     {"g": _G, "b": _BETA, "bias": _BIAS}, ["y"]),
+    ("skip_ln_bias_no_beta", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "": _BETA, "bias": _BIAS}, ["y"]),
+    ("skip_ln_outputs", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "b": _BETA, "bias": _BIAS}, ["y", "mean", "inv_std", "sum"]),
+    ("skip_ln_sum_only", "SkipLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {},
+     {"g": _G, "b": _BETA}, ["y", "", "", "sum"]),
+    ("skip_ln_broadcast_skip", "SkipLayerNormalization", {"X": _X, "S": _x(5, _H)}, {}, {"g": _G, "b": _BETA}, ["y"]),
+    ("skip_rms", "SkipSimplifiedLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {}, {"g": _G}, ["y"]),
+    ("skip_rms_bias_outputs", "SkipSimplifiedLayerNormalization", {"X": _X, "S": _x(2, 5, _H)}, {"epsilon": 1e-6},
+     {"g": _G, "bias": _BIAS}, ["y", "mean", "inv_std", "sum"]),
+]
+
+
+@pytest.mark.parametrize("case", NORMS, ids=[c[0] for c in NORMS])
+def test_skip_norm(case, tmp_path) -> None:
+    _, op, inputs, attrs, weights, outs = case
+    _check(_model(op, inputs, attrs=attrs, weights=weights, outputs=outs), inputs, tmp_path)
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_simplified_layer_norm(axis, tmp_path) -> None:
+    """onnxruntime's SimplifiedLayerNormalization lives in the default domain."""
+    scale = _x(_H) if axis == -1 else _x(5, _H)
+    model = _model("SimplifiedLayerNormalization", {"X": _X}, attrs={"axis": axis, "epsilon": 1e-6},
+                   weights={"scale": scale}, domain="", outputs=["y", "inv_std"])  # fmt: skip
+    _check(model, {"X": _X}, tmp_path)
+
+
+def test_simplified_layer_norm_stash_type_refused() -> None:
+    model = _model("SimplifiedLayerNormalization", {"X": _X}, attrs={"stash_type": 0}, weights={"scale": _G}, domain="")
+    _refused(model, r"SimplifiedLayerNormalization[\s\S]*'stash_type'")
+
+
+MATMULS: list[tuple[str, tuple, tuple, dict]] = [
+    ("plain", (3, 4), (4, 5), {}),
+    ("alpha_trans_b", (2, 3, 4), (2, 5, 4), {"alpha": 0.5, "transB": 1}),
+    ("trans_a", (2, 4, 3), (4, 5), {"transA": 1}),
+    ("trans_batch_a", (3, 2, 6, 4), (2, 6, 4, 5), {"transBatchA": 1}),
+    ("trans_batch_b", (2, 6, 3, 4), (4, 2, 6, 5), {"transBatchB": 1}),
+    ("trans_batch_a_trans_a", (4, 2, 6, 3), (2, 6, 4, 5), {"transBatchA": 1, "transA": 1, "alpha": 2.0}),
+    ("trans_batch_b_trans_b", (2, 3, 4), (5, 2, 4), {"transBatchB": 1, "transB": 1}),
+]
+
+
+@pytest.mark.parametrize("case", MATMULS, ids=[c[0] for c in MATMULS])
+def test_fused_matmul(case, tmp_path) -> None:
+    _, sa, sb, attrs = case
+    feeds = {"A": _x(*sa), "B": _x(*sb)}
+    _check(_model("FusedMatMul", feeds, attrs=attrs), feeds, tmp_path, atol=1e-4)
+
+
+CONVS: list[tuple[str, dict, bool, bool]] = [
+    ("relu_bias", {"activation": "Relu"}, True, False),
+    ("tanh_z", {"activation": "Tanh"}, True, True),
+    ("sigmoid", {"activation": "Sigmoid", "pads": [1, 1, 1, 1]}, False, False),
+    ("leaky_relu", {"activation": "LeakyRelu", "activation_params": [0.2]}, True, False),
+    ("clip_strided", {"activation": "Clip", "activation_params": [-0.5, 0.7], "strides": [2, 2]}, True, False),
+    ("hard_sigmoid_z", {"activation": "HardSigmoid", "activation_params": [0.3, 0.4]}, True, True),
+    ("no_activation_group", {"group": 2}, True, False),
+]
+
+
+@pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
+def test_fused_conv(case, tmp_path) -> None:
+    _, attrs, bias, z = case
+    x = _x(1, 4, 7, 7)
+    w = _x(6, 4 // attrs.get("group", 1), 3, 3)
+    weights = {"W": w, **({"B": _x(6)} if bias else {"": np.zeros(0, np.float32)})}
+    conv_out = (7 + sum(attrs.get("pads", [0, 0, 0, 0])[:2]) - 3) // attrs.get("strides", [1, 1])[0] + 1
+    feeds = {"X": x}
+    model = _model("FusedConv", feeds, attrs={"kernel_shape": [3, 3], **attrs}, weights=weights)
+    if z:
+        zv = _x(1, 6, conv_out, conv_out)
+        model = _model("FusedConv", feeds, attrs={"kernel_shape": [3, 3], **attrs}, weights={**weights, "Z": zv})
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def test_fused_conv_unknown_activation_refused() -> None:
+    model = _model("FusedConv", {"X": _x(1, 4, 7, 7)}, attrs={"activation": "Elu"}, weights={"W": _x(6, 4, 3, 3)})
+    _refused(model, r"com.microsoft:FusedConv[\s\S]*'activation' = Elu")
+
+
+def _embed_model(segment: bool, mask: bool, position_ids: bool, outputs: list[str]):
+    i32 = TensorProto.INT32
+    v, p, h = 30, 12, _H
+    inputs = ["ids", "seg" if segment else "", "word", "pos", "segw" if segment else "", "gamma", "beta",
+              "mask" if mask else "", "pids" if position_ids else ""]  # fmt: skip
+    while not inputs[-1]:
+        inputs.pop()
+    node = helper.make_node("EmbedLayerNormalization", inputs, outputs, domain=MS, epsilon=1e-5)
+    inits = {"word": _x(v, h), "pos": _x(p, h), "gamma": _G, "beta": _BETA, **({"segw": _x(2, h)} if segment else {})}
+    graph_inputs = [helper.make_tensor_value_info(n, i32, [2, 7]) for n in ("ids", "seg", "mask", "pids")
+                    if n in inputs]  # fmt: skip
+    graph = helper.make_graph(
+        [node], "embed", graph_inputs,
+        [helper.make_tensor_value_info(o, i32 if o == "mask_index" else TensorProto.FLOAT, None) for o in outputs if o],
+        [numpy_helper.from_array(a, k) for k, a in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    feeds = {"ids": _r.integers(0, v, (2, 7)).astype(np.int32)}
+    if segment:
+        feeds["seg"] = _r.integers(0, 2, (2, 7)).astype(np.int32)
+    if mask:
+        feeds["mask"] = np.array([[1] * 7, [1] * 4 + [0] * 3], np.int32)
+    if position_ids:
+        feeds["pids"] = _r.integers(0, p, (2, 7)).astype(np.int32)
+    return m, feeds
+
+
+EMBEDS = [
+    ("plain", False, False, False, ["y", "mask_index"]),  # onnxruntime wants output 1 named
+    ("segment_mask", True, True, False, ["y", "mask_index"]),
+    ("all_outputs", True, True, True, ["y", "mask_index", "sum"]),
+    ("position_ids_sum", False, False, True, ["y", "mask_index", "sum"]),
+]
+
+
+@pytest.mark.parametrize("case", EMBEDS, ids=[c[0] for c in EMBEDS])
+def test_embed_layer_norm(case, tmp_path) -> None:
+    _, segment, mask, pids, outs = case
+    model, feeds = _embed_model(segment, mask, pids, outs)
+    _check(model, feeds, tmp_path)
+
+
+ATTENTIONS: list[tuple[str, dict, bool, list[int] | None]] = [
+    ("plain", {}, False, None),
+    ("mask", {}, True, None),
+    ("unidirectional_scale", {"unidirectional": 1, "scale": 0.3}, False, None),
+    ("mask_unidirectional_v_size", {"unidirectional": 1, "mask_filter_value": -1000.0}, True, [16, 16, 24]),
+]
+
+
+@pytest.mark.parametrize("case", ATTENTIONS, ids=[c[0] for c in ATTENTIONS])
+def test_attention(case, tmp_path) -> None:
+    _, attrs, mask, sizes = case
+    x = _x(2, 6, _H)
+    hidden = sizes or [_H] * 3
+    w, bias = _x(_H, sum(hidden)) * 0.5, _x(sum(hidden))
+    attrs = {"num_heads": 4, **attrs, **({"qkv_hidden_sizes": sizes} if sizes else {})}
+    feeds: dict[str, np.ndarray] = {"X": x}
+    if mask:
+        feeds["M"] = np.array([[1] * 6, [1] * 4 + [0] * 2], np.int32)
+    model = _model("Attention", {"X": x}, attrs=attrs, weights={"W": w, "b": bias})
+    if mask:  # the mask is input 3, after the weights
+        node = model.graph.node[0]
+        node.input.append("M")
+        model.graph.input.append(helper.make_tensor_value_info("M", TensorProto.INT32, [2, 6]))
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def test_attention_past_refused() -> None:
+    """A past key/value state (input 4) is refused, naming it."""
+    weights = {"W": _x(_H, 3 * _H), "b": _x(3 * _H), "": np.zeros(0, np.float32), "past": _x(2, 2, 4, 1, 4)}
+    _refused(_model("Attention", {"X": _x(2, 6, _H)}, attrs={"num_heads": 4}, weights=weights),
+             r"com.microsoft:Attention[\s\S]*input 4 \(past\)")  # fmt: skip
