@@ -74,6 +74,10 @@ _etype = et.of_tensor_type
 NO_FOLD = "disabled_constant_folding"
 
 
+def _no_fold(op: OVOp) -> bool:
+    return op.rt_info is not None and NO_FOLD in op.rt_info.data
+
+
 #: (op type, input index) pairs that read weights
 _WEIGHT_PORTS = {
     ("Convolution", 1), ("GroupConvolution", 1), ("ConvolutionBackpropData", 1),
@@ -215,7 +219,7 @@ class FoldConstantOp(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.parent not in self.blocks or not isinstance(op, OVOp):
             return
-        if isinstance(op, ParameterOp | ConstantOp | ResultOp) or NO_FOLD in op.get_rt_info():
+        if isinstance(op, ParameterOp | ConstantOp | ResultOp) or _no_fold(op):
             return
         try:
             self._fold(op, rewriter)
