@@ -25,6 +25,10 @@ constant stops growing at the guard instead of passing it one step at a time.
 Memory: the result's size comes from its inferred type *before* it is
 computed; a result the guard refuses is never computed, and one that does not
 fit the conversion's memory budget (:mod:`xmo.budget`) stays an op.
+An op marked ``disabled_constant_folding`` in its runtime info (OpenVINO's
+``disable_constant_folding``) stays: the Convert of the 8- or 4-bit weights
+of a quantized model (:mod:`xmo.passes.onnx_to_ov.families.quantization`),
+which OpenVINO runs in int8.
 Only ops without side effects fold (``is_pure`` of :mod:`xmo.dialects.ov.traits`:
 not state, random ops, Parameters or Results).
 
@@ -65,6 +69,13 @@ from xmo.passes.ov_infer_shapes import refine_op_types
 log = logging.getLogger("xmo.fold")
 
 _etype = et.of_tensor_type
+
+#: runtime info flag of ops that never fold
+NO_FOLD = "disabled_constant_folding"
+
+
+def _no_fold(op: OVOp) -> bool:
+    return op.rt_info is not None and NO_FOLD in op.rt_info.data
 
 
 #: (op type, input index) pairs that read weights
@@ -208,7 +219,7 @@ class FoldConstantOp(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.parent not in self.blocks or not isinstance(op, OVOp):
             return
-        if isinstance(op, ParameterOp | ConstantOp | ResultOp):
+        if isinstance(op, ParameterOp | ConstantOp | ResultOp) or _no_fold(op):
             return
         try:
             self._fold(op, rewriter)

@@ -13,6 +13,7 @@ alone by its name (``xmo-opt -p swish-fusion``).
 | sdpa-fusion | :mod:`.attention` |
 | shuffle-channels-fusion, transpose-pair-fusion, transpose-to-reshape, reshape-chain-fusion, nop-reshape-elimination, shape-value-fold, reshape-dynamic-target, negative-index-wrap-elimination, slice-bound-clamp-elimination | :mod:`.shapes` (symbolic dimensions: :mod:`.dim_symbols`) |
 | pad-into-pooling | :mod:`.pooling` |
+| fake-quantize-fusion | :mod:`.quantization` |
 | subtract-const-to-add, divide-const-to-multiply, rsqrt-to-power, negative-fold | :mod:`.arithmetic` |
 
 ``ov-fuse-linear`` runs after it (batch norms, Multiply/Add chains and zero
@@ -43,6 +44,7 @@ from xmo.passes.ov_fusions.arithmetic import (
 from xmo.passes.ov_fusions.attention import SDPAFusion
 from xmo.passes.ov_fusions.normalization import MVNAffineFusion, MVNFusion, NormalizeL2Fusion
 from xmo.passes.ov_fusions.pooling import PadIntoPooling
+from xmo.passes.ov_fusions.quantization import FakeQuantizeFusion
 from xmo.passes.ov_fusions.shapes import (
     NegativeIndexWrapElimination,
     NopReshapeElimination,
@@ -80,6 +82,7 @@ MATCHERS: tuple[type[MatcherPass], ...] = (
     NegativeIndexWrapElimination,
     SliceBoundClampElimination,
     PadIntoPooling,
+    FakeQuantizeFusion,
     SubtractConstToAdd,
     DivideConstToMultiply,
     RsqrtToPower,
@@ -98,6 +101,7 @@ class OVFusionsPass(GraphRewrite):
 __all__ = [
     "MATCHERS",
     "DivideConstToMultiply",
+    "FakeQuantizeFusion",
     "GeluErfFusion",
     "GeluTanhFusion",
     "HSigmoidFusion",

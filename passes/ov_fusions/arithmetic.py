@@ -3,7 +3,9 @@
 * A float Subtract / Divide of a constant becomes an Add / Multiply
   (OpenVINO's ConvertSubtract / ConvertDivide for constants), so the affine
   chains (batch norms spelled ``(x - m) / s * g + b``) fold into convolution
-  weights in ``ov-fuse-linear``.
+  weights in ``ov-fuse-linear``. The zero-point Subtract of integer weights
+  (after their Convert marked ``disabled_constant_folding``) stays: it is the
+  form OpenVINO's int8 kernels read.
 * ``1 / Sqrt(x)`` (TensorFlow's Rsqrt as converted, ``Power(Sqrt(x), -1)``)
   becomes ``Power(x, -0.5)`` (``rsqrt-to-power``), as OpenVINO writes it.
 * A ``Negative`` folds into the op reading it (``negative-fold``):
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import numpy as np
+from xmo.passes.ov_constant_fold import NO_FOLD
 from xmo.passes.ov_fusions.common import FLOATS, fuse, near
 from xmo.passes.transformations import (
     Match,
@@ -32,13 +35,18 @@ def _not_constant(p) -> bool:
     return p.data.get_value() is None
 
 
+def _not_decompressed(p) -> bool:
+    """Not a constant, nor an integer weight's Convert that must not fold."""
+    return _not_constant(p) and NO_FOLD not in p.node.rt_info
+
+
 class SubtractConstToAdd(MatcherPass):
     """Subtract(x, c) -> Add(x, -c) (float, ``c`` constant, ``x`` not)."""
 
     name = "subtract-const-to-add"
 
     def pattern(self):
-        x = any_input(_not_constant, label="x")
+        x = any_input(_not_decompressed, label="x")
         c = constant(value_matches(lambda a: a.dtype.kind == "f"), label="c")
         return wrap_type("Subtract", [x, c], type_matches(*FLOATS))
 

@@ -3,13 +3,22 @@ MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv.
 
 Everything is decomposed into Convert / Subtract / Multiply / Divide / Round /
 Clamp around f32 MatMul / Convolution (OpenVINO's low-precision transformations
-recognize these patterns)."""
+recognize these patterns). A DequantizeLinear of constant 8- or 4-bit weights
+keeps them as an integer Constant with a Convert marked
+``disabled_constant_folding`` (``ov-constant-fold`` leaves it alone; not
+``decompression``, which makes OpenVINO's CPU plugin run the layer in
+f32/bf16 with decompressed weights), then Subtract (zero point, left out when
+it is all zeros) and Multiply (scale): the weight form OpenVINO's CPU plugin
+runs in int8. A QuantizeLinear -> DequantizeLinear pair on activations becomes
+one FakeQuantize in ``ov-fusions`` (:mod:`xmo.passes.ov_fusions.quantization`)."""
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import dims_of
+from xmo.passes.ov_constant_fold import NO_FOLD
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import broadcast_along, norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
@@ -56,8 +65,16 @@ def _param(node: ConverterNode, b: Builder, p: SSAValue, x: SSAValue, axis: int,
     return broadcast_along(b, p, axis, r)
 
 
+#: integer weight types kept as Constants behind a decompression Convert
+LOW_BIT_WEIGHTS = ("i8", "u8", "i4", "u4")
+
+
 def _dequantize(node: ConverterNode, b: Builder, x, scale, zp, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
     y = b.convert(x, _F)
+    if value_etype(x) in LOW_BIT_WEIGHTS and _is_const(x):
+        y.owner.set_rt_info(NO_FOLD)
+        if zp is not None and _all_zero(zp):
+            zp = None
     if zp is not None:
         y = b.out("Subtract", [y, _param(node, b, zp, x, axis, block)])
     return b.out("Multiply", [y, _param(node, b, scale, x, axis, block)])
@@ -83,6 +100,13 @@ def _is_const(v: SSAValue) -> bool:
     from xmo.dialects.ov.base import constant_value_of
 
     return constant_value_of(v) is not None
+
+
+def _all_zero(v: SSAValue) -> bool:
+    from xmo.dialects.ov.base import constant_value_of
+
+    c = constant_value_of(v)
+    return c is not None and not np.any(np.asarray(c))
 
 
 def _exact_divide(b: Builder, x: SSAValue, s: SSAValue) -> SSAValue:
