@@ -22,21 +22,19 @@ from __future__ import annotations
 
 import math
 
-from xmo.passes.ov_fusions.common import FLOATS, fuse, near, same_shape, scalar_of
+from xmo.passes.ov_fusions.common import FLOATS, ONE, fuse, near, same_shape, scalar_of
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
     any_input,
     attrs_match,
     constant,
-    consumers_count,
     or_,
     type_matches,
     value_matches,
     wrap_type,
 )
 
-ONE = consumers_count(1)
 
 
 def _times(x, value: float, pred=ONE):

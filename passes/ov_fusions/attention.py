@@ -33,14 +33,13 @@ from __future__ import annotations
 
 import numpy as np
 from xmo.graph import Node, Port
-from xmo.passes.ov_fusions.common import FLOATS, fuse_chain, scalar_of
+from xmo.passes.ov_fusions.common import FLOATS, ONE, fuse_chain, scalar_of
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
     any_input,
     attrs_match,
     constant,
-    consumers_count,
     or_,
     type_matches,
     value_matches,
@@ -48,7 +47,6 @@ from xmo.passes.transformations import (
 )
 from xmo.passes.transpose_sinking.permutations import is_identity, transpose_order
 
-ONE = consumers_count(1)
 
 _SCALAR = value_matches(
     lambda a: a.size == 1 and a.dtype.kind == "f" and bool(np.isfinite(a).all()) and bool((a != 0).all())

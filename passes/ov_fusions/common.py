@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 from xmo.graph import Node, Port, copy_runtime_info, replace_node
-from xmo.passes.transformations import Predicate, value_matches
+from xmo.passes.transformations import Predicate, consumers_count, value_matches
 
 FLOATS = ("f32", "f16", "f64", "bf16")
+
+#: the matched value has exactly one reader (an intermediate a fusion may remove)
+ONE = consumers_count(1)
 
 
 def near(value: float, tol: float = 1e-3) -> Predicate:

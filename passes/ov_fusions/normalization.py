@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from xmo.passes.ov_fusions.common import (
     FLOATS,
+    ONE,
     axes_of,
     float_const,
     fuse,
@@ -43,7 +44,6 @@ from xmo.passes.transformations import (
 
 _EPS = value_matches(lambda a: a.size == 1 and a.dtype.kind == "f" and 0 <= float(a.reshape(-1)[0]) < 1e-2)
 _AXES = value_matches(lambda a: a.dtype.kind in "iu")
-ONE = consumers_count(1)
 
 
 def _square(d):
