@@ -2,7 +2,8 @@
 """Latency of a QDQ-quantized CNN: xmo's IR against OpenVINO's IR, int8.
 
 A float CNN (three 3x3 convolutions with ReLU, a MatMul head; random weights,
-input ``--size``) is quantized by ``onnxruntime.quantization.quantize_static``
+input ``--size``) and the real-model suite's BERT (tests/data/real/bert_ts, its
+MatMul / Gemm layers, per channel, calibrated on its own inputs) are quantized by ``onnxruntime.quantization.quantize_static``
 (QDQ, u8 activations, i8 weights, per channel or per tensor), converted by
 ``xmo.convert_model`` and ``openvino.convert_model``; both IRs are compiled on
 CPU with no precision hint (the plugin runs int8), ``NUM_STREAMS=1``, and run
@@ -10,7 +11,7 @@ alternately (``alternating_latency`` of ``bench_latency_ir.py``). Prints
 medians, the runtime precision of the convolutions / matmuls of both compiled
 models, and the largest difference to onnxruntime.
 
-    python benchmarks/bench_qdq_int8.py [--runs 50] [--threads 1,2] [--size 64]
+    python benchmarks/bench_qdq_int8.py [--runs 50] [--threads 1,2] [--size 64] [--models cnn,bert]
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--models", default="cnn,bert")
     args = ap.parse_args()
     import onnxruntime as ort
     import openvino as ov
@@ -82,18 +84,39 @@ def main() -> None:
         def get_next(self) -> dict | None:
             return next(self.data, None)
 
-    print("| quantization | threads | xmo IR ms | ov IR ms | ratio | xmo precision | ov precision | "
+    print("| model, quantization | threads | xmo IR ms | ov IR ms | ratio | xmo precision | ov precision | "
           "max abs diff to onnxruntime (xmo / ov) |")
     print("| --- | ---: | ---: | ---: | ---: | --- | --- | --- |")
+    models = args.models.split(",")
+    real = Path(__file__).resolve().parents[1] / "tests" / "data" / "real"
     with tempfile.TemporaryDirectory() as d:
         out = Path(d)
         onnx.save(float_cnn(args.size), out / "f.onnx")
+        cases = []  # (label, quantized model, feeds)
         feeds = {"x": rng.standard_normal(shape).astype(np.float32)}
-        for per_channel in (False, True):
+        for per_channel in (False, True) if "cnn" in models else ():
             src = out / f"q{int(per_channel)}.onnx"
             q.quantize_static(str(out / "f.onnx"), str(src), Calibration(), quant_format=q.QuantFormat.QDQ,
                               per_channel=per_channel, activation_type=q.QuantType.QUInt8,
                               weight_type=q.QuantType.QInt8)
+            cases.append(("CNN, per channel" if per_channel else "CNN, per tensor", src, feeds))
+        if "bert" in models:
+            bert_feeds = dict(np.load(real / "bert_ts.inputs.npz"))
+
+            class BertCalibration(q.CalibrationDataReader):
+                def __init__(self) -> None:
+                    self.data = iter([bert_feeds])
+
+                def get_next(self) -> dict | None:
+                    return next(self.data, None)
+
+            src = out / "bert.onnx"
+            q.quantize_static(str(real / "bert_ts.onnx"), str(src), BertCalibration(),
+                              quant_format=q.QuantFormat.QDQ, per_channel=True,
+                              activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
+                              op_types_to_quantize=["MatMul", "Gemm"])
+            cases.append(("BERT (bert_ts), per channel", src, bert_feeds))
+        for kind, src, feeds in cases:
             want = ort.InferenceSession(str(src)).run(None, feeds)[0]
             xmo.save_model(xmo.convert_model(str(src)), out / "x.xml")
             ov.save_model(ov.convert_model(str(src)), out / "o.xml", compress_to_fp16=False)
@@ -104,10 +127,8 @@ def main() -> None:
                 po = precisions(core.compile_model(core.read_model(out / "o.xml"), "CPU", cfg))
                 mx, mo = statistics.median(tx) * 1e3, statistics.median(to) * 1e3
                 dx, do = float(np.abs(yx[0] - want).max()), float(np.abs(yo[0] - want).max())
-                kind = "per channel" if per_channel else "per tensor"
                 print(f"| {kind} | {nt} | {mx:.3f} | {mo:.3f} | {mx / mo:.2f} | {px} | {po} | {dx:.2e} / {do:.2e} |",
                       flush=True)
-
 
 if __name__ == "__main__":
     main()
