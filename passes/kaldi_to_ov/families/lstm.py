@@ -1,0 +1,1 @@
+"""nnet1 LstmProjected (peepholes, projection, cell clipping) as a TensorIterator."""
