@@ -119,6 +119,11 @@ class KaldiHooks(LegalizationHooks):
         kind = op.kind.data  # type: ignore[attr-defined]
         return OpInfo(kind, f"{name}/{kind}_{index}", kind, [""])
 
+    def unconvertible(self, op: Operation, info: OpInfo) -> str | None:
+        if isinstance(op, ComponentOp) and lookup(info.op_type) is None:
+            return _no_converter(info.op_type)  # reported even after a failed input
+        return None
+
     def prepare(self, op: Operation, info: OpInfo, scope: ValueScope) -> tuple[ConverterFn, ConverterNode]:
         if isinstance(op, DescriptorOp) and info.op_type == "Recurrent":
             raise NotConvertible(
@@ -127,9 +132,7 @@ class KaldiHooks(LegalizationHooks):
             )
         fn = lookup(info.op_type)
         if fn is None:
-            if isinstance(op, ComponentOp) and info.op_type not in COMPONENTS:
-                raise NotConvertible("unknown component type")
-            raise NotConvertible("no converter for this component" if isinstance(op, ComponentOp)
+            raise NotConvertible(_no_converter(info.op_type) if isinstance(op, ComponentOp)
                                  else "descriptor not supported")
         inputs = [scope.values.get(v) for v in op.operands]
         if any(v is None for v in inputs):
@@ -146,6 +149,12 @@ class KaldiHooks(LegalizationHooks):
 
     def friendly_name(self, info: OpInfo, index: int, used: set[str]) -> str | None:
         return None if info.name in used else info.name
+
+
+def _no_converter(component_type: str) -> str:
+    if component_type not in COMPONENTS:
+        return "unknown component type"
+    return "no converter for this component"
 
 
 @dataclass(frozen=True)
