@@ -75,7 +75,9 @@ _NL = ComponentSpec({"Dim": "int", "Count": "float", "ValueAvg": "vector", "Deri
 _AFFINE = ComponentSpec({"LinearParams": "matrix", "BiasParams": "vector", "RankIn": "int", "RankOut": "int", "UpdatePeriod": "int",
                          "NumSamplesHistory": "float", "Alpha": "float", "MaxChange": "float",
                          "LearningRate": "float", "LearningRateFactor": "float",
-                         "L2Regularize": "float", "OrthonormalConstraint": "float"})
+                         "L2Regularize": "float", "OrthonormalConstraint": "float",
+                         "RankInOut": "int", "AlphaInOut": "float", "AlphaIn": "float",
+                         "AlphaOut": "float", "IsGradient": "bool"})
 _NNET1_COEF = {"LearnRateCoef": "float", "BiasLearnRateCoef": "float", "MaxNorm": "float",
                "CellDim": "int", "CellClip": "float", "DiffClip": "float", "GradClip": "float",
                "DropoutRate": "float", "DropoutRetention": "float"}
@@ -86,7 +88,7 @@ COMPONENTS: dict[str, ComponentSpec] = {
     "NaturalGradientAffineComponent": _AFFINE,
     "AffineComponent": _AFFINE,
     "FixedAffineComponent": _AFFINE,
-    "LinearComponent": ComponentSpec({**_AFFINE.fields, "Params": "matrix", "RankInOut": "int",
+    "LinearComponent": ComponentSpec({**_AFFINE.fields, "Params": "matrix",
                                       "UseNaturalGradient": "bool"}),
     "TdnnComponent": ComponentSpec({**_AFFINE.fields, "TimeOffsets": "ivec",
                                      "UseNaturalGradient": "bool"}),

@@ -82,6 +82,8 @@ class KaldiStream:
         """The next ``<Tag>`` token, with its brackets."""
         w = self.word()
         if not (w.startswith("<") and w.endswith(">")):
+            if self.pos >= len(self.buf):
+                raise self.error(f"truncated file: ends in {w[:40]!r}")
             raise self.error(f"expected a <Token>, found {w[:40]!r}")
         return w
 
