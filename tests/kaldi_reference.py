@@ -5,9 +5,9 @@ of the legalization: it evaluates the network frame by frame, as Kaldi's
 computation defines it -- a node at frame ``t`` is its component applied to
 its descriptor at ``t`` (``Offset(x, k)`` is ``x`` at ``t + k``; a frame
 outside the input is undefined, and so is everything that needs it) --
-with no notion of margins or slices. Recurrent components (nnet1
-LstmProjected) run over the frames where their input is defined, from a zero
-state.
+with no notion of margins or slices. ``IfDefined(x)`` is zeros where ``x``
+is undefined. Recurrent components (nnet1 LstmProjected) run over the frames
+where their input is defined, from a zero state.
 
     outputs = run_reference(read_kaldi(path), {"input": feats})
     # {"output": (first_frame, values [frames, dim])}
@@ -76,6 +76,15 @@ def frame_component(c: Component, x: np.ndarray) -> np.ndarray:
         return np.prod(x.reshape(-1, od), axis=0)
     if t == "BackpropTruncationComponent":
         return x * c.fields.get("Scale", 1.0)
+    if t == "LstmNonlinearityComponent":
+        w = _f(c, "Params")
+        n = w.shape[1]
+        i, f, g, o, cp = (x[k * n : (k + 1) * n] for k in range(5))
+        i = _sigmoid(i + w[0] * cp)
+        f = _sigmoid(f + w[1] * cp)
+        cell = f * cp + i * np.tanh(g)
+        o = _sigmoid(o + w[2] * cell)
+        return np.concatenate([cell, o * np.tanh(cell)])
     if t in ("DropoutComponent", "GeneralDropoutComponent", "NoOpComponent", "Dropout"):
         return x
     if t == "AddShift":
@@ -113,6 +122,7 @@ def run_reference(model: KaldiModel, feats: dict[str, np.ndarray]) -> dict[str, 
     """Each output: (its first defined frame, its values on the defined frames)."""
     nodes = {n.name: n for n in model.nodes}
     n_frames = {k: v.shape[0] for k, v in feats.items()}
+    span = max(n_frames.values())
 
     @lru_cache(maxsize=None)
     def sequence(name: str) -> tuple[int, np.ndarray] | None:
@@ -130,6 +140,8 @@ def run_reference(model: KaldiModel, feats: dict[str, np.ndarray]) -> dict[str, 
     @lru_cache(maxsize=None)
     def node(name: str, t: int):
         n = nodes[name]
+        if not -span <= t < 2 * span:
+            return None
         if n.kind == "input":
             f = feats[name]
             return f[t].astype(np.float64) if 0 <= t < f.shape[0] else None
@@ -152,14 +164,44 @@ def run_reference(model: KaldiModel, feats: dict[str, np.ndarray]) -> dict[str, 
             return None if any(p is None for p in parts) else np.concatenate(parts)
         return frame_component(comp, x)
 
+    def dim(d: Desc) -> int:
+        """Features of a descriptor (for the zeros of IfDefined)."""
+        if d.kind == "node":
+            n = nodes[d.name]
+            if n.kind == "input":
+                return n.dim
+            if n.kind != "component":
+                return dim(n.input)
+            c = model.components[n.component]
+            for k in ("LinearParams", "Params", "Linearity"):
+                if k in c.fields and c.type != "LstmNonlinearityComponent":
+                    return int(np.asarray(c.fields[k]).shape[0])
+            if c.type == "LstmNonlinearityComponent":
+                return 2 * np.asarray(c.fields["Params"]).shape[1]
+            for k in ("Dim", "OutputDim"):
+                if k in c.fields:
+                    return int(c.fields[k])
+            return dim(n.input)
+        if d.kind == "Append":
+            return sum(dim(c) for c in d.children)
+        if d.kind == "DimRange":
+            return int(d.args[1])
+        return dim(d.children[0])
+
     def desc(d: Desc, t: int):
         if d.kind == "node":
             return node(d.name, t)
+        if d.kind == "IfDefined":
+            x = desc(d.children[0], t)
+            return np.zeros(dim(d.children[0])) if x is None else x
         if d.kind == "Offset":
             return desc(d.children[0], t + int(d.args[0]))
-        parts = [desc(c, t) for c in d.children]
-        if any(p is None for p in parts):
-            return None
+        parts = []
+        for c in d.children:  # stop at the first undefined part
+            p = desc(c, t)
+            if p is None:
+                return None
+            parts.append(p)
         if d.kind == "Append":
             return np.concatenate(parts)
         if d.kind == "Sum":
@@ -167,12 +209,11 @@ def run_reference(model: KaldiModel, feats: dict[str, np.ndarray]) -> dict[str, 
         if d.kind == "Scale":
             return parts[0] * d.args[0]
         if d.kind == "DimRange":
-            off, dim = int(d.args[0]), int(d.args[1])
-            return parts[0][off : off + dim]
+            off, size = int(d.args[0]), int(d.args[1])
+            return parts[0][off : off + size]
         raise NotImplementedError(d.kind)
 
     out = {}
-    span = max(n_frames.values())
     for o in model.outputs:
         vals = [(t, desc(o.input, t)) for t in range(span)]
         vals = [(t, v) for t, v in vals if v is not None]

@@ -35,6 +35,8 @@ FIXTURES = {
     "dnn_bin.nnet": ("nnet1", True, (2, 2)),
     "lstm_text.nnet": ("nnet1", False, (1, 1)),
     "lstm_bin.nnet": ("nnet1", True, (1, 1)),
+    "tdnn_lstm_text.raw": ("nnet3", False, (2, 0)),
+    "tdnn_lstm_bin.mdl": ("nnet3", True, (2, 0)),
 }
 
 
@@ -131,8 +133,8 @@ def test_nnet1_unknown_layer_is_reported(tmp_path):
 NNET3_SMALL = """<Nnet3>
 input-node name=input dim=4
 input-node name=ivector dim=2
-component-node name=a component=a input=Append(input, ReplaceIndex(ivector, t, 0))
-component-node name=r component=r input=Append(a, IfDefined(Offset(r, -1)))
+component-node name=a component=a input=Append(input, IVEC)
+component-node name=r component=r input=Append(a, RECUR)
 dim-range-node name=half input-node=a dim-offset=1 dim=2
 output-node name=output input=r objective=linear
 output-node name=half_out input=half objective=linear
@@ -141,41 +143,59 @@ output-node name=half_out input=half objective=linear
 <ComponentName> a <FixedAffineComponent> <LinearParams> [
   1 0 0 0 1 0
   0 1 0 0 0 1
-  0 0 1 0 0 0 ]
+  0 0 1 0 0.5 0 ]
 <BiasParams> [ 0 0 0 ]
 </FixedAffineComponent>
 <ComponentName> r <FixedAffineComponent> <LinearParams> [
-  1 0 0 1 0 0
-  0 1 0 0 1 0
-  0 0 1 0 0 1 ]
-<BiasParams> [ 0 0 0 ]
+  1 0 0 0.5 0 0
+  0 1 0 0 0.5 0
+  0 0 1 0 0 0.5 ]
+<BiasParams> [ 0 0.1 0 ]
 </FixedAffineComponent>
 </Nnet3>
 """
 
 
-def test_recurrences_and_unsupported_descriptors_are_reported(tmp_path):
+def _small(tmp_path: Path, ivec: str, recur: str) -> Path:
     p = tmp_path / "small.raw"
-    p.write_text(NNET3_SMALL)
+    p.write_text(NNET3_SMALL.replace("IVEC", ivec).replace("RECUR", recur))
+    return p
+
+
+def test_unsupported_descriptors_are_reported(tmp_path):
+    p = _small(tmp_path, "ReplaceIndex(ivector, t, 0)", "Offset(a, -1)")
+    with pytest.raises(UnsupportedOpsError, match=r"ReplaceIndex \(1\): a/ReplaceIndex_\d+\n.*descriptor not supported"):
+        xmo.convert_model(str(p))
+
+
+def test_recurrences_without_ifdefined_are_reported(tmp_path):
+    p = _small(tmp_path, "Offset(ivector, 1)", "Offset(r, -1)")
     with pytest.raises(UnsupportedOpsError) as e:
         xmo.convert_model(str(p))
-    msg = str(e.value)
-    assert "ReplaceIndex (1)" in msg and "Recurrent (1)" in msg and "recurrent connection to 'r'" in msg
+    assert "Recurrent (1): r/recurrence" in str(e.value)
+    assert "recurrence of 'r' is not IfDefined(Offset(x, -k))" in str(e.value)
 
 
-def test_dim_range_nodes(tmp_path):
-    text = NNET3_SMALL.replace("Append(input, ReplaceIndex(ivector, t, 0))", "Append(input, Offset(ivector, 1))")
-    text = text.replace("Append(a, IfDefined(Offset(r, -1)))", "Append(a, Offset(a, -1))")
-    p = tmp_path / "small.raw"
-    p.write_text(text)
+@pytest.mark.parametrize("recur", ["Offset(a, -1)", "IfDefined(Offset(r, -2))"])
+def test_dim_range_nodes_and_a_small_recurrence(tmp_path, recur):
+    p = _small(tmp_path, "Offset(ivector, 1)", recur)
     module = xmo.convert_model(str(p))
     model = read_kaldi(p)
     feats = _feats(model)
     want = run_reference(model, feats)
-    got = dict((next(iter(n & {"output", "half_out"})), v) for n, v in run_on_cpu_backend(module, feats))
-    for k in ("output", "half_out"):
-        np.testing.assert_allclose(got[k], want[k][1], rtol=RTOL, atol=ATOL, err_msg=k)
-    assert got["output"].shape == (FRAMES - 2, 3) and got["half_out"].shape == (FRAMES - 1, 2)
+    for what, got in (("cpu", run_on_cpu_backend(module, feats)),
+                      ("openvino", run_in_openvino(module, feats, tmp_path))):
+        got = dict((next(iter(n & {"output", "half_out"})), v) for n, v in got)
+        for k in ("output", "half_out"):
+            np.testing.assert_allclose(got[k], want[k][1], rtol=RTOL, atol=ATOL, err_msg=f"{what} {k}")
+        rows = FRAMES - 1 - (recur == "Offset(a, -1)")
+        assert got["output"].shape == (rows, 3) and got["half_out"].shape == (FRAMES - 1, 2)
+
+
+def test_a_cycle_without_delay_is_malformed(tmp_path):
+    p = _small(tmp_path, "Offset(ivector, 1)", "r")
+    with pytest.raises(KaldiFrontendError, match="node 'r' depends on itself without a time delay"):
+        read_kaldi(p) and xmo.convert_model(str(p))
 
 
 # -- malformed files -----------------------------------------------------------------------

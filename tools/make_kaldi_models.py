@@ -12,7 +12,10 @@ Each architecture is written in Kaldi's text and binary forms, as Kaldi's
 * ``dnn``: an nnet1 DNN (``.nnet``): Splice, AddShift, Rescale,
   AffineTransform, Sigmoid, Tanh, Softmax;
 * ``lstm``: an nnet1 LSTM acoustic model (``.nnet``): Splice, LstmProjected
-  (peepholes, projection), AffineTransform, Softmax.
+  (peepholes, projection), AffineTransform, Softmax;
+* ``tdnn_lstm``: an nnet3 TDNN-LSTM (``.raw``, ``.mdl``): xconfig-style LSTMP
+  layers (LstmNonlinearityComponent, ``IfDefined(Offset(..., -k))``
+  recurrences of delay 1 and 3, dim-range nodes, backprop truncation).
 
     python tools/make_kaldi_models.py [OUT_DIR]
 """
@@ -220,6 +223,69 @@ def tdnn_nnet3(rng) -> tuple[list[str], list[tuple[str, str, list]]]:
     return cfg, comps
 
 
+def _lstmp(rng, name, src, src_dim, cell, proj, extra, delay):
+    """An xconfig-style LSTMP layer: config lines and components."""
+    cfg = [
+        f"component-node name={name}.four_parts component={name}.W_all input=Append({src}, "
+        f"IfDefined(Offset({name}.r_trunc, {-delay})))",
+        f"component-node name={name}.lstm_nonlin component={name}.lstm_nonlin "
+        f"input=Append({name}.four_parts, IfDefined(Offset({name}.c_trunc, {-delay})))",
+        f"dim-range-node name={name}.c input-node={name}.lstm_nonlin dim-offset=0 dim={cell}",
+        f"dim-range-node name={name}.m input-node={name}.lstm_nonlin dim-offset={cell} dim={cell}",
+        f"component-node name={name}.rp component={name}.W_rp input={name}.m",
+        f"dim-range-node name={name}.r input-node={name}.rp dim-offset=0 dim={proj}",
+        f"component-node name={name}.cr_trunc component={name}.cr_trunc input=Append({name}.c, {name}.r)",
+        f"dim-range-node name={name}.c_trunc input-node={name}.cr_trunc dim-offset=0 dim={cell}",
+        f"dim-range-node name={name}.r_trunc input-node={name}.cr_trunc dim-offset={cell} dim={proj}",
+    ]
+    comps = [
+        (f"{name}.W_all", *ng_affine(rng, src_dim + proj, 4 * cell)),
+        (f"{name}.lstm_nonlin", "LstmNonlinearityComponent", [
+            ("MaxChange", "float", 0.75), ("LearningRate", "float", 0.001),
+            ("Params", "matrix", _rng_mat(rng, 3, cell, 0.5)),
+            ("ValueAvg", "matrix", _rng_mat(rng, 5, cell, 0.1)),
+            ("DerivAvg", "matrix", _rng_mat(rng, 5, cell, 0.1)),
+            ("SelfRepairConfig", "vector", _vec(rng, 10)),
+            ("SelfRepairProb", "vector", _vec(rng, 5)),
+            ("SelfRepairTotal", "vector", _vec(rng, 5)),
+            ("Count", "float", 0.0), ("UseDropout", "bool", False),
+        ]),
+        (f"{name}.W_rp", *ng_affine(rng, cell, proj + extra)),
+        (f"{name}.cr_trunc", "BackpropTruncationComponent", [
+            ("Dim", "int", cell + proj), ("Scale", "float", 1.0),
+            ("ClippingThreshold", "float", 30.0), ("ZeroingThreshold", "float", 15.0),
+            ("ZeroingInterval", "int", 20), ("RecurrenceInterval", "int", delay),
+        ]),
+    ]
+    return cfg, comps
+
+
+def lstm_nnet3(rng) -> tuple[list[str], list[tuple[str, str, list]]]:
+    """A TDNN-LSTM: a spliced ReLU layer, LSTMP layers of delay 1 and 3."""
+    feat, h, cell, proj, extra, classes = 10, 16, 12, 6, 4, 14
+    cfg = [
+        f"input-node name=input dim={feat}",
+        "component-node name=tdnn1.affine component=tdnn1.affine input=Append(Offset(input, -1), "
+        "input, Offset(input, 1))",
+        "component-node name=tdnn1.relu component=tdnn1.relu input=tdnn1.affine",
+    ]
+    comps = [("tdnn1.affine", *ng_affine(rng, 3 * feat, h)),
+             ("tdnn1.relu", *nonlinear("RectifiedLinearComponent", rng, h))]
+    for name, src, src_dim, delay in (("lstm1", "tdnn1.relu", h, 1),
+                                      ("lstm2", "Offset(lstm1.rp, -1)", proj + extra, 3)):
+        c, k = _lstmp(rng, name, src, src_dim, cell, proj, extra, delay)
+        cfg += c
+        comps += k
+    cfg += [
+        "component-node name=output.affine component=output.affine input=lstm2.rp",
+        "component-node name=output.log-softmax component=output.log-softmax input=output.affine",
+        "output-node name=output input=output.log-softmax objective=linear",
+    ]
+    comps += [("output.affine", *ng_affine(rng, proj + extra, classes)),
+              ("output.log-softmax", *nonlinear("LogSoftmaxComponent", rng, classes))]
+    return cfg, comps
+
+
 def write_nnet3(cfg, comps, binary: bool, transition_model: bool = False) -> bytes:
     w = Writer(binary)
     if transition_model:  # a token stream the frontend skips (it reads no HMM)
@@ -317,6 +383,7 @@ def main(out: Path = OUT) -> None:
     cfg, comps = tdnn_nnet3(np.random.default_rng(19))
     dnn = dnn_nnet1(np.random.default_rng(20))
     lstm = lstm_nnet1(np.random.default_rng(21))
+    lcfg, lcomps = lstm_nnet3(np.random.default_rng(22))
     files = {
         "tdnn_text.raw": write_nnet3(cfg, comps, False),
         "tdnn_bin.raw": write_nnet3(cfg, comps, True),
@@ -325,6 +392,8 @@ def main(out: Path = OUT) -> None:
         "dnn_bin.nnet": write_nnet1(dnn, True),
         "lstm_text.nnet": write_nnet1(lstm, False),
         "lstm_bin.nnet": write_nnet1(lstm, True),
+        "tdnn_lstm_text.raw": write_nnet3(lcfg, lcomps, False),
+        "tdnn_lstm_bin.mdl": write_nnet3(lcfg, lcomps, True, transition_model=True),
     }
     for name, data in files.items():
         (out / name).write_bytes(data)

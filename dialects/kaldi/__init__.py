@@ -18,9 +18,10 @@ A model loads (:mod:`xmo.frontends.kaldi`) into one flat block:
   ``Offset``, ``Sum``, ``Scale``, ``DimRange``, ``IfDefined``,
   ``ReplaceIndex``, ``Recurrent``...), ``node_name``, ``args`` (its numbers:
   the time offset of ``Offset``, the factor of ``Scale``, offset and dim of
-  ``DimRange``); ``Recurrent`` stands for a reference to a node that is
-  computed later (a recurrence, ``IfDefined(Offset(c, -1))``), ``target``
-  names it;
+  ``DimRange``); ``Recurrent`` stands for a recurrence,
+  ``IfDefined(Offset(c, -k))`` of a node ``c`` of the same loop: ``target``
+  names ``c``, ``args`` is ``[k]`` (no args: a recurrence of another form,
+  which does not convert);
 * ``kaldi.Output`` -- a graph output (``node_name``).
 
 Results other than inputs are unranked ``f32`` tensors: the time extent of a
@@ -34,10 +35,11 @@ and their kinds (what the binary form needs to read them: ``int``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -121,6 +123,11 @@ COMPONENTS: dict[str, ComponentSpec] = {
     "GeneralDropoutComponent": ComponentSpec({"Dim": "int", "BlockDim": "int",
                                               "TimePeriod": "int", "DropoutProportion": "float",
                                               "Continuous": "bool", "TestMode": "bool"}),
+    "LstmNonlinearityComponent": ComponentSpec({
+        "MaxChange": "float", "LearningRate": "float", "LearningRateFactor": "float",
+        "L2Regularize": "float", "Params": "matrix", "ValueAvg": "matrix", "DerivAvg": "matrix",
+        "SelfRepairConfig": "vector", "SelfRepairProb": "vector", "SelfRepairTotal": "vector",
+        "Count": "float", "UseDropout": "bool", "IsGradient": "bool"}),
     "NoOpComponent": ComponentSpec({"Dim": "int", "BackpropScale": "float"}),
     # nnet1
     "AffineTransform": ComponentSpec(_NNET1_COEF, (("Linearity", "matrix"), ("Bias", "vector")), True),
@@ -194,6 +201,97 @@ class OutputOp(IRDLOperation):
     value = operand_def()
 
 
+# ---------------------------------------------------------------------------
+# Recurrent loops
+# ---------------------------------------------------------------------------
+
+
+def node_value_op(ops: Sequence[Operation], name: str) -> Operation | None:
+    """The op giving node ``name``'s value (a component, or a dim-range node's
+    ``DimRange``)."""
+    for op in ops:
+        if isinstance(op, ComponentOp) and op.node_name.data == name:
+            return op
+        if (isinstance(op, DescriptorOp) and op.kind.data == "DimRange"
+                and op.node_name.data == name):
+            return op
+    return None
+
+
+def recurrence_groups(ops: Sequence[Operation]) -> list[list[Operation]]:
+    """The recurrent loops among ``ops`` (a module body): for each
+    ``Recurrent`` op, the ops on a path from it to its target (the op giving
+    the target node's value), both included; loops sharing ops are one group.
+    Each group lists its ops in block order."""
+    index = {op: i for i, op in enumerate(ops)}
+    users: dict[Operation, list[Operation]] = {op: [] for op in ops}
+    for op in ops:
+        for v in op.operands:
+            if v.owner in users:
+                users[v.owner].append(op)  # type: ignore[index]
+    groups: list[set[Operation]] = []
+    for op in ops:
+        if not (isinstance(op, DescriptorOp) and op.kind.data == "Recurrent" and op.target):
+            continue
+        target = node_value_op(ops, op.target.data)
+        if target is None:
+            continue
+        down: set[Operation] = set()
+        stack = [op]
+        while stack:
+            o = stack.pop()
+            if o not in down:
+                down.add(o)
+                stack.extend(users[o])
+        up: set[Operation] = set()
+        stack = [target]
+        while stack:
+            o = stack.pop()
+            if o not in up and o in down:
+                up.add(o)
+                stack.extend(v.owner for v in o.operands if v.owner in index)  # type: ignore[misc]
+        loop = up | {op, target}
+        for g in [g for g in groups if g & loop]:
+            loop |= g
+            groups.remove(g)
+        groups.append(loop)
+    return [sorted(g, key=index.__getitem__) for g in groups]
+
+
+def order_groups(ops: Sequence[Operation]) -> list[Operation]:
+    """``ops`` reordered so that each recurrent loop is contiguous, after
+    every value it reads and before every op reading its values (a stable
+    topological order of the loops and the other ops)."""
+    groups = recurrence_groups(ops)
+    if not groups:
+        return list(ops)
+    index = {op: i for i, op in enumerate(ops)}
+    unit: dict[Operation, int] = {op: i for i, op in enumerate(ops)}
+    members: dict[int, list[Operation]] = {i: [op] for i, op in enumerate(ops)}
+    for g in groups:
+        u = min(index[o] for o in g)
+        for o in g:
+            members.pop(unit[o], None)
+            unit[o] = u
+        members[u] = g
+    deps: dict[int, set[int]] = {u: set() for u in members}
+    for op in ops:
+        for v in op.operands:
+            if v.owner in unit and unit[v.owner] != unit[op]:  # type: ignore[index]
+                deps[unit[op]].add(unit[v.owner])  # type: ignore[index]
+    out: list[Operation] = []
+    done: set[int] = set()
+    pending = sorted(members)
+    while pending:
+        u = next((u for u in pending if deps[u] <= done), None)
+        if u is None:
+            raise ValueError("the recurrent loops of the network depend on each other in a cycle")
+        pending.remove(u)
+        done.add(u)
+        out.extend(members[u])
+    return out
+
+
 KALDI = Dialect("kaldi", [InputOp, ComponentOp, DescriptorOp, OutputOp], [])
 
 __all__ = [
@@ -202,6 +300,9 @@ __all__ = [
     "KALDI",
     "NNET1_COMPONENTS",
     "RESERVED_PROPERTIES",
+    "node_value_op",
+    "order_groups",
+    "recurrence_groups",
     "ComponentOp",
     "ComponentSpec",
     "DescriptorOp",

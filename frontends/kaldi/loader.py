@@ -22,10 +22,17 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xmo.context import weight_store
-from xmo.dialects.kaldi import RESERVED_PROPERTIES, ComponentOp, DescriptorOp, InputOp, OutputOp
+from xmo.dialects.kaldi import (
+    RESERVED_PROPERTIES,
+    ComponentOp,
+    DescriptorOp,
+    InputOp,
+    OutputOp,
+    order_groups,
+)
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
-from xmo.frontends.kaldi.model import Component, Desc, KaldiModel, Node, read_kaldi
+from xmo.frontends.kaldi.model import Component, Desc, KaldiModel, Node, read_kaldi, refs
 from xmo.frontends.kaldi.reader import KaldiFrontendError
 
 _UNRANKED = UnrankedTensorType(f32)
@@ -55,6 +62,9 @@ class _Builder:
         self.visiting: set[str] = set()
         self.ops: list[Operation] = []
         self.fields: dict[str, dict[str, Attribute]] = {}
+        self.loop = _loops(model)
+        #: targets of recurrences, emitted after the outputs if nothing else reads them
+        self.pending: list[str] = []
 
     def component_props(self, comp: Component) -> dict[str, Attribute]:
         props = self.fields.get(comp.name)
@@ -74,12 +84,8 @@ class _Builder:
         v = self.values.get(name)
         if v is not None:
             return v
-        if name in self.visiting:  # a recurrence: the node is computed later
-            op = DescriptorOp.create(result_types=[_UNRANKED], properties={
-                "kind": StringAttr("Recurrent"), "node_name": StringAttr(name),
-                "target": StringAttr(name)})
-            self.ops.append(op)
-            return op.results[0]
+        if name in self.visiting:
+            raise KaldiFrontendError(f"node '{name}' depends on itself without a time delay")
         n = self.by_name[name]
         self.visiting.add(name)
         try:
@@ -111,9 +117,32 @@ class _Builder:
         self.ops.append(op)
         return op.results[0]
 
+    def recurrence(self, d: Desc, owner: str) -> SSAValue | None:
+        """A ``Recurrent`` op for ``IfDefined(Offset(x, -k))`` (or a bare
+        ``Offset(x, -k)``) where ``x`` is in ``owner``'s loop; None otherwise."""
+        ifdef = d.kind == "IfDefined" and len(d.children) == 1
+        off = d.children[0] if ifdef else d
+        if not (off.kind == "Offset" and len(off.children) == 1 and off.children[0].kind == "node"):
+            return None
+        target = off.children[0].name
+        loop = self.loop.get(owner)
+        if loop is None or self.loop.get(target) != loop:
+            return None
+        delay = -int(off.args[0]) if len(off.args) == 1 else 0
+        args = [IntegerAttr(delay, i64)] if ifdef and delay > 0 else []
+        op = DescriptorOp.create(result_types=[_UNRANKED], properties={
+            "kind": StringAttr("Recurrent"), "node_name": StringAttr(owner),
+            "target": StringAttr(target), "args": ArrayAttr(args)})
+        self.ops.append(op)
+        self.pending.append(target)
+        return op.results[0]
+
     def desc(self, d: Desc, owner: str, depth: int) -> SSAValue:
         if d.kind == "node":
             return self.node(d.name)
+        rec = self.recurrence(d, owner)
+        if rec is not None:
+            return rec
         ins = [self.desc(c, owner, depth + 1) for c in d.children]
         args = [IntegerAttr(int(a), i64) if float(a).is_integer() else FloatAttr(float(a), f32)
                 for a in d.args if not isinstance(a, str)]
@@ -138,12 +167,65 @@ def build_module(model: KaldiModel, ctx: Context, *,
     try:
         for n in model.inputs:
             b.node(n.name)
-        for n in model.outputs:
-            v = b.node(n.name)
-            b.ops.append(OutputOp.create(operands=[v], properties={"node_name": StringAttr(n.name)}))
+        outs = [(n.name, b.node(n.name)) for n in model.outputs]
+        while b.pending:
+            b.node(b.pending.pop())
     except RecursionError:
         raise KaldiFrontendError("the network is nested too deeply") from None
-    return ModuleOp(b.ops)
+    try:
+        ops = order_groups(b.ops)
+    except ValueError as e:
+        raise KaldiFrontendError(str(e)) from None
+    ops += [OutputOp.create(operands=[v], properties={"node_name": StringAttr(name)})
+            for name, v in outs]
+    return ModuleOp(ops)
+
+
+def _loops(model: KaldiModel) -> dict[str, int]:
+    """Node -> its loop (strongly connected component of the node graph) for
+    the nodes of loops (Tarjan's algorithm, iterative)."""
+    edges = {n.name: refs(n.input) for n in model.nodes}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    loops: dict[str, int] = {}
+    count = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            succ = edges.get(v, [])
+            if i < len(succ):
+                work.append((v, i + 1))
+                w = succ[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in succ:
+                    for w in comp:
+                        loops[w] = count
+                    count += 1
+    return loops
 
 
 def load_kaldi(model: Any, ctx: Context, *, input_shapes: Mapping[str, Sequence[int]] | None = None,

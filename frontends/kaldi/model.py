@@ -355,19 +355,19 @@ def _check(model: KaldiModel, what: str) -> None:
         if n.kind == "component" and n.component not in model.components:
             raise KaldiFrontendError(f"{what}: node '{n.name}' uses component '{n.component}', which the file does not have")
     for n in model.nodes:
-        for ref in _refs(n.input):
+        for ref in refs(n.input):
             if ref not in names:
                 raise KaldiFrontendError(f"{what}: node '{n.name}' reads '{ref}', which is not a node")
     if not model.outputs:
         raise KaldiFrontendError(f"{what}: the network has no output-node")
 
 
-def _refs(d: Desc | None) -> list[str]:
+def refs(d: Desc | None) -> list[str]:
     if d is None:
         return []
     if d.kind == "node":
         return [d.name]
-    return [r for c in d.children for r in _refs(c)]
+    return [r for c in d.children for r in refs(c)]
 
 
 def read_kaldi(model: Any) -> KaldiModel:
@@ -393,4 +393,5 @@ __all__ = [
     "parse_descriptor",
     "read_kaldi",
     "read_kaldi_bytes",
+    "refs",
 ]

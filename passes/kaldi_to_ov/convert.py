@@ -25,15 +25,22 @@ from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, Intege
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xmo.dialects.kaldi import COMPONENTS, ComponentOp, DescriptorOp, InputOp, OutputOp
+from xmo.dialects.kaldi import (
+    COMPONENTS,
+    ComponentOp,
+    DescriptorOp,
+    InputOp,
+    OutputOp,
+    recurrence_groups,
+)
 from xmo.dialects.ov.weights import constant_array
+from xmo.passes.kaldi_to_ov.frames import Margins
+from xmo.passes.kaldi_to_ov.recurrence import convert_loop
 from xmo.passes.kaldi_to_ov.registry import lookup
 from xmo.passes.to_ov.builder import AttributeReader, ConverterNode, NotConvertible
 from xmo.passes.to_ov.driver import LegalizationHooks, Legalizer, OpInfo, ValueScope, legalize
 from xmo.passes.to_ov.registry import ConverterFn
 
-#: time margins of a value: (frames consumed on the left, on the right)
-Margins = tuple[int, int]
 
 
 class KaldiAttributes(AttributeReader):
@@ -93,6 +100,22 @@ class KaldiHooks(LegalizationHooks):
     def __init__(self) -> None:
         self.margins: dict[SSAValue, Margins] = {}
         self.node: KaldiNode | None = None
+        #: converting the body of a recurrent loop (one frame: no margins)
+        self.in_body = False
+        self.loops: dict[Operation, list[Operation]] = {}
+
+    def start(self, ops: Sequence[Operation]) -> None:
+        for loop in recurrence_groups(ops):
+            for op in loop:
+                self.loops[op] = loop
+
+    def skip(self, op: Operation, lz: Legalizer) -> bool:
+        loop = self.loops.get(op)
+        if loop is None:
+            return False
+        if op is loop[0]:
+            convert_loop(self, lz, loop)
+        return True
 
     def graph_output(self, op: Operation) -> tuple[SSAValue, str, list[str]] | None:
         if not isinstance(op, OutputOp):
@@ -139,7 +162,8 @@ class KaldiHooks(LegalizationHooks):
             raise NotConvertible("an input has no value")
         node = KaldiNode(op, inputs, info.name, info.op_type, info.output_names,
                          attributes=KALDI_ATTRIBUTES, scope=scope,
-                         margins=[self.margins.get(v, (0, 0)) for v in op.operands])
+                         margins=[(0, 0) if self.in_body else self.margins.get(v, (0, 0))
+                                  for v in op.operands])
         self.node = node
         return fn, node
 

@@ -1,4 +1,15 @@
-"""nnet1 LstmProjected (peepholes, projection, cell clipping) as a TensorIterator.
+"""LSTMs: nnet1 LstmProjected (a TensorIterator of its own) and nnet3's
+LstmNonlinearityComponent (one frame; the loop around it is the network's
+recurrence, :mod:`xmo.passes.kaldi_to_ov.recurrence`).
+
+LstmNonlinearityComponent: input ``[i_part, f_part, c_part, o_part, c_prev]``
+(``5C``), ``Params`` ``[3, C]`` (peepholes ``w_ic``, ``w_fc``, ``w_oc``),
+output ``[c_t, m_t]`` (``2C``)::
+
+    i = sigmoid(i_part + w_ic c_prev);  f = sigmoid(f_part + w_fc c_prev)
+    c_t = f c_prev + i tanh(c_part);  o = sigmoid(o_part + w_oc c_t);  m_t = o tanh(c_t)
+
+nnet1 LstmProjected (peepholes, projection, cell clipping) as a TensorIterator.
 
 Kaldi's forward pass, per frame ``t`` (gates in ``g i f o`` order, ``W_x``
 ``[4C, in]``, ``W_r`` ``[4C, P]``, ``W_rm`` ``[P, C]``)::
@@ -82,3 +93,25 @@ def _lstm_projected(node: KaldiNode, b: Builder) -> SSAValue:
     ti.set_friendly_name(f"{node.name}/TensorIterator_{len(b.ops)}")
     b.ops.append(ti)
     return ti.results[0]
+
+
+@kaldi_converter("LstmNonlinearityComponent")
+def _lstm_nonlinearity(node: KaldiNode, b: Builder) -> SSAValue:
+    params = node.attr("Params")
+    if params is None:
+        raise node.unsupported("no Params")
+    params = np.asarray(params, np.float32)
+    if params.ndim != 2 or params.shape[0] != 3:
+        raise node.unsupported(f"Params is {params.shape}, expected 3 x cell dim")
+    cell = params.shape[1]
+    dims = node.shape(0)
+    if dims is None or dims[-1] not in (-1, 5 * cell):
+        raise node.unsupported(f"input has {dims and dims[-1]} features, expected {5 * cell} "
+                               "(dropout masks are not supported)")
+    i, f, g, o, c_prev = b.op("Split", [node.input(0), b.i64(1)], {"num_splits": 5},
+                              num_outputs=5).results
+    i = b.out("Sigmoid", [b.out("Add", [i, b.out("Multiply", [c_prev, b.const(params[0])])])])
+    f = b.out("Sigmoid", [b.out("Add", [f, b.out("Multiply", [c_prev, b.const(params[1])])])])
+    c = b.out("Add", [b.out("Multiply", [f, c_prev]), b.out("Multiply", [i, b.out("Tanh", [g])])])
+    o = b.out("Sigmoid", [b.out("Add", [o, b.out("Multiply", [c, b.const(params[2])])])])
+    return b.concat([c, b.out("Multiply", [o, b.out("Tanh", [c])])], 1)

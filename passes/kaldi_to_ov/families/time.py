@@ -1,9 +1,8 @@
 """Time context: nnet3 descriptors (Append, Offset, Sum, Scale, DimRange),
 nnet1 Splice, TdnnComponent's time offsets.
 
-A value's margins ``(left, right)`` say which input frames its rows are
-(see :mod:`xmo.passes.kaldi_to_ov`). :func:`align` slices values of
-different margins, each read at a time offset, to the frames they all have.
+:func:`~xmo.passes.kaldi_to_ov.frames.align` slices values of different
+margins, each read at a time offset, to the frames they all have.
 """
 
 from __future__ import annotations
@@ -13,29 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.passes.kaldi_to_ov.convert import KaldiNode, Margins
+from xmo.passes.kaldi_to_ov.convert import KaldiNode
+from xmo.passes.kaldi_to_ov.frames import align
 from xmo.passes.kaldi_to_ov.registry import kaldi_converter
 from xmo.passes.to_ov.builder import Builder
-
-_END = np.iinfo(np.int64).max
-
-
-def align(
-    b: Builder, values: Sequence[SSAValue], margins: Sequence[Margins], offsets: Sequence[int]
-) -> tuple[list[SSAValue], Margins]:
-    """``values[k]`` read at time ``t + offsets[k]``, each sliced to the frames
-    they all have: (the slices, their margins)."""
-    left = max(m[0] - o for m, o in zip(margins, offsets))
-    right = max(m[1] + o for m, o in zip(margins, offsets))
-    out = []
-    for v, (ml, mr), o in zip(values, margins, offsets):
-        begin = left + o - ml
-        drop = right - mr - o
-        if begin or drop:
-            v = b.out("Slice", [v, b.i64([begin]), b.i64([-drop if drop else _END]),
-                                b.i64([1]), b.i64([0])])
-        out.append(v)
-    return out, (left, right)
 
 
 def splice(node: KaldiNode, b: Builder, offsets: Sequence[int]) -> SSAValue:
