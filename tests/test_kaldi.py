@@ -31,8 +31,8 @@ FIXTURES = {
     "tdnn_text.raw": ("nnet3", False, (6, 6)),
     "tdnn_bin.raw": ("nnet3", True, (6, 6)),
     "tdnn_bin.mdl": ("nnet3", True, (6, 6)),
-    "dnn_text.nnet": ("nnet1", False, (2, 2)),
-    "dnn_bin.nnet": ("nnet1", True, (2, 2)),
+    "dnn_text.nnet": ("nnet1", False, (3, 3)),
+    "dnn_bin.nnet": ("nnet1", True, (3, 3)),
     "lstm_text.nnet": ("nnet1", False, (1, 1)),
     "lstm_bin.nnet": ("nnet1", True, (1, 1)),
     "tdnn_lstm_text.raw": ("nnet3", False, (2, 0)),
@@ -126,7 +126,7 @@ def test_unknown_component_is_reported_by_name(tmp_path):
 
 def test_nnet1_unknown_layer_is_reported(tmp_path):
     p = _edit(tmp_path, "dnn_bin.nnet", b"<Tanh> ", b"<Tang> ")
-    with pytest.raises(UnsupportedOpsError, match="Tang \\(1\\): Tang_6"):
+    with pytest.raises(UnsupportedOpsError, match="Tang \\(1\\): Tang_7"):
         xmo.convert_model(str(p))
 
 
@@ -242,3 +242,11 @@ def test_cli_writes_nothing_for_a_malformed_file(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
     assert main(["convert", str(DATA / "lstm_bin.nnet"), "-o", str(out)]) == 0
     assert out.exists() and out.with_suffix(".bin").exists()
+
+
+def test_parallel_component_expands_to_its_nested_networks():
+    m = read_kaldi(DATA / "dnn_bin.nnet")
+    kinds = {n.name: n.kind for n in m.nodes}
+    assert kinds["ParallelComponent_3"] == "append"
+    assert kinds["ParallelComponent_3/0/input"] == kinds["ParallelComponent_3/1/input"] == "dim-range"
+    assert m.components["ParallelComponent_3/1/Splice_0"].type == "Splice"

@@ -9,8 +9,9 @@ Each architecture is written in Kaldi's text and binary forms, as Kaldi's
   Sum/Scale skip connection, ReLU + BatchNorm, NormalizeComponent,
   ScaleAndOffset, ElementwiseProduct, dropout / backprop-truncation /
   no-op identities, LogSoftmax output;
-* ``dnn``: an nnet1 DNN (``.nnet``): Splice, AddShift, Rescale,
-  AffineTransform, Sigmoid, Tanh, Softmax;
+* ``dnn``: an nnet1 DNN (``.nnet``): Splice, AddShift, Rescale, a
+  ParallelComponent (two nested networks, one with its own Splice),
+  AffineTransform, Sigmoid, Tanh, Dropout, Softmax;
 * ``lstm``: an nnet1 LSTM acoustic model (``.nnet``): Splice, LstmProjected
   (peepholes, projection), AffineTransform, Softmax;
 * ``tdnn_lstm``: an nnet3 TDNN-LSTM (``.raw``, ``.mdl``): xconfig-style LSTMP
@@ -327,8 +328,16 @@ def dnn_nnet1(rng):
                                         (None, "vector", _vec(rng, spliced, 0.3))]),
         ("Rescale", spliced, spliced, [("LearnRateCoef", "float", 0.0),
                                        (None, "vector", _vec(rng, spliced, 0.2, 1.0))]),
-        ("AffineTransform", h, spliced, [*_coef(), (None, "matrix", _rng_mat(rng, h, spliced)),
-                                         (None, "vector", _vec(rng, h))]),
+        ("ParallelComponent", 30, spliced, [
+            [("AffineTransform", 20, 30, [*_coef(), (None, "matrix", _rng_mat(rng, 20, 30)),
+                                          (None, "vector", _vec(rng, 20))]),
+             ("Sigmoid", 20, 20, [])],
+            [("Splice", 60, 20, [(None, "ivec", [-1, 0, 1])]),
+             ("AffineTransform", 10, 60, [*_coef(), (None, "matrix", _rng_mat(rng, 10, 60)),
+                                          (None, "vector", _vec(rng, 10))])],
+        ]),
+        ("AffineTransform", h, 30, [*_coef(), (None, "matrix", _rng_mat(rng, h, 30)),
+                                    (None, "vector", _vec(rng, h))]),
         ("Sigmoid", h, h, []),
         ("AffineTransform", h, h, [*_coef(), (None, "matrix", _rng_mat(rng, h, h)),
                                    (None, "vector", _vec(rng, h))]),
@@ -363,19 +372,32 @@ def lstm_nnet1(rng):
 
 def write_nnet1(layers, binary: bool) -> bytes:
     w = Writer(binary)
+    _nnet1(w, layers)
+    return bytes(w.out)
+
+
+def _nnet1(w: Writer, layers) -> None:
     w.token("<Nnet>")
-    if not binary:
+    if not w.binary:
         w.raw("\n")
     for ctype, out_dim, in_dim, fields in layers:
         w.token(f"<{ctype}>")
         w.int(out_dim)
         w.int(in_dim)
-        w.fields(fields)
+        if ctype == "ParallelComponent":  # fields: the nested networks
+            w.token("<NestedNnetCount>")
+            w.int(len(fields))
+            for k, nested in enumerate(fields):
+                w.token("<NestedNnet>")
+                w.int(k + 1)
+                _nnet1(w, nested)
+            w.token("</ParallelComponent>")
+        else:
+            w.fields(fields)
         w.token("<!EndOfComponent>")
-        if not binary:
+        if not w.binary:
             w.raw("\n")
     w.token("</Nnet>")
-    return bytes(w.out)
 
 
 def main(out: Path = OUT) -> None:

@@ -104,7 +104,7 @@ class _Builder:
             return op.results[0]
         assert n.input is not None
         src = self.desc(n.input, n.name, 0)
-        if n.kind in ("dim-range", "output"):
+        if n.kind in ("dim-range", "append", "output"):
             return src
         comp = self.model.components[n.component]
         props: dict[str, Attribute] = {

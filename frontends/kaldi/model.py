@@ -9,7 +9,9 @@ start with a transition model, which is skipped (the nnet3 ``AmNnetSimple``
 priors after the network are ignored). nnet2 models are refused.
 
 An nnet1 chain becomes the same records as an nnet3 graph: input ``input``,
-one component node per layer (``<Type>_<i>``), output ``output``.
+one component node per layer (``<Type>_<i>``), output ``output``; a
+ParallelComponent becomes dim-range nodes splitting its input, the nodes of
+its nested networks (``<name>/<k>/<Type>_<i>``) and an append node.
 
 Component fields are read with the kinds :data:`xmo.dialects.kaldi.COMPONENTS`
 declares (other fields: the kind the reader guesses); the fields of a
@@ -62,7 +64,9 @@ class Desc:
 @dataclass
 class Node:
     """A network node: ``input`` (``dim``), ``component`` (``component``,
-    ``input``), ``dim-range`` (``input``: a ``DimRange`` term) or ``output``."""
+    ``input``), ``dim-range`` (``input``: a ``DimRange`` term), ``append``
+    (an nnet1 ParallelComponent's outputs, ``input``: an ``Append`` term) or
+    ``output``."""
 
     kind: str
     name: str
@@ -148,48 +152,102 @@ def _read_nnet3_components(s: KaldiStream) -> dict[str, Component]:
 def _read_nnet1(s: KaldiStream) -> tuple[list[Node], dict[str, Component]]:
     nodes: list[Node] = []
     comps: dict[str, Component] = {}
-    prev: str | None = None
+    layers = _read_layers(s, "", 0)
+    if not layers:
+        raise s.error("the network has no layers")
+    first = layers[0]
+    in_dim = first[0].dims[1] if isinstance(first, tuple) else first.dims[1]  # type: ignore[union-attr]
+    nodes.append(Node("input", "input", dim=in_dim))
+    last = _chain(layers, "input", nodes, comps)
+    nodes.append(Node("output", "output", Desc("node", last)))
+    return nodes, comps
+
+
+#: an nnet1 layer: a component, or a ParallelComponent (itself, its nested chains)
+Layer = Any
+
+
+def _read_layers(s: KaldiStream, prefix: str, depth: int) -> list[Layer]:
+    """The layers of an nnet1 chain, up to its ``</Nnet>``."""
+    if depth > 8:
+        raise s.error("ParallelComponents nested too deeply")
+    layers: list[Layer] = []
     while True:
         if s.at_end():
             raise s.error("truncated file: no </Nnet>")
         tok = s.token()
         if tok == "</Nnet>":
-            break
+            return layers
         ctype = tok[1:-1]
         if ctype in ("NumComponents", "Components"):
             raise s.error("nnet2 models are not supported (nnet1 and nnet3 are)")
         out_dim, in_dim = s.read_int(), s.read_int()
-        name = f"{ctype}_{len(comps)}"
-        what = f"layer {len(comps)} ({ctype})"
+        name = f"{prefix}{ctype}_{len(layers)}"
+        what = f"layer '{name}'"
         spec = COMPONENTS.get(ctype)
         if ctype == "ParallelComponent":
-            _skip_parallel(s, what)
-            comp = Component(ctype, name, known=False, dims=(out_dim, in_dim))
-        elif spec is None or not spec.nnet1:
+            comp = Component(ctype, name, dims=(out_dim, in_dim))
+            layers.append((comp, _read_parallel(s, name, depth)))
+            continue
+        if spec is None or not spec.nnet1:
             _skip_to(s, "<!EndOfComponent>", what)
             comp = Component(ctype, name, known=False, dims=(out_dim, in_dim))
         else:
             comp = Component(ctype, name, _read_fields(s, spec, "<!EndOfComponent>", what),
                              dims=(out_dim, in_dim))
-        comps[name] = comp
-        if prev is None:
-            nodes.append(Node("input", "input", dim=in_dim))
-            prev = "input"
-        nodes.append(Node("component", name, Desc("node", prev), component=name))
-        prev = name
-    if prev is None:
-        raise s.error("the network has no layers")
-    nodes.append(Node("output", "output", Desc("node", prev)))
-    return nodes, comps
+        layers.append(comp)
 
 
-def _skip_parallel(s: KaldiStream, what: str) -> None:
-    """Past a ParallelComponent (its nested networks end with ``</Nnet>``)."""
+def _read_parallel(s: KaldiStream, name: str, depth: int) -> list[list[Layer]]:
+    """A ParallelComponent's nested networks (``<NestedNnetCount> n``, then
+    ``<NestedNnet> i <Nnet> ... </Nnet>`` each, ``</ParallelComponent>``)."""
     s.expect("<NestedNnetCount>")
     n = s.read_int()
-    for _ in range(max(n, 0)):
-        _skip_to(s, "</Nnet>", what)
-    _skip_to(s, "<!EndOfComponent>", what)
+    if not 0 < n <= 1024:
+        raise s.error(f"ParallelComponent '{name}' with {n} nested networks")
+    nested = []
+    for k in range(n):
+        s.expect("<NestedNnet>")
+        s.read_int()
+        s.expect("<Nnet>")
+        layers = _read_layers(s, f"{name}/{k}/", depth + 1)
+        if not layers:
+            raise s.error(f"ParallelComponent '{name}': nested network {k} has no layers")
+        nested.append(layers)
+    s.expect("</ParallelComponent>")
+    if s.peek(17) == b"<!EndOfComponent>":
+        s.token()
+    return nested
+
+
+def _layer_in_dim(layer: Layer) -> int:
+    comp = layer[0] if isinstance(layer, tuple) else layer
+    return comp.dims[1]
+
+
+def _chain(layers: list[Layer], src: str, nodes: list[Node], comps: dict[str, Component]) -> str:
+    """Nodes of an nnet1 chain reading ``src``; the name of its last node. A
+    ParallelComponent becomes dim-range nodes splitting its input, its nested
+    chains, and an append node of their outputs."""
+    prev = src
+    for layer in layers:
+        if isinstance(layer, tuple):
+            comp, nested = layer
+            outs, offset = [], 0
+            for k, chain in enumerate(nested):
+                dim = _layer_in_dim(chain[0])
+                part = f"{comp.name}/{k}/input"
+                nodes.append(Node("dim-range", part, Desc("DimRange", children=[Desc("node", prev)],
+                                                           args=[offset, dim])))
+                offset += dim
+                outs.append(Desc("node", _chain(chain, part, nodes, comps)))
+            nodes.append(Node("append", comp.name, Desc("Append", children=outs)))
+            prev = comp.name
+            continue
+        comps[layer.name] = layer
+        nodes.append(Node("component", layer.name, Desc("node", prev), component=layer.name))
+        prev = layer.name
+    return prev
 
 
 # ---------------------------------------------------------------------------
