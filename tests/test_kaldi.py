@@ -250,3 +250,10 @@ def test_parallel_component_expands_to_its_nested_networks():
     assert kinds["ParallelComponent_3"] == "append"
     assert kinds["ParallelComponent_3/0/input"] == kinds["ParallelComponent_3/1/input"] == "dim-range"
     assert m.components["ParallelComponent_3/1/Splice_0"].type == "Splice"
+
+
+def test_a_dim_range_beyond_its_input_is_reported(tmp_path):
+    p = _small(tmp_path, "Offset(ivector, 1)", "Offset(a, -1)")
+    p.write_text(p.read_text().replace("dim-offset=1 dim=2", "dim-offset=2 dim=2"))
+    with pytest.raises(UnsupportedOpsError, match=r"DimRange \(1\): half/DimRange_\d+\n.*dims 2..4 of a 3-dim input"):
+        xmo.convert_model(str(p))

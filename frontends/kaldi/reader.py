@@ -74,7 +74,7 @@ class KaldiStream:
             p += 1
         self.pos = p
         try:
-            return buf[start:p].decode("ascii")
+            return buf[start:p].decode("utf-8")
         except UnicodeDecodeError:
             raise self.error(f"bad token {buf[start:p][:40]!r}") from None
 

@@ -64,6 +64,9 @@ def _scale(node: KaldiNode, b: Builder) -> SSAValue:
 @kaldi_converter("DimRange")
 def _dim_range(node: KaldiNode, b: Builder) -> SSAValue:
     offset, dim = (int(a) for a in node.args())
+    dims = node.shape(0)
+    if offset < 0 or dim <= 0 or (dims is not None and dims[-1] >= 0 and offset + dim > dims[-1]):
+        raise node.unsupported(f"dims {offset}..{offset + dim} of a {dims and dims[-1]}-dim input")
     return b.out("Slice", [node.input(0), b.i64([offset]), b.i64([offset + dim]), b.i64([1]),
                            b.i64([1])])
 
