@@ -32,7 +32,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return TF
 
-    return {"ov": ov, "onnx": onnx, "tf": tf}
+    def kaldi() -> Dialect:
+        from xmo.dialects.kaldi import KALDI
+
+        return KALDI
+
+    return {"ov": ov, "onnx": onnx, "tf": tf, "kaldi": kaldi}
 
 
 def make_context(

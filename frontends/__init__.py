@@ -112,6 +112,13 @@ register_frontend(Frontend(
     input_shapes_reader="xmo.frontends.tf:graph_input_shapes",
     legalization=("convert-tf-to-ov",), nhwc=True,
 ))
+register_frontend(Frontend(
+    name="kaldi", dialect="kaldi", suffixes=(".nnet", ".mdl", ".raw"),
+    accepts_object=lambda model: False,
+    loader="xmo.frontends.kaldi:load_kaldi",
+    input_shapes_reader="xmo.frontends.kaldi:graph_input_shapes",
+    legalization=("convert-kaldi-to-ov",),
+))
 
 #: path suffixes xmo reads as IR, not through a frontend
 IR_SUFFIXES = (".mlir", ".xml")

@@ -5,7 +5,7 @@ external data) derived from a valid model by one mutation: truncations, byte
 flips, dangling names, cycles, duplicate names, missing weights, wrong
 attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
-``mlir``; ``files``, structure-aware cases of the files around a model
+``mlir``, ``kaldi`` (nnet1 / nnet3, text and binary); ``files``, structure-aware cases of the files around a model
 rather than its bytes: external data hard-linked to a file outside the
 model's folder, FIFOs and devices where a model, an IR ``.bin``, external
 data, an extension file or an ``--input`` ``.npy`` is expected, inputs
@@ -61,7 +61,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
-KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir")
+KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir", "kaldi")
 #: structure-aware kinds (the files around a model, not its bytes)
 FILE_KINDS = ("files",)
 #: structure-aware resource bombs (run in capped processes of their own)
@@ -75,6 +75,7 @@ _OPT_PIPELINES = {
     "onnx": "onnx-canonicalize,convert-onnx-to-ov",
     "pb": "convert-tf-to-ov",
     "pbtxt": "convert-tf-to-ov",
+    "kaldi": "convert-kaldi-to-ov",
 }
 
 
@@ -751,7 +752,60 @@ def bombs_case(rng: random.Random) -> Case:
     return Case("bombs", b.name, b.model, b.files, must_fail=b.must_fail)
 
 
+# ---------------------------------------------------------------------------
+# Kaldi
+# ---------------------------------------------------------------------------
+
+KALDI_DATA = ROOT / "tests" / "data" / "kaldi"
+#: fixture -> the file name a case gives it (the suffix picks the frontend)
+_KALDI_FILES = {"tdnn_bin.raw": "m.raw", "tdnn_text.raw": "m.raw", "dnn_bin.nnet": "m.nnet",
+                "lstm_text.nnet": "m.nnet", "tdnn_bin.mdl": "m.mdl"}
+
+
+def kaldi_case(rng: random.Random) -> Case:
+    """nnet1 / nnet3 files, text and binary: byte mutations, and structural
+    ones that must fail (truncation, an unknown component, a bad token, a bad
+    descriptor, a node reading nothing, huge matrix dims, negative counts)."""
+    src = rng.choice(sorted(_KALDI_FILES))
+    model = _KALDI_FILES[src]
+    data = (KALDI_DATA / src).read_bytes()
+    if rng.random() < 0.4:
+        c = _byte_case(rng, "kaldi", model, data)
+        c.name = f"{src}:{c.name}"
+        return c
+    kind = rng.choice(("truncate", "unknown_component", "bad_token", "bad_descriptor",
+                       "dangling_node", "huge_matrix", "negative_count", "garbage",
+                       "missing_end"))
+    out = data
+    if kind == "truncate":
+        out = data[: rng.randrange(1, max(2, len(data) - 8))]
+    elif kind == "unknown_component":
+        tok = b"RectifiedLinearComponent" if b"RectifiedLinear" in data else b"Softmax"
+        out = data.replace(tok, b"Mystery" + tok[:3])
+    elif kind == "bad_token":
+        tok = rng.choice((b"<NumComponents>", b"<ComponentName>", b"<!EndOfComponent>", b"</Nnet"))
+        out = data.replace(tok, tok[:-2] + b"?>", 1) if tok in data else data[:-8]
+    elif kind == "bad_descriptor":
+        out = data.replace(b"Offset(", b"Ofset(", 1) if b"Offset(" in data else b"\0B<Nnet> <Splice> \x04"
+    elif kind == "dangling_node":
+        out = data.replace(b"input=tdnn1.affine", b"input=nowhere", 1) if b"input=tdnn1" in data else data[:5]
+    elif kind == "huge_matrix":
+        i = data.find(b"FM ")
+        out = (data[: i + 3] + b"\x04\xff\xff\xff\x0f\x04\xff\xff\xff\x0f" + data[i + 13 :]
+               if i >= 0 else data.replace(b"[", b"[ 1 2\n 3", 1))
+    elif kind == "negative_count":
+        i = data.find(b"<NumComponents> ")
+        out = (data[: i + 16] + (b"\x04\xff\xff\xff\xff" if data[:2] == b"\0B" else b"-3 ")
+               + data[i + 16 + (5 if data[:2] == b"\0B" else 3):] if i >= 0 else data[:-20])
+    elif kind == "garbage":
+        out = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200)))
+    elif kind == "missing_end":
+        out = data.replace(b"</Nnet3>", b"").replace(b"</Nnet>", b"")
+    return Case("kaldi", f"{src}:{kind}", model, {model: out})
+
+
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
+    "kaldi": kaldi_case,
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
     "files": files_case,
     "bombs": bombs_case,

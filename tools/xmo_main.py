@@ -34,6 +34,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         "convert",
         help="convert a model to OpenVINO IR",
         description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; "
+        "Kaldi nnet1/nnet3 .nnet/.raw/.mdl; "
         "or .mlir / OpenVINO IR .xml) to OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")

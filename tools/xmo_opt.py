@@ -7,8 +7,9 @@ Everything ``xdsl-opt`` offers stays (``-p`` pipelines with options,
 * the xmo dialects and passes, registered lazily;
 * inputs: ``.mlir``, OpenVINO IR ``.xml`` (read with its ``.bin``),
   ``.onnx`` (loaded into the ``onnx`` dialect; ``-p convert-onnx-to-ov``
-  legalizes it) and TensorFlow frozen graphs ``.pb``/``.pbtxt`` (loaded into
-  the ``tf`` dialect);
+  legalizes it), TensorFlow frozen graphs ``.pb``/``.pbtxt`` (loaded into
+  the ``tf`` dialect) and Kaldi ``.nnet``/``.raw``/``.mdl`` models (the
+  ``kaldi`` dialect; ``-p convert-kaldi-to-ov``);
 * targets: ``-t mlir`` (default) and ``-t ov-ir -o model.xml`` (writes
   ``model.xml`` + ``model.bin`` atomically);
 * ``--extensions DIR``: load an extension folder (``xmo.extensions``):
