@@ -32,7 +32,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return TF
 
-    return {"ov": ov, "onnx": onnx, "tf": tf}
+    def mxnet() -> Dialect:
+        from xmo.dialects.mxnet import MXNET
+
+        return MXNET
+
+    return {"ov": ov, "onnx": onnx, "tf": tf, "mxnet": mxnet}
 
 
 def make_context(
