@@ -1,12 +1,14 @@
 """SSD: ``_contrib_MultiBoxPrior`` (anchors, computed at conversion time: they
 depend only on the feature map's static size) and ``_contrib_MultiBoxDetection``
-(box decoding, per-class NMS with OpenVINO's NonMaxSuppression, rows sorted
-by score).
+(box decoding, per-class NMS with OpenVINO's NonMaxSuppression).
 
-MultiBoxDetection's output is MXNet's ``[N, A, 6]`` rows ``(class, score,
-xmin, ymin, xmax, ymax)`` sorted by decreasing score, class -1 for anchors
-below ``threshold`` or suppressed; the kept rows equal MXNet's (compare them,
-not the rows MXNet marks -1, whose other columns differ).
+MultiBoxDetection's output has MXNet's shape ``[N, A, 6]``, rows ``(class,
+score, xmin, ymin, xmax, ymax)``, class -1 for anchors below ``threshold`` or
+suppressed; the kept rows (class >= 0) equal MXNet's, but the rows stay in
+anchor order where MXNet sorts them by decreasing score (compare the kept
+rows sorted: a TopK + batched Gather sorting them made OpenVINO's CPU plugin
+return wrong rows and crash, 2026.x). The selection is matched to anchors by
+comparing ``[selected, N*A]``: memory grows with the product.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xmo.dialects.ov.base import tensor
 from xmo.passes.mxnet_to_ov import attrs as A
 from xmo.passes.mxnet_to_ov.registry import mxnet_converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
@@ -79,7 +82,7 @@ def multibox_detection(node: ConverterNode, b: Builder):
 
     # the best foreground class of each anchor: [N, 1, A]
     fg = slice_axis(b, cls, 1, cs[1], 1)
-    top = b.op("TopK", [fg, b.i64(1)], {"axis": 1, "mode": "max", "sort": "none",
+    top = b.op("TopK", [fg, b.i64(1)], {"axis": 1, "mode": "max", "sort": "value",
                                          "index_element_type": "i64"}, num_outputs=2)
     score, cid = b.squeeze(top.results[0], [1]), b.squeeze(top.results[1], [1])  # [N, A]
 
@@ -118,17 +121,26 @@ def multibox_detection(node: ConverterNode, b: Builder):
     iou = strict_iou_threshold(b, np.asarray(A.number(node, "nms_threshold", 0.5)), None, et)
     nms = b.op("NonMaxSuppression", [boxes, per_class, b.i64([n_anchor]), iou, k(thr)],
                {"box_encoding": "corner", "sort_result_descending": False, "output_type": "i64"},
-               num_outputs=3)
-    sel = nms.results[0]  # [M, 3]: batch, class, anchor
-    where = b.gather(sel, [0, 2], 1)  # [M, 2]
-    ones = b.out("Broadcast", [b.i64(1), b.gather(b.shape_of(sel), [0], 0)], {"mode": "numpy"})
-    kept = b.out("ScatterNDUpdate", [b.out("Broadcast", [b.i64(0), b.shape_of(score)], {"mode": "numpy"}),
-                                     where, ones])
-    keep = b.out("Greater", [kept, b.i64(0)])
+               result_types=[tensor("i64", [-1, 3]), tensor(et, [-1, 3]), tensor("i64", [1])])
+    keep = _kept(b, nms.results[0], nms.results[2], score, n_anchor)
     label = b.out("Select", [keep, b.convert(cid, et), k(-1.0)])
-    rows = b.concat([b.unsqueeze(label, [2]), b.unsqueeze(score, [2]), boxes], 2)  # [N, A, 6]
-    # sorted by score, the kept rows first
-    rank = b.out("Select", [keep, score, k(-1.0)])
-    order = b.op("TopK", [rank, b.i64(n_anchor)], {"axis": 1, "mode": "max", "sort": "value",
-                                                    "index_element_type": "i64"}, num_outputs=2)
-    return b.out("Gather", [rows, order.results[1], b.i64(1)], {"batch_dims": 1})
+    return b.concat([b.unsqueeze(label, [2]), b.unsqueeze(score, [2]), boxes], 2)  # [N, A, 6]
+
+
+def _kept(b: Builder, sel: SSAValue, valid: SSAValue, score: SSAValue, n_anchor: int) -> SSAValue:
+    """``[N, A]`` booleans: the anchors NonMaxSuppression selected. Its first
+    ``valid`` rows ``(batch, class, anchor)`` count; every row is compared with
+    every anchor rather than scattered (a ScatterNDUpdate of the selection, or
+    of a Slice of it to ``valid`` rows, gave OpenVINO's CPU plugin wrong counts
+    and crashes)."""
+    flat = b.out("Add", [b.out("Multiply", [b.gather(sel, [0], 1), b.i64(n_anchor)]),
+                         b.gather(sel, [2], 1)])  # [M, 1]
+    rows = b.out("Range", [b.i64(0), b.reshape(b.gather(b.shape_of(sel), [0], 0), []), b.i64(1)],
+                 {"output_type": "i64"})
+    live = b.unsqueeze(b.out("Less", [rows, b.reshape(valid, [])]), [1])  # [M, 1]
+    total = b.reshape(b.out("Multiply", [b.gather(b.shape_of(score), [0], 0), b.i64([n_anchor])]), [])
+    every = b.unsqueeze(b.out("Range", [b.i64(0), total, b.i64(1)], {"output_type": "i64"}), [0])
+    hit = b.out("LogicalAnd", [b.out("Equal", [flat, every]), live])  # [M, N*A]
+    count = b.out("ReduceSum", [b.convert(hit, "i32"), b.i64([0])], {"keep_dims": False})
+    return b.reshape(b.out("Greater", [count, b.const(np.asarray(0, np.int32), "i32")]),
+                     b.shape_of(score))
