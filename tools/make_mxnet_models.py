@@ -150,7 +150,48 @@ def gru_bi():
     return sym.Group([y, r]), {"data": np.random.randn(T, N, C).astype(np.float32)}, "bidirectional GRU + tanh RNN (fused RNN, zero initial states)"
 
 
-MODELS = {"resnet": resnet, "ops": ops, "ssd": ssd, "lstm_lm": lstm_lm, "gru_bi": gru_bi}
+class _ScaledSoftsign(mx.operator.CustomOp):
+    def __init__(self, scale: float) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, is_train, req, in_data, out_data, aux):  # noqa: ANN001
+        x = in_data[0]
+        self.assign(out_data[0], req[0], self.scale * x / (1 + mx.nd.abs(x)))
+
+
+@mx.operator.register("scaled_softsign")
+class _ScaledSoftsignProp(mx.operator.CustomOpProp):
+    """A Python operator (``mx.operator.register``): ``scale * x / (1 + |x|)``."""
+
+    def __init__(self, scale: str = "1.0") -> None:
+        super().__init__(need_top_grad=False)
+        self.scale = float(scale)
+
+    def list_arguments(self):  # noqa: ANN201
+        return ["data"]
+
+    def list_outputs(self):  # noqa: ANN201
+        return ["output"]
+
+    def infer_shape(self, in_shape):  # noqa: ANN001, ANN201
+        return in_shape, [in_shape[0]], []
+
+    def create_operator(self, ctx, shapes, dtypes):  # noqa: ANN001, ANN201
+        return _ScaledSoftsign(self.scale)
+
+
+def custom_op():
+    data = sym.var("data", shape=(3, 8))
+    x = sym.FullyConnected(data, num_hidden=6, name="fc1")
+    x = sym.Custom(x, op_type="scaled_softsign", scale=0.5, name="softsign")
+    x = sym.FullyConnected(x, num_hidden=4, name="fc2")
+    return x, {"data": np.random.randn(3, 8).astype(np.float32)}, "a Custom (Python) operator between two FullyConnected layers; converts with examples/mxnet_custom_op"
+
+
+MODELS = {"resnet": resnet, "ops": ops, "ssd": ssd, "lstm_lm": lstm_lm, "gru_bi": gru_bi,
+          "custom_op": custom_op}
+EXTENSIONS = {"custom_op": ["examples/mxnet_custom_op"]}
 SORTED_DETECTIONS = {"ssd": [0]}
 
 
@@ -205,6 +246,7 @@ def make(name: str, out: Path) -> dict:
         "inputs": {k: list(v.shape) for k, v in feeds.items()},
         "outputs": [list(o.shape) for o in outs],
         "sorted_detections": SORTED_DETECTIONS.get(name, []),
+        "extensions": EXTENSIONS.get(name, []),
         "ops": dict(sorted(hist.items())),
         "bytes": sum(f.stat().st_size for f in folder.iterdir()),
     }
