@@ -332,29 +332,31 @@ class _Loader:
                 raise self._mismatch(self.nodes[n.inputs[pos][0]].name, p,
                                      f"{n.op} '{n.name}' needs {shown} for its {what}")
 
+        for pos, dims, what in self._expected_shapes(n, arrays):
+            want(pos, dims, what)
+
+    @staticmethod
+    def _expected_shapes(n: _Node, arrays: list[Param | None]) -> list[tuple[int, list[int | None], str]]:
         a = n.attrs
         try:
             if n.op in ("Convolution", "Deconvolution"):
-                kernel = _dims(a.get("kernel")) or []
+                kernel: list[int | None] = list(_dims(a.get("kernel")) or [])
                 nf, g = int(a["num_filter"]), int(a.get("num_group", "1"))
                 if n.op == "Convolution":
-                    want(1, [nf, None, *kernel], "weight")
-                else:
-                    want(1, [None, nf // g if nf % g == 0 else None, *kernel], "weight")
-                want(2, [nf], "bias")
-            elif n.op == "FullyConnected":
+                    return [(1, [nf, None, *kernel], "weight"), (2, [nf], "bias")]
+                return [(1, [None, nf // g if nf % g == 0 else None, *kernel], "weight"), (2, [nf], "bias")]
+            if n.op == "FullyConnected":
                 nh = int(a["num_hidden"])
-                want(1, [nh, None], "weight")
-                want(2, [nh], "bias")
-            elif n.op == "Embedding":
-                want(1, [int(a["input_dim"]), int(a["output_dim"])], "weight")
-            elif n.op == "BatchNorm":
-                p = arrays[1] if len(arrays) > 1 else None
-                c = p.array.shape[0] if p is not None and p.array.ndim == 1 else None
-                for pos, what in WEIGHT_INPUTS["BatchNorm"].items():
-                    want(pos, [c], what)
+                return [(1, [nh, None], "weight"), (2, [nh], "bias")]
+            if n.op == "Embedding":
+                return [(1, [int(a["input_dim"]), int(a["output_dim"])], "weight")]
         except (KeyError, ValueError):
-            return  # the converter reports a bad or missing attribute
+            return []  # the converter reports a bad or missing attribute
+        if n.op == "BatchNorm":
+            p = arrays[1] if len(arrays) > 1 else None
+            c = p.array.shape[0] if p is not None and p.array.ndim == 1 else None
+            return [(pos, [c], what) for pos, what in WEIGHT_INPUTS["BatchNorm"].items()]
+        return []
 
     # -- the module ----------------------------------------------------------------------
     def run(self) -> ModuleOp:

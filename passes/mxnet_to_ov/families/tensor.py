@@ -38,7 +38,8 @@ def slice_channel(node: ConverterNode, b: Builder):
 def mxnet_reshape(node: ConverterNode, src: Sequence[int], spec: Sequence[int], reverse: bool) -> list[int]:
     """The output dims of MXNet's Reshape (codes 0 copy, -1 infer, -2 copy the
     rest, -3 merge two, -4 split one into the next two) of input dims ``src``
-    (-1: unknown); -1 in the result: the one dim to infer."""
+    (-1: unknown); -1 in the result: the one dim to infer, 0: an unknown input
+    dim copied to the same position (a Reshape with ``special_zero``)."""
     if reverse:
         out = mxnet_reshape(node, list(reversed(src)), _reverse_spec(spec), False)
         return list(reversed(out))
@@ -55,7 +56,8 @@ def mxnet_reshape(node: ConverterNode, src: Sequence[int], spec: Sequence[int], 
         elif s == 0:
             if i >= len(src):
                 raise node.unsupported(f"shape {spec}: code 0 past the input's dims")
-            out.append(src[i])
+            # an unknown dim copied to the same position: OpenVINO's special zero
+            out.append(0 if src[i] < 0 and len(out) == i else src[i])
             i += 1
         elif s == -1:
             if infer >= 0:
@@ -139,7 +141,7 @@ def reshape(node: ConverterNode, b: Builder):
             raise node.unsupported("no shape")
         spec = [d if d > 0 else 0 for d in spec]
     dims = mxnet_reshape(node, src, spec, A.flag(node, "reverse", False))
-    return b.reshape(x, dims)
+    return b.reshape(x, dims, special_zero=0 in dims)
 
 
 @mxnet_converter("Flatten", "flatten")
