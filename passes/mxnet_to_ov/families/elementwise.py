@@ -22,16 +22,18 @@ _COMPARE = {"Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual"}
 
 
 def _binary_names() -> dict[str, str]:
+    """``broadcast_<op>`` and ``_<op>`` for every operator, ``elemwise_<op>`` for
+    the four arithmetic ones, ``_<Op>`` (MXNet < 1.0) for the arithmetic ones."""
     names: dict[str, str] = {}
     for k, ov in _BINARY.items():
         if ov is None:
             continue
-        names[f"elemwise_{k}"] = ov
         names[f"broadcast_{k}"] = ov
         names[f"_{k}"] = ov
-        names[f"_{k.capitalize()}"] = ov
-    names["_Plus"] = names["_plus"] = "Add"
-    names["_Minus"] = names["_minus"] = "Subtract"
+        if ov not in _COMPARE:
+            names[f"_{k.capitalize()}"] = ov
+        if k in ("add", "sub", "mul", "div"):
+            names[f"elemwise_{k}"] = ov
     names["_grad_add"] = "Add"
     return names
 
