@@ -242,3 +242,28 @@ def test_reshape_unknown_batch():
     assert mxnet_reshape(_Node(), [-1, 3, 4], [0, -1], False) == [0, -1]  # special zero
     with pytest.raises(NotConvertible):
         mxnet_reshape(_Node(), [-1, -1, 4], [-3, -1], False)
+
+
+def test_row_sparse_and_empty_arrays_written_by_mxnet():
+    """``mx.nd.save`` of a row_sparse array (rows 1 and 3 set), a 1x1 and an empty array."""
+    got = {p.name: p for p in read_params(DATA / "row_sparse.params")}
+    want = np.zeros((5, 3), np.float32)
+    want[1] = 1
+    want[3] = [1, 2, 3]
+    assert got["w"].stype == "row_sparse"
+    np.testing.assert_array_equal(got["w"].array, want)
+    assert got["v3"].array.tolist() == [[1.5]]
+    assert got["e"].array.shape == (0,)
+
+
+def test_row_sparse_bomb_is_refused():
+    import struct
+
+    from xmo.budget import ResourceLimitError
+    from xmo.frontends.mxnet.params import V2_MAGIC, parse_params
+
+    b = (struct.pack("<QQQ", 0x112, 0, 1) + struct.pack("<Ii", V2_MAGIC, 1) + struct.pack("<iq", 1, 0)
+         + struct.pack("<iqq", 2, 1 << 20, 1 << 20) + struct.pack("<iiii", 1, 0, 0, 6)
+         + struct.pack("<iq", 1, 0) + struct.pack("<Q", 0))
+    with pytest.raises(ResourceLimitError):
+        parse_params(np.frombuffer(b, np.uint8))

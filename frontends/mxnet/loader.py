@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, UnrankedTensorType, f32
+from xdsl.dialects.builtin import ModuleOp, UnrankedTensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xmo.context import weight_store

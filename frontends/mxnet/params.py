@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xmo.budget import charge, check_dims
 from xmo.errors import ModelError, printable
 from xmo.input_files import map_input, open_input
 
@@ -165,6 +166,8 @@ def _ndarray(r: _Reader, index: int) -> tuple[np.ndarray, str]:
         len(rows) and (rows.min() < 0 or rows.max() >= dims[0])
     ):
         raise r.fail(f"{what}: row_sparse row indices do not match the shape {dims}")
+    check_dims(dims)
+    charge(int(np.prod(dims, dtype=np.int64)) * dt.itemsize, f"{what} (row_sparse made dense)")
     dense = np.zeros(dims, dt)
     dense[rows] = values.reshape([len(rows), *dims[1:]])
     return dense, "row_sparse"

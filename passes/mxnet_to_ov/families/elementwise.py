@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xmo.budget import charge, check_dims
 from xmo.frontends.mxnet.params import DTYPES
 from xmo.passes.mxnet_to_ov import attrs as A
 from xmo.passes.mxnet_to_ov.registry import mxnet_converter
@@ -158,6 +159,8 @@ def fill(node: ConverterNode, b: Builder):
         raise node.unsupported(f"dtype {dtype}") from None
     if dt not in DTYPES.values():
         raise node.unsupported(f"dtype {dtype}")
+    check_dims(shape)
+    charge(int(np.prod(shape)) * dt.itemsize, f"{node.type} '{node.name}'")
     value = {"_zeros": 0.0, "_ones": 1.0}.get(node.type)
     if value is None:
         value = A.number(node, "value", 0.0)
