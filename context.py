@@ -37,7 +37,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return KALDI
 
-    return {"ov": ov, "onnx": onnx, "tf": tf, "kaldi": kaldi}
+    def mxnet() -> Dialect:
+        from xmo.dialects.mxnet import MXNET
+
+        return MXNET
+
+    return {"ov": ov, "onnx": onnx, "tf": tf, "kaldi": kaldi, "mxnet": mxnet}
 
 
 def make_context(

@@ -10,10 +10,12 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
   (framework op -> ``ov`` ops: ``@tf_converter("IFFT2D")`` of
   :mod:`xmo.passes.tf_to_ov.registry` in ``front/tf``, ``@converter("Twice",
   domain="com.example")`` of :mod:`xmo.passes.onnx_to_ov.registry` in
-  ``front/onnx``) and front transformations; the extractors go to the
+  ``front/onnx``; ``@mxnet_converter(custom_key("my_op"))`` of
+  :mod:`xmo.passes.mxnet_to_ov.registry` in ``front/mxnet`` for an MXNet
+  ``Custom`` operator) and front transformations; the extractors go to the
   extension's own tables (:attr:`Extension.converters`,
-  :attr:`Extension.onnx_converters`) and apply only to conversions that load
-  the extension;
+  :attr:`Extension.onnx_converters`, :attr:`Extension.mxnet_converters`) and
+  apply only to conversions that load the extension;
 * ``DIR/middle/*.py``, ``DIR/back/*.py``: middle and back transformations
   (:mod:`xmo.passes.phases`);
 * ``DIR/kernels/*.py``: CPU backend kernels (``@register_kernel``, numba allowed);
@@ -150,7 +152,7 @@ def load_extension_passes(folder: str | Path) -> dict[str, type[ModulePass]]:
 # -- whole extensions: ops, front/<framework>, middle, back, kernels -------------------
 
 #: framework folders under ``front/``
-FRAMEWORKS = ("tf", "onnx")
+FRAMEWORKS = ("tf", "onnx", "mxnet")
 
 
 @dataclass
@@ -168,6 +170,11 @@ class Extension:
     onnx_converters: ConverterTable[tuple[str, str], Any] = field(
         default_factory=lambda: ConverterTable("onnx")
     )
+    #: MXNet operator (``Custom:<op_type>`` for Custom operators) -> converter
+    #: (the ``front/mxnet`` extractors)
+    mxnet_converters: ConverterTable[str, Any] = field(
+        default_factory=lambda: ConverterTable("mxnet")
+    )
     files: list[Path] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -176,12 +183,13 @@ class Extension:
 
     def extractor_table(self, framework: str) -> ConverterTable[Any, Any]:
         """The extractors of ``front/<framework>``."""
-        return {"tf": self.converters, "onnx": self.onnx_converters}[framework]
+        return {"tf": self.converters, "onnx": self.onnx_converters,
+                "mxnet": self.mxnet_converters}[framework]
 
     @property
     def extractor_tables(self) -> list[ConverterTable[Any, Any]]:
         """The extractor table of every framework."""
-        return [self.converters, self.onnx_converters]
+        return [self.converters, self.onnx_converters, self.mxnet_converters]
 
 
 _EXTENSIONS: dict[Path, Extension] = {}

@@ -84,6 +84,11 @@ def _is_graph_def(model: Any) -> bool:
     return getattr(desc, "full_name", None) == "tensorflow.GraphDef"
 
 
+def _never(model: Any) -> bool:
+    """Frameworks read only from paths (MXNet: a symbol and a params file)."""
+    return False
+
+
 #: every frontend, in the order models are offered to them
 FRONTENDS: list[Frontend] = []
 
@@ -114,10 +119,17 @@ register_frontend(Frontend(
 ))
 register_frontend(Frontend(
     name="kaldi", dialect="kaldi", suffixes=(".nnet", ".mdl", ".raw"),
-    accepts_object=lambda model: False,
+    accepts_object=_never,
     loader="xmo.frontends.kaldi:load_kaldi",
     input_shapes_reader="xmo.frontends.kaldi:graph_input_shapes",
     legalization=("convert-kaldi-to-ov",),
+))
+register_frontend(Frontend(
+    name="mxnet", dialect="mxnet", suffixes=("-symbol.json", ".params"),
+    accepts_object=_never,
+    loader="xmo.frontends.mxnet:load_mxnet",
+    input_shapes_reader="xmo.frontends.mxnet:graph_input_shapes",
+    legalization=("convert-mxnet-to-ov",),
 ))
 
 #: path suffixes xmo reads as IR, not through a frontend

@@ -47,6 +47,12 @@ def _convert_kaldi_to_ov() -> type[ModulePass]:
     return ConvertKaldiToOVPass
 
 
+def _convert_mxnet_to_ov() -> type[ModulePass]:
+    from xmo.passes.mxnet_to_ov import ConvertMXNetToOVPass
+
+    return ConvertMXNetToOVPass
+
+
 def _ov_compress_fp16() -> type[ModulePass]:
     from xmo.passes.ov_compress_fp16 import OVCompressFP16Pass
 
@@ -136,6 +142,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "convert-onnx-to-ov": _convert_onnx_to_ov,
         "convert-tf-to-ov": _convert_tf_to_ov,
         "convert-kaldi-to-ov": _convert_kaldi_to_ov,
+        "convert-mxnet-to-ov": _convert_mxnet_to_ov,
         "ov-set-outputs": _ov_set_outputs,
         "ov-change-layout": _ov_change_layout,
         "ov-check-static-shapes": _ov_check_static_shapes,

@@ -5,7 +5,9 @@ external data) derived from a valid model by one mutation: truncations, byte
 flips, dangling names, cycles, duplicate names, missing weights, wrong
 attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
-``mlir``, ``kaldi`` (nnet1 / nnet3, text and binary); ``files``, structure-aware cases of the files around a model
+``mlir``, ``kaldi`` (nnet1 / nnet3, text and binary), ``mxnet`` (a ``-symbol.json`` + ``.params`` pair: byte mutations of
+either, arrays missing / extra / of the wrong shape, dangling and backward
+input entries, deep JSON, bad magic); ``files``, structure-aware cases of the files around a model
 rather than its bytes: external data hard-linked to a file outside the
 model's folder, FIFOs and devices where a model, an IR ``.bin``, external
 data, an extension file or an ``--input`` ``.npy`` is expected, inputs
@@ -61,7 +63,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
-KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir", "kaldi")
+KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir", "kaldi", "mxnet")
 #: structure-aware kinds (the files around a model, not its bytes)
 FILE_KINDS = ("files",)
 #: structure-aware resource bombs (run in capped processes of their own)
@@ -76,6 +78,7 @@ _OPT_PIPELINES = {
     "pb": "convert-tf-to-ov",
     "pbtxt": "convert-tf-to-ov",
     "kaldi": "convert-kaldi-to-ov",
+    "mxnet": "convert-mxnet-to-ov",
 }
 
 
@@ -740,6 +743,84 @@ def files_case(rng: random.Random) -> Case:
                 command="run", tools=("xmo",), outputs=names)
 
 
+# MXNet (symbol + params pairs)
+# ---------------------------------------------------------------------------
+
+MXNET_DATA = ROOT / "tests" / "data" / "mxnet"
+#: the fixture mutated (small: a bidirectional GRU and a tanh RNN)
+MXNET_BASE = "gru_bi"
+
+
+def _mxnet_base() -> tuple[dict, bytes]:
+    folder = MXNET_DATA / MXNET_BASE
+    import json
+
+    doc = json.loads((folder / f"{MXNET_BASE}-symbol.json").read_text())
+    return doc, (folder / f"{MXNET_BASE}-0000.params").read_bytes()
+
+
+def _mxnet_files(doc: object, params: bytes) -> dict[str, bytes]:
+    import json
+
+    text = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return {"m-symbol.json": text, "m-0000.params": params}
+
+
+def _params_with(arrays: dict) -> bytes:
+    from xmo.frontends.mxnet import write_params
+
+    with tempfile.TemporaryDirectory() as d:
+        write_params(Path(d) / "p.params", arrays)
+        return (Path(d) / "p.params").read_bytes()
+
+
+def mxnet_case(rng: random.Random) -> Case:
+    import copy
+
+    from xmo.frontends.mxnet.params import parse_params
+
+    doc, params = _cached("mxnet", _mxnet_base)  # type: ignore[misc]
+    doc = copy.deepcopy(doc)
+    arrays = {f"{p.kind}:{p.name}": np.array(p.array)
+              for p in parse_params(np.frombuffer(params, np.uint8))}
+    r = rng.randrange(11)
+    if r < 4:  # bytes of the params file or of the symbol
+        if r < 2:
+            name, out = rng.choice((_truncate, _flip))(rng, params)
+            return Case("mxnet", f"params_{name}", "m-symbol.json", _mxnet_files(doc, out), must_fail=False)
+        name, out = rng.choice((_truncate, _flip))(rng, _mxnet_files(doc, params)["m-symbol.json"])
+        return Case("mxnet", f"symbol_{name}", "m-symbol.json", _mxnet_files(out, params), must_fail=False)
+    nodes = doc["nodes"]
+    ops = [i for i, n in enumerate(nodes) if n["op"] != "null" and n["inputs"]]
+    if r == 4:
+        arrays.pop(rng.choice(sorted(arrays)))
+        return Case("mxnet", "missing_array", "m-symbol.json", _mxnet_files(doc, _params_with(arrays)))
+    if r == 5:
+        arrays["arg:stray_weight"] = np.zeros(3, np.float32)
+        return Case("mxnet", "extra_array", "m-symbol.json", _mxnet_files(doc, _params_with(arrays)))
+    if r == 6:
+        key = rng.choice(sorted(arrays))
+        arrays[key] = np.zeros(arrays[key].size + rng.choice((1, 7)), np.float32)
+        return Case("mxnet", "array_shape", "m-symbol.json", _mxnet_files(doc, _params_with(arrays)))
+    if r == 7:
+        n = nodes[rng.choice(ops)]
+        n["inputs"][0] = [rng.choice((len(nodes) + 5, -1)), 0, 0]
+        return Case("mxnet", "dangling_entry", "m-symbol.json", _mxnet_files(doc, params))
+    if r == 8:
+        i = rng.choice(ops)
+        nodes[i]["inputs"][0] = [i, 0, 0]
+        return Case("mxnet", "backward_entry", "m-symbol.json", _mxnet_files(doc, params))
+    if r == 9:
+        depth = rng.choice((2000, 100000))
+        text = b'{"nodes": ' + b"[" * depth + b"]" * depth + b"}"
+        return Case("mxnet", f"deep_json{depth}", "m-symbol.json", _mxnet_files(text, params))
+    bad = bytearray(params)
+    bad[24:28] = bytes(rng.randrange(256) for _ in range(4))  # the first array's magic
+    return Case("mxnet", "array_magic", "m-symbol.json", _mxnet_files(doc, bytes(bad)),
+                must_fail=bytes(bad[24:28]) not in (params[24:28],))
+
+
+# ---------------------------------------------------------------------------
 # Resource bombs (structure-aware)
 # ---------------------------------------------------------------------------
 
@@ -807,6 +888,7 @@ def kaldi_case(rng: random.Random) -> Case:
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
     "kaldi": kaldi_case,
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
+    "mxnet": mxnet_case,
     "files": files_case,
     "bombs": bombs_case,
 }

@@ -35,6 +35,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         help="convert a model to OpenVINO IR",
         description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; "
         "Kaldi nnet1/nnet3 .nnet/.raw/.mdl; "
+        "MXNet PREFIX-symbol.json / PREFIX-NNNN.params; "
         "or .mlir / OpenVINO IR .xml) to OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")
@@ -74,8 +75,20 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         help="memory the conversion may allocate, e.g. 4G or 512M (default: half of "
         "the physical memory); beyond it the conversion stops with an error",
     )
+    g = p.add_argument_group("MXNet")
+    g.add_argument("--input_params", "--input-params", dest="input_params", metavar="PARAMS",
+                   help="MXNet: the .params file of MODEL (-symbol.json); default: "
+                   "PREFIX-NNNN.params beside it, the newest epoch")
+    g.add_argument("--epoch", type=int, metavar="N",
+                   help="MXNet: read PREFIX-NNNN.params of epoch N")
     _add_extension_options(p)
     _add_log_level(p)
+
+
+def _mxnet_options(args: argparse.Namespace) -> dict:
+    """The MXNet frontend's options that were given."""
+    given = {"params": args.input_params, "epoch": args.epoch}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _add_extension_options(p: argparse.ArgumentParser) -> None:
@@ -258,6 +271,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         enable_transforms=args.enable_transforms,
         disable_transforms=args.disable_transforms,
         memory_limit=args.memory_limit,
+        **_mxnet_options(args),
     )
     if not any(op.name == "ov.Result" for op in module.body.block.ops):
         raise CLIError(f"{src}: the converted model has no outputs (no Result): nothing to write")

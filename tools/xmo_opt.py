@@ -98,7 +98,9 @@ class XmoOptMain(xDSLOptMain):
         self.available_frontends["xml"] = _read_by_path
         for f in FRONTENDS:
             for suffix in f.suffixes:
-                self.available_frontends[suffix.lstrip(".")] = _read_by_path
+                # MXNet's -symbol.json is told apart from other .json files in parse_chunk
+                ext = os.path.splitext(suffix)[1] or suffix
+                self.available_frontends[ext.lstrip(".")] = _read_by_path
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -198,6 +200,12 @@ class XmoOptMain(xDSLOptMain):
 
         kind = "." + (self.args.frontend or file_extension)
         frontend = next((f for f in FRONTENDS if kind in f.suffixes), None)
+        if frontend is None and self.args.frontend is None and self.args.input_file is not None:
+            from xmo.frontends import find_frontend
+
+            frontend = find_frontend(self.args.input_file)  # e.g. PREFIX-symbol.json
+        if frontend is None and (self.args.frontend or file_extension) == "json":
+            raise XmoOptError("a .json input must be an MXNet PREFIX-symbol.json file")
         if frontend is not None:
             if self.args.input_file is None:
                 raise XmoOptError(f"{frontend.name} model input must be a file path")
