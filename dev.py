@@ -89,8 +89,28 @@ def demo() -> None:
     sh(BIN / "xmo", "run", model, "--compare-with", "onnxruntime")
 
 
+def ensure_chromium() -> None:
+    """Debian's Chromium for the report test (tests/test_validate_report.py)
+    when it is missing and this is root with apt-get (about 1-2 min: see the
+    README's "Validating many models"); otherwise that test says why it skips."""
+    import shutil
+
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        return
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        print("== chromium not installed and no root apt-get: the report test will skip")
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        sh("apt-get", "update", "-qq", env=env)
+        sh("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", env=env)
+    except subprocess.CalledProcessError as e:
+        print(f"== installing chromium failed ({e}): the report test will skip")
+
+
 def test() -> None:
     ensure_venv()
+    ensure_chromium()
     sh(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
     sh(BIN / "lit", "-sv", "filecheck")
 
