@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Generated models for ``xmo validate``: good ones and one of each failure.
 
-    python tools/make_validate_models.py OUT_DIR [--good 43]
+    python tools/make_validate_models.py OUT_DIR [--good 42]
 
 writes ``OUT_DIR/manifest.json`` listing:
 
 * ``good_NN.onnx``: tiny ONNX graphs of several shapes (Add/Relu, MatMul +
   bias, Conv, Softmax, Transpose chains, ReduceMean), sizes spread by NN;
-* ``mismatch.onnx``: MatMul -> Tanh checked with ``rtol = atol = 0`` (float
-  rounding then differs between runtimes) -- or, when ``exact_mismatch``, a
-  model whose given reference outputs are off by 0.5;
+* ``mismatch.onnx``: MatMul -> Tanh with given reference outputs off by 0.5;
+* ``diverge.onnx``: the same model checked with ``rtol = atol = 0`` (float
+  rounding differs between runtimes: the first diverging tensor is the MatMul's);
 * ``unsupported.onnx``: an op of a domain nobody converts (``com.example.Frobnicate``);
 * ``broken.onnx``: bytes that are not a model (an ``error``);
 * ``crash.onnx`` + ``ext_crash/``: an extension dereferencing NULL when loaded (SIGSEGV);
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 #: the status each generated special model must end with (the good ones: "pass")
-EXPECTED = {"mismatch": "mismatch", "unsupported": "unsupported", "broken": "error",
+EXPECTED = {"mismatch": "mismatch", "diverge": "mismatch", "unsupported": "unsupported", "broken": "error",
             "crash": "crash", "hang": "timeout", "hog": "oom", "bomb": "oom"}
 
 _EXTENSIONS = {
@@ -106,9 +106,10 @@ def _add_model(name: str):  # noqa: ANN202
                   [helper.make_tensor_value_info("y", f, [1, 4])], [])
 
 
-def make_suite(out: Path, good: int = 43, specials: tuple[str, ...] = tuple(EXPECTED),
-               exact_mismatch: bool = True) -> Path:
-    """Write the models and ``out/manifest.json``; the manifest's path."""
+def make_suite(out: Path, good: int = 42, specials: tuple[str, ...] = tuple(EXPECTED),
+               hang_timeout: float | None = None) -> Path:
+    """Write the models and ``out/manifest.json``; the manifest's path
+    (``hang_timeout``: the hanging model's own time limit, default the run's)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -120,16 +121,18 @@ def make_suite(out: Path, good: int = 43, specials: tuple[str, ...] = tuple(EXPE
         _save(good_model(i), out / f"good_{i:02d}.onnx")
         entries.append({"model": f"good_{i:02d}.onnx"})
     f = TensorProto.FLOAT
-    if "mismatch" in specials:
+    for kind in ("mismatch", "diverge"):
+        if kind not in specials:
+            continue
         rng = np.random.default_rng(7)
         w = rng.standard_normal((512, 16)).astype(np.float32)
         nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="matmul"),
                  helper.make_node("Tanh", ["mm"], ["y"], name="tanh")]
-        model = _graph("mismatch", nodes, [helper.make_tensor_value_info("x", f, [1, 512])],
+        model = _graph(kind, nodes, [helper.make_tensor_value_info("x", f, [1, 512])],
                        [helper.make_tensor_value_info("y", f, [1, 16])], [numpy_helper.from_array(w, "w")])
-        _save(model, out / "mismatch.onnx")
-        entry: dict = {"model": "mismatch.onnx"}
-        if exact_mismatch:  # reference outputs off by 0.5: a mismatch whatever the runtimes round
+        _save(model, out / f"{kind}.onnx")
+        entry: dict = {"model": f"{kind}.onnx"}
+        if kind == "mismatch":  # reference outputs off by 0.5: a mismatch whatever the runtimes round
             x = np.arange(512, dtype=np.float32).reshape(1, 512) / 512
             np.savez(out / "mismatch_ref.npz", y=np.tanh(x @ w) + np.float32(0.5))
             entry["outputs"] = "mismatch_ref.npz"
@@ -155,6 +158,8 @@ def make_suite(out: Path, good: int = 43, specials: tuple[str, ...] = tuple(EXPE
         (ext / f"{kind}.py").write_text(_EXTENSIONS[kind])
         _save(_add_model(kind), out / f"{kind}.onnx")
         entries.append({"model": f"{kind}.onnx", "extensions": [f"ext_{kind}"]})
+        if kind == "hang" and hang_timeout is not None:
+            entries[-1]["timeout"] = hang_timeout
     if "bomb" in specials:
         bomb = constant_of_shape(1 << 30)
         (out / "bomb.onnx").write_bytes(bomb.files[bomb.model])
@@ -167,7 +172,7 @@ def make_suite(out: Path, good: int = 43, specials: tuple[str, ...] = tuple(EXPE
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--good", type=int, default=43)
+    ap.add_argument("--good", type=int, default=42)
     args = ap.parse_args(argv)
     print(make_suite(args.out, args.good))
     return 0

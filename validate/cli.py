@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("models", nargs="*", metavar="MODEL")
     p.add_argument("--manifest", metavar="FILE",
                    help="models to validate: one a line, or a JSON/YAML list of paths or "
-                   "objects (model, input, inputs, outputs, rtol, atol, extensions, name)")
+                   "objects (model, input, inputs, outputs, rtol, atol, extensions, name, timeout)")
     p.add_argument("--db", default=DEFAULT_DB, metavar="FILE",
                    help=f"SQLite results file (default {DEFAULT_DB})")
     p.add_argument("--retry-failed", action="store_true", help="rerun the models that did not pass")

@@ -66,8 +66,10 @@ def _last_line(path: Path) -> str:
 
 def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -> dict[str, Any]:
     """Validate one task (:meth:`Task.to_json`) in a child process; its
-    :class:`Result` as JSON. Never raises for what the model does."""
+    :class:`Result` as JSON. Never raises for what the model does.
+    ``timeout``: seconds, unless the task has its own."""
     task = Task.from_json(task_json)
+    timeout = task.timeout if task.timeout is not None else timeout
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="xmo-validate-task-") as tmp:
         tmp_path = Path(tmp)

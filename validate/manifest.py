@@ -7,7 +7,7 @@ whose items are a model path or an object::
 
     [{"model": "a.onnx", "input": "x[1,3,8,8]", "inputs": "a_in.npz",
       "outputs": "a_ref.npz", "rtol": 1e-3, "atol": 1e-5,
-      "extensions": ["ext/"], "name": "a"}]
+      "extensions": ["ext/"], "name": "a", "timeout": 60}]
 
 Relative paths are read from the manifest's folder.
 """
@@ -43,6 +43,8 @@ class Task:
     rtol: float = RTOL
     atol: float = ATOL
     extensions: list[str] = field(default_factory=list)
+    #: seconds for this model (default: ``--timeout``)
+    timeout: float | None = None
     #: run-wide settings, copied into each task (they change its results)
     runtime: str = "openvino"
     with_ovc: bool = False
@@ -53,7 +55,8 @@ class Task:
             self.name = Path(self.model).name
 
     def files(self) -> list[str]:
-        return [p for p in (self.model, self.inputs, self.outputs) if p]
+        """What the results depend on: the model, inputs, reference outputs, extension folders."""
+        return [p for p in (self.model, self.inputs, self.outputs, *self.extensions) if p]
 
     def key(self) -> str:
         """The digest of the model's files and of every option: a rerun with the
@@ -61,7 +64,7 @@ class Task:
         h = hashlib.sha256()
         for p in self.files():
             h.update(file_digest(p).encode())
-        opts = {k: v for k, v in asdict(self).items() if k not in ("model", "name", "memory_limit")}
+        opts = {k: v for k, v in asdict(self).items() if k not in ("model", "name", "memory_limit", "timeout")}
         opts["checks"] = CHECKS_VERSION
         opts["inputs"] = bool(self.inputs)
         opts["outputs"] = bool(self.outputs)
@@ -115,8 +118,8 @@ def _task(item: Any, base: Path, where: str, defaults: dict[str, Any]) -> Task:
         if d.get(k):
             d[k] = str((base / d[k]).resolve())
     d["extensions"] = [str((base / e).resolve()) for e in d.get("extensions", [])]
-    for k in ("rtol", "atol"):
-        if k in d:
+    for k in ("rtol", "atol", "timeout"):
+        if d.get(k) is not None:
             d[k] = float(d[k])
     return Task(**d)
 
