@@ -3,7 +3,8 @@
 One self-contained page (inline CSS, JavaScript and SVG; nothing fetched):
 the counts by status, plots (the distribution of max abs errors, conversion
 time and peak RSS against model size, layers xmo vs ovc), and a table of the
-models, sortable by any column, whose rows open the model's details (the
+models, sortable by any column (``report.html#sort=2-desc`` opens it sorted
+by the third column, descending), whose rows open the model's details (the
 unsupported-ops report, the first diverging tensor, layers by type, the
 slowest passes). When its script has run, ``<body>`` gets ``data-ready="1"``;
 a script error sets ``data-errors`` and is shown at the top.
@@ -42,7 +43,7 @@ tr.details td{background:#fbfbf7} tr.details pre{white-space:pre-wrap;margin:4px
 #errors{color:#c62828}
 """
 
-_JS = """
+_JS = r"""
 window.addEventListener('error', function (e) {
   document.body.dataset.errors = (document.body.dataset.errors || '') + e.message + ';';
   document.getElementById('errors').textContent += 'script error: ' + e.message + ' ';
@@ -64,7 +65,8 @@ window.addEventListener('error', function (e) {
       var list = pairs();
       list.sort(function (a, b) {
         var x = a[0].cells[col].dataset.v, y = b[0].cells[col].dataset.v;
-        if (numeric) { x = x === '' ? Infinity : +x; y = y === '' ? Infinity : +y; }
+        if (x === '' || y === '') return (x === '') - (y === '');  // empty cells last
+        if (numeric) { x = +x; y = +y; }
         var c = x < y ? -1 : x > y ? 1 : 0;
         return asc ? c : -c;
       });
@@ -75,6 +77,12 @@ window.addEventListener('error', function (e) {
     var tr = e.target.closest('tr.model');
     if (tr) { var d = tr.nextElementSibling; d.hidden = !d.hidden; }
   });
+  var m = /^#sort=(\d+)(-desc)?$/.exec(location.hash);  // a link to a sorted view
+  if (m) {
+    var th = table.tHead.rows[0].cells[+m[1]];
+    th.click();
+    if (m[2]) th.click();
+  }
   document.getElementById('shown').textContent = body.rows.length / 2;
   document.body.dataset.ready = '1';
 })();
