@@ -165,8 +165,9 @@ W, H, PAD = 360, 240, 44
 
 
 def _ticks(lo: float, hi: float, log: bool) -> list[float]:
-    if log:
-        return [float(e) for e in range(math.floor(lo), math.ceil(hi) + 1)]
+    if log:  # decades; with 2 and 5 between them when there are few
+        steps = (1, 2, 5) if hi - lo < 2 else (1,)
+        return [e + math.log10(m) for e in range(math.floor(lo), math.ceil(hi) + 1) for m in steps]
     if hi <= lo:
         return [lo]
     step = 10 ** math.floor(math.log10((hi - lo) / 4 or 1))
@@ -179,7 +180,10 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
 
 
 def _tick_text(v: float, log: bool) -> str:
-    return f"1e{int(v)}" if log else f"{v:g}"
+    if not log:
+        return f"{v:g}"
+    value = 10**v
+    return f"{value:g}" if 1e-3 <= value < 1e4 else f"{value:.0e}"
 
 
 def scatter(points: list[tuple[float, float, str, str]], xlabel: str, ylabel: str,
@@ -278,7 +282,8 @@ def render(results: list[Result], title: str = "xmo validate") -> str:
     ]
     head = "".join(f'<th data-type="{"num" if num else "text"}">{html.escape(h)}</th>'
                    for h, _, _, num in _COLUMNS)
-    rows = "".join(_row(r) for r in sorted(results, key=lambda r: (STATUSES.index(r.status)
+    # the failures first, then the passes; by name within a status
+    rows = "".join(_row(r) for r in sorted(results, key=lambda r: (r.status == "pass", STATUSES.index(r.status)
                                                                    if r.status in STATUSES else 99, r.name)))
     summary = json.dumps(dict(counts), sort_keys=True)
     return f"""<!DOCTYPE html>
