@@ -153,6 +153,26 @@ def test_killed_half_way_then_resumed(suite: Path, tmp_path: Path) -> None:
     assert "2 models, 2 unchanged" in r.stdout, r.stdout + r.stderr
 
 
+def test_sigterm_ends_the_running_workers(suite: Path, tmp_path: Path) -> None:
+    models = suite.parent
+    manifest = tmp_path / "hang.json"
+    manifest.write_text(json.dumps([{"model": str(models / "hang.onnx"), "extensions": [str(models / "ext_hang")]}]))
+    proc = subprocess.Popen([sys.executable, "-m", "xmo.tools.xmo_main", "validate", "--manifest",
+                             str(manifest), *LIMITS, "--db", str(tmp_path / "t.db")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while not workers and time.monotonic() < deadline:
+        time.sleep(0.2)
+        workers = _children(proc.pid)
+    assert workers, "no worker started"
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    time.sleep(0.3)
+    assert not [p for p in workers if _alive(p)], "a worker outlived its terminated driver"
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for d in Path("/proc").iterdir():

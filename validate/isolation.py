@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,26 @@ _PR_SET_PDEATHSIG = 1
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+try:  # looked up here: between fork and exec (with the pool's threads about) only the call runs
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux: a child may outlive a killed driver
+    _PRCTL = None
+
+#: process groups of the running workers (killed when the driver is interrupted)
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
 def _die_with_parent() -> None:  # runs in the child between fork and exec
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the child may outlive a killed driver
-        pass
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def kill_running() -> None:
+    """Kill every running worker (the driver is being interrupted)."""
+    with _RUNNING_LOCK:
+        for pid in list(_RUNNING):
+            _kill_group(pid)
 
 
 def _rss(pid: int) -> int:
@@ -82,6 +98,8 @@ def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
                 start_new_session=True, preexec_fn=_die_with_parent,
             )
+        with _RUNNING_LOCK:
+            _RUNNING.add(proc.pid)
         killed_for = ""
         peak = 0
         try:
@@ -102,6 +120,8 @@ def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -
             if proc.returncode is None:  # the driver is being interrupted
                 _kill_group(proc.pid)
                 proc.wait()
+            with _RUNNING_LOCK:
+                _RUNNING.discard(proc.pid)
         try:
             result = Result.from_json(json.loads(result_file.read_text()))
         except (OSError, ValueError):

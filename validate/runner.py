@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, TextIO
 
-from xmo.validate.isolation import run_isolated
+from xmo.validate.isolation import kill_running, run_isolated
 from xmo.validate.manifest import Task
 from xmo.validate.worker import Result
 
@@ -84,11 +84,16 @@ def _on_pool(tasks: list[Task], jobs: int, timeout: float, memory_limit: int,
         return run_isolated(task.to_json(), timeout, memory_limit)
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="xmo-validate")
+    finished = False
     try:
         futures = {pool.submit(one, t): t for t in tasks}
         for fut in as_completed(futures):
             yield futures[fut], _finished(fut.result(), progress)
+        finished = True
     finally:
+        if not finished:  # Ctrl-C, SIGTERM, or the caller stopped: end the running workers
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_running()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -104,9 +109,9 @@ def _on_dask(tasks: list[Task], address: str, timeout: float, memory_limit: int,
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:
-        from xmo.validate.manifest import ManifestError
+        from xmo.errors import XmoError
 
-        raise ManifestError("--scheduler needs Dask's distributed package: "
+        raise XmoError("--scheduler needs Dask's distributed package: "
                             "pip install 'xmo[dask]'") from None
     with Client(address, timeout=30) as client:
         futures = {}
