@@ -107,7 +107,7 @@ def _finished(d: dict[str, Any], progress: Progress | None) -> Result:
 def _on_dask(tasks: list[Task], address: str, timeout: float, memory_limit: int,
              progress: Progress | None) -> Iterator[tuple[Task, Result]]:
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client, KilledWorker, as_completed as dask_completed
     except ImportError:
         from xmo.errors import XmoError
 
@@ -122,6 +122,12 @@ def _on_dask(tasks: list[Task], address: str, timeout: float, memory_limit: int,
         if progress:
             progress.running = min(len(tasks), sum(client.nthreads().values()))
         for fut in dask_completed(list(futures)):
-            yield futures[fut], _finished(fut.result(), progress)
+            task = futures[fut]
+            try:
+                d = fut.result()
+            except KilledWorker as e:  # the Dask worker itself died (each time Dask retried it)
+                d = Result(task.name, task.model, key=task.key(), status="crash",
+                           error=f"the Dask workers running it died: {e}", finished=time.time()).to_json()
+            yield task, _finished(d, progress)
             if progress:
                 progress.running = min(len(tasks) - progress.done, sum(client.nthreads().values()))
