@@ -5,7 +5,9 @@
   (``models/demo.onnx``) to OpenVINO IR and run it on xmo's CPU backend and on
   OpenVINO, then compare every tensor with onnxruntime, printing what it did.
 * ``test``: create ``.venv``, install xmo with its test extra at the versions
-  ``constraints.txt`` pins, run all tests (pytest, then the lit/FileCheck suite).
+  ``constraints.txt`` pins (and Debian's chromium, when missing and this is
+  root with apt-get: the ``xmo validate`` report test renders in it), run all
+  tests (pytest, then the lit/FileCheck suite).
 * ``test-latest``: the same in ``.venv-latest`` with the newest releases of
   everything; when tests fail there, it finds which package's new release
   breaks which tests (by putting each moved package back to its pin in turn).
