@@ -55,7 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def tasks_of(args: argparse.Namespace) -> list:  # noqa: ANN201 - list[Task]
     from xmo.budget import parse_size
-    from xmo.validate.manifest import ATOL, RTOL, Task, read_manifest
+    from xmo.tools.compare import ATOL, RTOL
+    from xmo.validate.manifest import Task, read_manifest
 
     tol = {"rtol": RTOL if args.rtol is None else args.rtol, "atol": ATOL if args.atol is None else args.atol}
     tasks = [Task(str(Path(m).resolve()), input=args.input, **tol) for m in args.models]
