@@ -5,7 +5,9 @@
   (``models/demo.onnx``) to OpenVINO IR and run it on xmo's CPU backend and on
   OpenVINO, then compare every tensor with onnxruntime, printing what it did.
 * ``test``: create ``.venv``, install xmo with its test extra at the versions
-  ``constraints.txt`` pins, run all tests (pytest, then the lit/FileCheck suite).
+  ``constraints.txt`` pins (and Debian's chromium, when missing and this is
+  root with apt-get: the ``xmo validate`` report test renders in it), run all
+  tests (pytest, then the lit/FileCheck suite).
 * ``test-latest``: the same in ``.venv-latest`` with the newest releases of
   everything; when tests fail there, it finds which package's new release
   breaks which tests (by putting each moved package back to its pin in turn).
@@ -89,8 +91,28 @@ def demo() -> None:
     sh(BIN / "xmo", "run", model, "--compare-with", "onnxruntime")
 
 
+def ensure_chromium() -> None:
+    """Debian's Chromium for the report test (tests/test_validate_report.py)
+    when it is missing and this is root with apt-get (about 1-2 min: see the
+    README's "Validating many models"); otherwise that test says why it skips."""
+    import shutil
+
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        return
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        print("== chromium not installed and no root apt-get: the report test will skip")
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        sh("apt-get", "update", "-qq", env=env)
+        sh("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", env=env)
+    except subprocess.CalledProcessError as e:
+        print(f"== installing chromium failed ({e}): the report test will skip")
+
+
 def test() -> None:
     ensure_venv()
+    ensure_chromium()
     sh(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
     sh(BIN / "lit", "-sv", "filecheck")
 

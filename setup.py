@@ -36,7 +36,6 @@ DEV_ONLY = (
     "tools/make_*.py",  # fixture and model generators
     "tools/check_*.py",
     "tools/ir_digests.py",  # the refactoring oracle
-    "tools/compare_ir.py",  # xmo's IR against ovc's (needs openvino's converter)
     "tools/ir_pair_stress.py",  # concurrent writers of one IR path (tests/test_ir_pair.py)
     "tools/onnx_conformance.py",
     "tools/fuzz_inputs.py",

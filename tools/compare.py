@@ -45,8 +45,10 @@ def _ort_all_outputs(model_path: Path, feed: dict[str, np.ndarray]) -> tuple[dic
     return dict(zip(names, values)), order
 
 
-def compare_with_onnxruntime(model: str | Path, feed: dict[str, Any]) -> str:
-    """A one-paragraph report: the first diverging tensor, or that all match."""
+def compare_with_onnxruntime(model: str | Path, feed: dict[str, Any],
+                             rtol: float = RTOL, atol: float = ATOL) -> str:
+    """A one-paragraph report: the first diverging tensor, or that all match
+    (``rtol`` / ``atol``: the tolerance of float tensors)."""
     import xmo
 
     path = Path(model)
@@ -80,13 +82,13 @@ def compare_with_onnxruntime(model: str | Path, feed: dict[str, Any]) -> str:
                 f"shape {list(a.shape)} vs onnxruntime {list(b.shape)}"
             )
         if b.dtype.kind in "fc":
-            ok = np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=RTOL, atol=ATOL, equal_nan=True)
+            ok = np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
         else:
             ok = np.array_equal(a, b)
         if not ok:
             diff = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))) if a.size else 0.0
             return (
                 f"[ xmo ] first divergent tensor: '{tensor}' (node '{node}', {op_type}): "
-                f"max abs diff {diff:.3g} (rtol {RTOL}, atol {ATOL})"
+                f"max abs diff {diff:.3g} (rtol {rtol}, atol {atol})"
             )
-    return f"[ xmo ] all {compared} tensors computed by both match onnxruntime (rtol {RTOL}, atol {ATOL})"
+    return f"[ xmo ] all {compared} tensors computed by both match onnxruntime (rtol {rtol}, atol {atol})"

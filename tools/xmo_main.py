@@ -1,7 +1,9 @@
 """``xmo``: the converter's command line (``xmo convert``, ``xmo run``).
 
 ``xmo convert MODEL -o OUT.xml`` writes OpenVINO IR (OUT.xml + OUT.bin);
-``xmo run MODEL`` executes a model and prints its outputs.
+``xmo run MODEL`` executes a model and prints its outputs;
+``xmo validate MODEL... | --manifest FILE`` converts and checks many
+(:mod:`xmo.validate`).
 
 Every failure ends in a one-line ``xmo: error: ...`` and a non-zero exit code;
 ``--log_level DEBUG`` (or ``XMO_DEBUG=1``) shows the traceback.
@@ -245,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_convert(sub)
     _add_run(sub)
     _add_viz(sub)
+    from xmo.validate.cli import add_parser as add_validate
+
+    add_validate(sub)
     return parser
 
 
@@ -543,6 +548,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_viz(args)
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "validate":
+            from xmo.validate.cli import cmd_validate
+
+            return cmd_validate(args)
     except Terminated as e:
         print(f"xmo: {e}", file=sys.stderr)
         return e.exit_code
