@@ -38,7 +38,7 @@ from xmo.passes.onnx_to_ov.families.quantization import (
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.ov_constant_fold import NO_FOLD
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
-from xmo.passes.to_ov.helpers import scalar
+from xmo.passes.to_ov.helpers import rank_of, scalar
 
 converter("QuantizeLinear", domain=MS)(quantize_linear)
 converter("DequantizeLinear", domain=MS)(dequantize_linear)
@@ -89,9 +89,7 @@ def qlinear_concat(node: ConverterNode, b: Builder):
 
 def _channels_first(node: ConverterNode, b: Builder, x: SSAValue, back: bool) -> SSAValue:
     """NHWC <-> NCHW for ``channels_last``."""
-    r = node.rank(0)
-    if r is None:
-        raise node.unsupported("input of dynamic rank")
+    r = rank_of(node, x)
     perm = [0, *range(2, r), 1] if back else [0, r - 1, *range(1, r - 1)]
     return b.out("Transpose", [x, b.i64(perm)])
 
@@ -104,8 +102,7 @@ def qlinear_average_pool(node: ConverterNode, b: Builder):
         x = _channels_first(node, b, x, False)
     if node.type == "QLinearGlobalAveragePool":
         known_attrs(node, "channels_last")
-        r = node.rank(0)
-        y = b.out("ReduceMean", [x, b.i64(list(range(2, r)))], {"keep_dims": True})
+        y = b.out("ReduceMean", [x, b.i64(list(range(2, rank_of(node, x))))], {"keep_dims": True})
     else:
         known_attrs(node, "auto_pad", "ceil_mode", "channels_last", "count_include_pad", "kernel_shape", "pads",
                     "strides")  # fmt: skip
