@@ -1,4 +1,11 @@
-"""Result element types of onnxruntime's contrib ops (``com.microsoft``),
+"""onnxruntime's contrib domain (``com.microsoft``) in the loader: its
+version when a model does not import it, and result element types.
+
+onnxruntime runs ``com.microsoft`` nodes of a model without an opset import
+for the domain (``onnxruntime.transformers.optimizer`` writes such models):
+version 1, as for onnxruntime.
+
+Result element types of onnxruntime's contrib ops (``com.microsoft``),
 which onnx's shape inference does not know: without them a quantized
 (QOperator) model's integer tensors between two contrib ops would load as the
 unranked f32 placeholder, which the ONNX ops reading them (DequantizeLinear)
@@ -27,6 +34,9 @@ _LIKE_INPUT: dict[tuple[str, int], int] = {
 }
 
 MS = "com.microsoft"
+
+#: domain -> the opset version of a model that uses it without importing it
+IMPLICIT_OPSETS = {MS: 1}
 
 
 def contrib_result_type(domain: str, op_type: str, i: int, operands: Sequence[SSAValue]) -> Attribute | None:

@@ -39,17 +39,15 @@ def _key_mask(node: ConverterNode, b: Builder, i: int, scores: SSAValue, filler:
     r = node.rank(i)
     t_steps = _steps(b, dim_of(b, scores, 3, scalar_out=True))  # [T]
     if r == 1:
-        n = (node.shape(i) or [-1])[0]
-        batch = (node.shape(0) or [-1])[0]
+        # [B] end positions or [2B] end then start positions: padded with
+        # zeros (no start) to [2B] and halved
         ends = b.convert(m, "i64")
-        if n >= 0 and batch >= 0 and n == 2 * batch:
-            halves = b.op("Split", [ends, b.i64(0)], {"num_splits": 2}, num_outputs=2)
-            end, start = (b.reshape(h, [-1, 1, 1, 1]) for h in halves.results)
-            keep = b.out("LogicalAnd", [b.out("Less", [t_steps, end]), b.out("GreaterEqual", [t_steps, start])])
-        elif n >= 0 and batch >= 0 and n == batch:
-            keep = b.out("Less", [t_steps, b.reshape(ends, [-1, 1, 1, 1])])
-        else:
-            raise node.unsupported(f"input {i} (mask) of shape {node.shape(i)}: [B] or [2B] with a static B supported")
+        batch = dim_of(b, scores, 0)
+        short = b.out("Subtract", [b.out("Multiply", [batch, b.i64([2])]), dim_of(b, ends, 0)])
+        both = b.out("Pad", [ends, b.i64([0]), short, b.i64(0)], {"pad_mode": "constant"})
+        end, start = (b.reshape(h, [-1, 1, 1, 1]) for h in b.op("Split", [both, b.i64(0)], {"num_splits": 2},
+                                                                num_outputs=2).results)  # fmt: skip
+        keep = b.out("LogicalAnd", [b.out("Less", [t_steps, end]), b.out("GreaterEqual", [t_steps, start])])
     elif r in (2, 3):
         keep = b.out("Greater", [m, b.convert(b.i64(0), value_etype(m))])
         keep = b.reshape(keep, [0, 1, 1, -1], special_zero=True) if r == 2 else b.unsqueeze(keep, [1])
