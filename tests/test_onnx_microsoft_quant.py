@@ -195,3 +195,38 @@ def test_conv_integer(tmp_path: Path) -> None:
     model = _model(nodes, {"x": (_U8, [1, 3, 6, 6])}, {"y": TensorProto.INT32},
                    {"w": _q(4, 3, 3, 3), "xz": np.uint8(100), "wz": np.uint8(128)})  # fmt: skip
     _check(model, {"x": _q(1, 3, 6, 6)}, tmp_path)
+
+
+# -- DynamicQuantizeLSTM ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_dynamic_quantize_lstm(direction: str, tmp_path: Path) -> None:
+    """An LSTM + MatMul head quantized by ``quantize_dynamic``: onnxruntime
+    also quantizes each step's input and hidden state to u8, xmo runs f32
+    with the dequantized weights: within 0.02 of outputs of magnitude ~1."""
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    dirs, hidden, k = (2 if direction == "bidirectional" else 1), 16, 12
+    rng = np.random.default_rng(4)
+    inits = {
+        "W": (rng.standard_normal((dirs, 4 * hidden, k)) * 0.3).astype(np.float32),
+        "R": (rng.standard_normal((dirs, 4 * hidden, hidden)) * 0.3).astype(np.float32),
+        "B": (rng.standard_normal((dirs, 8 * hidden)) * 0.1).astype(np.float32),
+    }
+    nodes = [helper.make_node("LSTM", ["x", "W", "R", "B"], ["y", "h", "c"], hidden_size=hidden, direction=direction)]
+    model = _model(nodes, {"x": (_F, [6, 2, k])}, {"y": _F, "h": _F, "c": _F}, inits)
+    onnx.save(model, tmp_path / "f.onnx")
+    quantization.quantize_dynamic(str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx"), op_types_to_quantize=["LSTM"])
+    q = onnx.load(tmp_path / "q.onnx")
+    assert [n.op_type for n in q.graph.node] == ["DynamicQuantizeLSTM"]
+    x = rng.standard_normal((6, 2, k)).astype(np.float32)
+    want = ort.InferenceSession(q.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    converted = xmo.convert_model(q)
+    xmo.save_model(converted, tmp_path / "m.xml")
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(tmp_path / "m.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    got_ov = compiled([x])
+    got_cpu = xmo.compile_model(converted)({"x": x})
+    for i, w in enumerate(want):
+        np.testing.assert_allclose(got_ov[compiled.outputs[i]], w, rtol=0, atol=0.02, err_msg=f"OpenVINO output {i}")
+        np.testing.assert_allclose(np.asarray(got_cpu[i]), w, rtol=0, atol=0.02, err_msg=f"CPU backend output {i}")

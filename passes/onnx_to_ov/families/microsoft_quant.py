@@ -35,6 +35,7 @@ from xmo.passes.onnx_to_ov.families.quantization import (
     quantize,
     quantize_linear,
 )
+from xmo.passes.onnx_to_ov.families.rnn import recurrent_of
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.ov_constant_fold import NO_FOLD
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
@@ -168,3 +169,35 @@ def matmul_nbits(node: ConverterNode, b: Builder):
     if node.has_input(5):
         y = b.out("Add", [y, node.input(5)])
     return y
+
+
+# -- DynamicQuantizeLSTM --------------------------------------------------------------------------
+
+
+def _lstm_weight(node: ConverterNode, b: Builder, i: int, s: int) -> SSAValue:
+    """The 8-bit weight input ``i`` ``[dirs, K, 4H]`` dequantized with the
+    scale / zero point inputs ``s`` / ``s+1`` (``[dirs]`` or ``[dirs, 4H]``)
+    and transposed to ONNX LSTM's ``[dirs, 4H, K]``."""
+    dims = node.shape(i)
+    if dims is None or len(dims) != 3 or dims[0] < 0:
+        raise node.unsupported(f"input {i} of shape {dims} ([num_directions, K, 4*hidden] expected)")
+
+    def along_columns(p: SSAValue) -> SSAValue:
+        return b.reshape(b.convert(p, "f32"), [dims[0], 1, -1])
+
+    y = b.convert(node.input(i), "f32")
+    zp = node.optional_input(s + 1)
+    if zp is not None:
+        y = b.out("Subtract", [y, along_columns(zp)])
+    y = b.out("Multiply", [y, along_columns(node.input(s))])
+    return b.out("Transpose", [y, b.i64([0, 2, 1])])
+
+
+@converter("DynamicQuantizeLSTM", domain=MS)
+def dynamic_quantize_lstm(node: ConverterNode, b: Builder):
+    """An LSTM with 8-bit W ``[dirs, input, 4H]`` and R ``[dirs, H, 4H]``
+    (scales and zero points per direction or per column, inputs 8-11): the
+    ONNX LSTM with the dequantized weights, in f32."""
+    known_attrs(node, "activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
+                "input_forget")  # fmt: skip
+    return recurrent_of(node, b, "LSTM", _lstm_weight(node, b, 1, 8), _lstm_weight(node, b, 2, 10))
