@@ -159,3 +159,31 @@ def test_qoperator_model_runs_int8_and_matches_onnxruntime(qop, tmp_path: Path) 
     got = xmo.compile_model(converted)({"x": x})
     got = np.asarray(next(iter(got.values())) if isinstance(got, dict) else got[0])
     np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+
+
+def _q_reshape_dq(scale: np.ndarray, zp: np.ndarray) -> onnx.ModelProto:
+    inits = [nh.from_array(scale, "s"), nh.from_array(zp, "z"), nh.from_array(np.array([2, 12], np.int64), "shp")]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=0),
+        helper.make_node("Reshape", ["q", "shp"], ["r"]),
+        helper.make_node("DequantizeLinear", ["r", "s", "z"], ["y"], axis=0),
+    ]
+    return _model(nodes, [2, 3, 4], inits)
+
+
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel_near_miss"])
+def test_fake_quantize_across_reshape(per_channel: bool, tmp_path: Path) -> None:
+    """Quantize -> Reshape -> dequantize: one FakeQuantize before the Reshape
+    for per-tensor parameters; per-channel ones keep the exact ops."""
+    scale = np.array([0.05, 0.07], np.float32) if per_channel else np.float32(0.05)
+    zp = np.array([7, 9], np.uint8) if per_channel else np.uint8(7)
+    model = _q_reshape_dq(scale, zp)
+    xmo.save_model(xmo.convert_model(model), tmp_path / "m.xml")
+    core = ov.Core()
+    ir = core.read_model(str(tmp_path / "m.xml"))
+    ops = Counter(o.get_type_name() for o in ir.get_ops())
+    assert ops["FakeQuantize"] == (0 if per_channel else 1) and ops["Reshape"] == 1, ops
+    x = np.random.default_rng(2).standard_normal((2, 3, 4)).astype(np.float32) * 4
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = core.compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({0: x})[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=float(np.max(scale)) * 1.01)
