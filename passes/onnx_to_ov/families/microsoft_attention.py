@@ -45,8 +45,8 @@ def _key_mask(node: ConverterNode, b: Builder, i: int, scores: SSAValue, filler:
         batch = dim_of(b, scores, 0)
         short = b.out("Subtract", [b.out("Multiply", [batch, b.i64([2])]), dim_of(b, ends, 0)])
         both = b.out("Pad", [ends, b.i64([0]), short, b.i64(0)], {"pad_mode": "constant"})
-        end, start = (b.reshape(h, [-1, 1, 1, 1]) for h in b.op("Split", [both, b.i64(0)], {"num_splits": 2},
-                                                                num_outputs=2).results)  # fmt: skip
+        halves = b.op("Split", [both, b.i64(0)], {"num_splits": 2}, num_outputs=2).results
+        end, start = (b.reshape(h, [-1, 1, 1, 1]) for h in halves)
         keep = b.out("LogicalAnd", [b.out("Less", [t_steps, end]), b.out("GreaterEqual", [t_steps, start])])
     elif r in (2, 3):
         keep = b.out("Greater", [m, b.convert(b.i64(0), value_etype(m))])
