@@ -250,8 +250,136 @@ def test_attention(case, tmp_path) -> None:
     _check(model, feeds, tmp_path, atol=1e-4)
 
 
-def test_attention_past_refused() -> None:
-    """A past key/value state (input 4) is refused, naming it."""
-    weights = {"W": _x(_H, 3 * _H), "b": _x(3 * _H), "": np.zeros(0, np.float32), "past": _x(2, 2, 4, 1, 4)}
-    _refused(_model("Attention", {"X": _x(2, 6, _H)}, attrs={"num_heads": 4}, weights=weights),
-             r"com.microsoft:Attention[\s\S]*input 4 \(past\)")  # fmt: skip
+def _attention_model(attrs: dict, mask: np.ndarray | None, past: bool, bias: bool):
+    """Attention of X [2, 6, H] with a mask (input 3), past [2, 2, 4, 3, 4]
+    (input 4, output present) and attention_bias (input 5) as graph inputs."""
+    x = _x(2, 6, _H)
+    feeds: dict[str, np.ndarray] = {"X": x}
+    names = ["X", "W", "b", "", "", ""]
+    if mask is not None:
+        feeds["M"], names[3] = mask, "M"
+    if past:
+        feeds["P"], names[4] = _x(2, 2, 4, 3, 4), "P"
+    if bias:
+        feeds["AB"], names[5] = _x(2, 4, 6, 9 if past else 6), "AB"
+    while not names[-1]:
+        names.pop()
+    node = helper.make_node("Attention", names, ["y", "present"] if past else ["y"], domain=MS,
+                            num_heads=4, **attrs)  # fmt: skip
+    graph = helper.make_graph(
+        [node], "attention",
+        [helper.make_tensor_value_info(k, TensorProto.INT32 if k == "M" else TensorProto.FLOAT, list(v.shape))
+         for k, v in feeds.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in node.output],
+        [numpy_helper.from_array(_x(_H, 3 * _H) * 0.5, "W"), numpy_helper.from_array(_x(3 * _H), "b")],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+_I32 = np.int32
+ATTENTION_OPTIONS: list[tuple[str, dict, np.ndarray | None, bool, bool]] = [
+    ("mask_end_positions", {}, np.array([6, 4], _I32), False, False),
+    ("mask_end_start_positions", {}, np.array([6, 5, 0, 2], _I32), False, False),
+    ("mask_3d", {}, _r.integers(0, 2, (2, 6, 6)).astype(_I32), False, False),
+    ("past_present_unidirectional", {"unidirectional": 1}, None, True, False),
+    ("past_mask_2d", {}, np.array([[1] * 9, [1] * 7 + [0] * 2], _I32), True, False),
+    ("attention_bias", {}, None, False, True),
+    ("past_lengths_unidirectional", {"unidirectional": 1}, np.array([9, 8], _I32), True, False),
+]
+
+
+@pytest.mark.parametrize("case", ATTENTION_OPTIONS, ids=[c[0] for c in ATTENTION_OPTIONS])
+def test_attention_options(case, tmp_path) -> None:
+    """The mask_index forms onnxruntime's optimizer and exporters emit, past /
+    present state (GPT-2 style), attention_bias."""
+    _, attrs, mask, past, bias = case
+    model, feeds = _attention_model(attrs, mask, past, bias)
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def test_attention_past_sequence_length_refused() -> None:
+    """past_sequence_length (input 6, onnxruntime's GPU buffer sharing) is refused, naming it."""
+    weights = {"W": _x(_H, 3 * _H), "b": _x(3 * _H), "": np.zeros(0, np.float32), "psl": np.array(3, np.int32)}
+    model = _model("Attention", {"X": _x(2, 6, _H)}, attrs={"num_heads": 4}, weights=weights)
+    node = model.graph.node[0]
+    node.input[:] = ["X", "W", "b", "", "", "", "psl"]
+    _refused(model, r"com.microsoft:Attention[\s\S]*input 6 \(past_sequence_length\)")
+
+
+def _mha_model(key_shape: list[int], bias: bool, mask: np.ndarray | None, past: bool, attrs: dict):
+    """MultiHeadAttention of query [2, 5, 16] (4 heads) and key / value of
+    ``key_shape``; outputs present_key / present_value with past."""
+    feeds = {"q": _x(2, 5, _H), "k": _x(*key_shape), "v": _x(*key_shape)}
+    names = ["q", "k", "v", "", "", "", "", ""]
+    inits = {}
+    if bias:
+        inits["bias"], names[3] = _x(3 * _H), "bias"
+    if mask is not None:
+        feeds["m"], names[4] = mask, "m"
+    if past:
+        feeds["pk"], feeds["pv"] = _x(2, 4, 3, 4), _x(2, 4, 3, 4)
+        names[6], names[7] = "pk", "pv"
+    while not names[-1]:
+        names.pop()
+    outs = ["y", "present_k", "present_v"] if past else ["y"]
+    node = helper.make_node("MultiHeadAttention", names, outs, domain=MS, num_heads=4, **attrs)
+    graph = helper.make_graph(
+        [node], "mha",
+        [helper.make_tensor_value_info(k, TensorProto.INT32 if k == "m" else TensorProto.FLOAT, list(v.shape))
+         for k, v in feeds.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+MHAS: list[tuple[str, list[int], bool, np.ndarray | None, bool, dict]] = [
+    ("self", [2, 5, _H], False, None, False, {}),
+    ("cross_bias_mask", [2, 7, _H], True, np.array([[1] * 7, [1] * 3 + [0] * 4], _I32), False, {"scale": 0.4}),
+    ("lengths_mask", [2, 7, _H], False, np.array([7, 2], _I32), False, {}),
+    ("bnsh_key", [2, 4, 7, 4], False, None, False, {}),
+    ("past_unidirectional", [2, 5, _H], True, None, True, {"unidirectional": 1}),
+]
+
+
+@pytest.mark.parametrize("case", MHAS, ids=[c[0] for c in MHAS])
+def test_multi_head_attention(case, tmp_path) -> None:
+    _, key_shape, bias, mask, past, attrs = case
+    model, feeds = _mha_model(key_shape, bias, mask, past, attrs)
+    _check(model, feeds, tmp_path, atol=1e-4)
+
+
+def _rotary_model(shape: list[int], pos: np.ndarray, attrs: dict, rot: int = 8):
+    cos_sin = np.arange(32)[:, None] * (1.0 / 10000 ** (np.arange(rot // 2) / (rot // 2)))[None]
+    inits = {"cos": np.cos(cos_sin).astype(np.float32), "sin": np.sin(cos_sin).astype(np.float32)}
+    feeds = {"x": _x(*shape), "pos": pos}
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain=MS, **attrs)
+    graph = helper.make_graph(
+        [node], "rotary",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+         helper.make_tensor_value_info("pos", TensorProto.INT64, list(pos.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+ROTARIES: list[tuple[str, list[int], np.ndarray, dict, int]] = [
+    ("bsd_position_ids", [2, 5, _H], _r.integers(0, 32, (2, 5)), {"num_heads": 2}, 8),
+    ("bsd_offset_no_num_heads", [2, 5, _H], np.array([3]), {}, 8),
+    ("bnsh_interleaved", [2, 2, 5, 8], _r.integers(0, 32, (2, 5)), {"interleaved": 1}, 8),
+    ("partial_rotary", [2, 5, _H], np.array([0]), {"num_heads": 2, "rotary_embedding_dim": 4}, 4),
+]
+
+
+@pytest.mark.parametrize("case", ROTARIES, ids=[c[0] for c in ROTARIES])
+def test_rotary_embedding(case, tmp_path) -> None:
+    _, shape, pos, attrs, rot = case
+    model, feeds = _rotary_model(shape, pos.astype(np.int64), attrs, rot)
+    _check(model, feeds, tmp_path)

@@ -33,6 +33,7 @@ from xmo.dialects.onnx import CustomOp, NoValueOp, ONNXOp, YieldOp, op_class
 from xmo.dialects.onnx.base import InitializerOp, InputOp, OutputOp, port_at
 from xmo.dialects.onnx.types import type_key
 from xmo.frontends.onnx import tensors as tz
+from xmo.frontends.onnx.contrib_types import IMPLICIT_OPSETS, contrib_result_type
 from xmo.frontends.onnx.errors import OnnxFrontendError
 from xmo.frontends.onnx.graphs import FreeNamesCache, free_names, subgraphs, used_names
 from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
@@ -547,7 +548,7 @@ class _Loader:
     ) -> Operation:
         label = _node_label(node, idx)
         domain = "" if node.domain in ("", "ai.onnx") else node.domain
-        version = self.opsets.get(domain, 0)
+        version = self.opsets.get(domain, 0) or IMPLICIT_OPSETS.get(domain, 0)
         cls = op_class(domain, node.op_type, version) if version else None
 
         # operands
@@ -635,6 +636,8 @@ class _Loader:
                 result_types.append(NoneType())
                 continue
             t = types.get(o)
+            if t is None and cls is None:
+                t = contrib_result_type(node.domain, node.op_type, i, operands)
             if t is None:
                 t = _fallback_type(cls, i, operands)
             result_types.append(t)

@@ -12,7 +12,10 @@ channel (any constants broadcasting against ``x``); the quantize and
 dequantize must use the same scale (relative 1e-5, the quantize's may be the
 reciprocal multiplied) and zero point. The division may already be a
 Multiply by the reciprocal (``divide-const-to-multiply``), the zero-point
-Subtract an Add of its negation (``subtract-const-to-add``).
+Subtract an Add of its negation (``subtract-const-to-add``). A Reshape,
+Squeeze, Unsqueeze or Transpose of the integer tensor between the two (a
+QOperator model's flatten) is allowed for per-tensor parameters: it moves
+behind the FakeQuantize.
 
 The result differs from the exact pair only where OpenVINO's rounding of
 ties differs from ``half_to_even`` (at most one quantization step). A
@@ -24,7 +27,7 @@ dequantize's name; the quantize's ops (read by nothing else) go as dead code.
 from __future__ import annotations
 
 import numpy as np
-from xmo.passes.ov_fusions.common import FLOATS, float_const, fuse
+from xmo.passes.ov_fusions.common import FLOATS, float_const, fuse, fuse_chain
 from xmo.passes.transformations import (
     Match,
     MatcherPass,
@@ -35,6 +38,11 @@ from xmo.passes.transformations import (
     value_matches,
     wrap_type,
 )
+
+#: ops that only move values, allowed between a per-tensor quantize and its
+#: dequantize (a QOperator model flattens the quantized tensor); the
+#: FakeQuantize goes before them
+_LAYOUT_OPS = ("Reshape", "Squeeze", "Unsqueeze", "Transpose")
 
 #: integer types a quantize produces, with their ranges
 _INTS = {
@@ -66,7 +74,8 @@ class FakeQuantizeFusion(MatcherPass):
         shifted = or_(wrap_type("Add", [rnd, _int_const("qzp")]), rnd)
         clamp = wrap_type("Clamp", [shifted], label="clamp")
         q = wrap_type("Convert", [clamp], type_matches(*_INTS), label="q")
-        deq = wrap_type("Convert", [q], type_matches(*FLOATS))
+        moved = wrap_type(_LAYOUT_OPS, [q, any_input(label="layout_arg")], label="layout")
+        deq = wrap_type("Convert", [or_(moved, q)], type_matches(*FLOATS))
         unshifted = or_(
             wrap_type("Subtract", [deq, _int_const("dzp")]),
             wrap_type("Add", [deq, _int_const("dzp_neg")]),
@@ -101,10 +110,17 @@ class FakeQuantizeFusion(MatcherPass):
         tmin, tmax = _INTS[m["q"].data.get_element_type()]
         if lo != round(lo) or hi != round(hi) or not tmin <= lo < hi <= tmax:
             return False
+        layout = m.get("layout")
+        if layout is not None and ds.size != 1:
+            return False  # a per-channel FakeQuantize would need its parameters moved too
         etype = m["x"].data.get_element_type()
         low = m.graph.create_constant(((lo - dzp) * ds).astype(np.float32), etype)
         high = m.graph.create_constant(((hi - dzp) * ds).astype(np.float32), etype)
         fq = m.graph.create_node(
             "FakeQuantize", [m["x"], low, high, low, high], {"levels": int(hi - lo) + 1}
         )
-        return fuse(root, fq, m.nodes())
+        if layout is None:
+            return fuse(root, fq, m.nodes())
+        node = m.node("layout")
+        moved = m.graph.create_node(node.type, [fq.out_port(0), m["layout_arg"]], node.attrs())
+        return fuse_chain(root, [fq, moved], m.nodes())

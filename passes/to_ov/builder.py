@@ -391,6 +391,25 @@ class Builder:
         self.ops.append(c)
         return c.results[0]
 
+    def packed_const(self, raw: np.ndarray, etype: str, shape: Sequence[int]) -> SSAValue:
+        """A Constant of a packed element type (u4, i4, ...) of ``shape``
+        whose payload is the bytes ``raw`` (OpenVINO's packing: the first
+        value in the low bits of each byte)."""
+        from xdsl.dialects.builtin import DenseResourceAttr
+
+        from xmo.dialects.ov.base import tensor
+
+        name = f"{self.node_name}/Const_{len(self.ops)}"
+        need = et.byte_size(etype, int(np.prod(shape, dtype=np.int64)))
+        raw = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1)
+        if raw.size != need:
+            raise ValueError(f"{raw.size} bytes for a {etype} constant of shape {list(shape)} (needs {need})")
+        attr = DenseResourceAttr.from_params(self.store.add(raw, name), tensor(etype, list(shape)))
+        c = ConstantOp.create(result_types=[attr.type], properties={"value": attr})
+        c.set_friendly_name(name)
+        self.ops.append(c)
+        return c.results[0]
+
     def i64(self, values: Sequence[int] | int) -> SSAValue:
         """An i64 constant: a 1-D list, or a scalar for an int."""
         return self.const(np.asarray(values, dtype=np.int64), "i64")

@@ -38,20 +38,28 @@ def swiglu(node: ConverterNode, b: Builder):
 
 @converter("RotaryEmbedding", min_version=1)
 def rotary_embedding(node: ConverterNode, b: Builder):
-    x = node.input(0)
-    rank = node.rank(0)
-    if rank not in (3, 4):
-        raise node.unsupported(f"input of rank {rank} (3 or 4 expected)")
-    interleaved = bool(node.attr("interleaved", 0))
-    rot = int(node.attr("rotary_embedding_dim", 0) or 0)
-    num_heads = int(node.attr("num_heads", 0) or 0)
-
     cos, sin = node.input(1), node.input(2)
     if node.has_input(3):  # caches [max_pos, rot/2] indexed by position ids [B, S]
         pos = node.input(3)
         cos = b.gather(cos, pos, 0)
         sin = b.gather(sin, pos, 0)
-    # cos/sin: [B, S, rot/2]
+    return apply_rotary(node, b, node.input(0), cos, sin, node.shape(1))
+
+
+def apply_rotary(node: ConverterNode, b: Builder, x: SSAValue, cos: SSAValue, sin: SSAValue,
+                 cos_shape: list[int] | None, num_heads: int | None = None) -> SSAValue:  # fmt: skip
+    """Rotary embedding of ``x`` (input 0 of ``node``: ``[B, S, H*D]`` with
+    the ``num_heads`` attribute, or ``[B, H, S, D]``) by ``cos`` / ``sin``
+    ``[B, S, rot/2]`` (``cos_shape``: the cache's shape, for the rotary size
+    when ``rotary_embedding_dim`` is 0 and the head size dynamic); the
+    ``interleaved`` attribute pairs neighbours instead of halves;
+    ``num_heads`` overrides the attribute."""
+    rank = node.rank(0)
+    if rank not in (3, 4):
+        raise node.unsupported(f"input of rank {rank} (3 or 4 expected)")
+    interleaved = bool(node.attr("interleaved", 0))
+    rot = int(node.attr("rotary_embedding_dim", 0) or 0)
+    num_heads = num_heads or int(node.attr("num_heads", 0) or 0)
     if rank == 4:  # [B, H, S, D]
         x4 = x
         cos, sin = b.unsqueeze(cos, [1]), b.unsqueeze(sin, [1])
@@ -66,7 +74,7 @@ def rotary_embedding(node: ConverterNode, b: Builder):
         head //= num_heads
     if rot == 0:
         if head < 0:
-            half_dim = (node.shape(1) or [-1])[-1]
+            half_dim = (cos_shape or [-1])[-1]
             if half_dim < 0:
                 raise node.unsupported("head size must be static")
             rot = 2 * half_dim

@@ -1,8 +1,9 @@
 """onnxruntime's contrib operators (``com.microsoft``) as ov ops, matching
 onnxruntime's CPU kernels: the Gelu family and BiasAdd, the skip / simplified
-layer normalizations, EmbedLayerNormalization and Attention of transformer
-models optimized by ``onnxruntime.transformers.optimizer``, FusedMatMul and
-FusedConv.
+layer normalizations and EmbedLayerNormalization of transformer models
+optimized by ``onnxruntime.transformers.optimizer``, FusedMatMul and
+FusedConv. Attention, MultiHeadAttention and RotaryEmbedding are in
+:mod:`.microsoft_attention`, the quantized ops in :mod:`.microsoft_quant`.
 
 xmo has no ONNX schemas for this domain: the frontend loads the nodes as
 ``onnx.Custom`` and the converters register under the domain's opset
@@ -19,7 +20,6 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.onnx import CustomOp
-from xmo.passes.onnx_to_ov.families.attention import to_heads
 from xmo.passes.onnx_to_ov.families.conv import conv
 from xmo.passes.onnx_to_ov.families.normalization import layer_norm_of, rms_norm_of
 from xmo.passes.onnx_to_ov.registry import converter
@@ -33,7 +33,7 @@ MS = "com.microsoft"
 _SKIP_EPS = 1e-12
 
 
-def _attrs(node: ConverterNode, *known: str) -> None:
+def known_attrs(node: ConverterNode, *known: str) -> None:
     """The unsupported-op error for an attribute outside ``known``."""
     attrs = node.op.attrs if isinstance(node.op, CustomOp) else None
     for name in attrs.data if attrs is not None else ():
@@ -41,11 +41,11 @@ def _attrs(node: ConverterNode, *known: str) -> None:
             raise node.unsupported(f"attribute '{name}' is not supported (known: {', '.join(known) or 'none'})")
 
 
-def _c(b: Builder, value: float, like: SSAValue) -> SSAValue:
+def like_scalar(b: Builder, value: float, like: SSAValue) -> SSAValue:
     return scalar(b, value, value_etype(like))
 
 
-def _wanted(node: ConverterNode, i: int) -> bool:
+def wanted(node: ConverterNode, i: int) -> bool:
     return node.num_outputs > i and bool(node.output_names[i])
 
 
@@ -54,13 +54,13 @@ def _wanted(node: ConverterNode, i: int) -> bool:
 
 @converter("Gelu", domain=MS)
 def gelu(node: ConverterNode, b: Builder):
-    _attrs(node)
+    known_attrs(node)
     return b.out("Gelu", [node.input(0)], {"approximation_mode": "ERF"})
 
 
 @converter("BiasGelu", domain=MS)
 def bias_gelu(node: ConverterNode, b: Builder):
-    _attrs(node)
+    known_attrs(node)
     x = b.out("Add", [node.input(0), node.input(1)])
     return b.out("Gelu", [x], {"approximation_mode": "ERF"})
 
@@ -68,7 +68,7 @@ def bias_gelu(node: ConverterNode, b: Builder):
 @converter("FastGelu", domain=MS)
 def fast_gelu(node: ConverterNode, b: Builder):
     """The tanh approximation of Gelu, of ``x + bias`` when bias is given."""
-    _attrs(node)
+    known_attrs(node)
     x = node.input(0)
     if node.has_input(1):
         x = b.out("Add", [x, node.input(1)])
@@ -78,17 +78,17 @@ def fast_gelu(node: ConverterNode, b: Builder):
 @converter("QuickGelu", domain=MS)
 def quick_gelu(node: ConverterNode, b: Builder):
     """``x * sigmoid(alpha * x)``."""
-    _attrs(node, "alpha")
+    known_attrs(node, "alpha")
     x = node.input(0)
     alpha = float(node.attr("alpha", 1.702))
-    s = b.out("Sigmoid", [b.out("Multiply", [x, _c(b, alpha, x)])])
+    s = b.out("Sigmoid", [b.out("Multiply", [x, like_scalar(b, alpha, x)])])
     return b.out("Multiply", [x, s])
 
 
 @converter("BiasAdd", domain=MS)
 def bias_add(node: ConverterNode, b: Builder):
     """``X + bias + skip`` (bias along the last axis)."""
-    _attrs(node)
+    known_attrs(node)
     y = b.out("Add", [node.input(0), node.input(1)])
     return b.out("Add", [y, node.input(2)])
 
@@ -116,34 +116,34 @@ def skip_layer_norm(node: ConverterNode, b: Builder):
     """Layer normalization over the last axis of ``input + skip + bias``,
     times gamma plus beta; outputs mean, inv_std_var (``[..., 1]``) and the
     sum when asked for."""
-    _attrs(node, "epsilon")
+    known_attrs(node, "epsilon")
     s = _skip_sum(node, b, 4)
-    stats = _wanted(node, 1) or _wanted(node, 2)
+    stats = wanted(node, 1) or wanted(node, 2)
     y, mean, inv = layer_norm_of(
         b, s, value_etype(s), s, _last_axis(node), float(node.attr("epsilon", _SKIP_EPS)),
         node.input(2), node.optional_input(3), stats,
     )  # fmt: skip
-    return [y, mean, inv, s if _wanted(node, 3) else None]
+    return [y, mean, inv, s if wanted(node, 3) else None]
 
 
 @converter("SkipSimplifiedLayerNormalization", domain=MS)
 def skip_simplified_layer_norm(node: ConverterNode, b: Builder):
     """RMS normalization over the last axis of ``input + skip + bias`` times
     gamma; onnxruntime's mean output is zeros."""
-    _attrs(node, "epsilon")
+    known_attrs(node, "epsilon")
     s = _skip_sum(node, b, 3)
     y, rms = rms_norm_of(b, s, value_etype(s), s, _last_axis(node),
                          float(node.attr("epsilon", _SKIP_EPS)), node.input(2))  # fmt: skip
-    inv = b.out("Divide", [_c(b, 1.0, rms), rms]) if _wanted(node, 1) or _wanted(node, 2) else None
-    mean = b.out("Multiply", [inv, _c(b, 0.0, inv)]) if inv is not None and _wanted(node, 1) else None
-    return [y, mean, inv, s if _wanted(node, 3) else None]
+    inv = b.out("Divide", [like_scalar(b, 1.0, rms), rms]) if wanted(node, 1) or wanted(node, 2) else None
+    mean = b.out("Multiply", [inv, like_scalar(b, 0.0, inv)]) if inv is not None and wanted(node, 1) else None
+    return [y, mean, inv, s if wanted(node, 3) else None]
 
 
 @converter("SimplifiedLayerNormalization")
 def simplified_layer_norm(node: ConverterNode, b: Builder):
     """onnxruntime's RMS normalization (default domain) over the axes from
     ``axis``, computed in f32 (``stash_type`` 1); output 1 is inv_std_var."""
-    _attrs(node, "axis", "epsilon", "stash_type")
+    known_attrs(node, "axis", "epsilon", "stash_type")
     if int(node.attr("stash_type", 1)) != 1:
         raise node.unsupported(f"attribute 'stash_type' = {node.attr('stash_type')} (1 supported)")
     x0 = node.input(0)
@@ -155,7 +155,7 @@ def simplified_layer_norm(node: ConverterNode, b: Builder):
     t = value_etype(x0)
     x = b.convert(x0, "f32") if t in ("f16", "bf16") else x0
     y, rms = rms_norm_of(b, x, t, x0, list(range(axis, r)), float(node.attr("epsilon", 1e-5)), node.input(1))
-    return [y, b.out("Divide", [_c(b, 1.0, rms), rms]) if _wanted(node, 1) else None]
+    return [y, b.out("Divide", [like_scalar(b, 1.0, rms), rms]) if wanted(node, 1) else None]
 
 
 # -- FusedMatMul, FusedConv -----------------------------------------------------------------
@@ -177,13 +177,13 @@ def _batch_first(node: ConverterNode, b: Builder, i: int) -> SSAValue:
 def fused_matmul(node: ConverterNode, b: Builder):
     """``alpha * (op(A) @ op(B))``: transBatch moves an input's first axis
     behind its batch axes, trans swaps its last two."""
-    _attrs(node, "alpha", "transA", "transB", "transBatchA", "transBatchB")
+    known_attrs(node, "alpha", "transA", "transB", "transBatchA", "transBatchB")
     a = _batch_first(node, b, 0) if node.attr("transBatchA", 0) else node.input(0)
     c = _batch_first(node, b, 1) if node.attr("transBatchB", 0) else node.input(1)
     y = b.out("MatMul", [a, c], {"transpose_a": bool(node.attr("transA", 0)),
                                  "transpose_b": bool(node.attr("transB", 0))})  # fmt: skip
     alpha = float(node.attr("alpha", 1.0))
-    return y if alpha == 1.0 else b.out("Multiply", [y, _c(b, alpha, y)])
+    return y if alpha == 1.0 else b.out("Multiply", [y, like_scalar(b, alpha, y)])
 
 
 #: the activations FusedConv applies (onnxruntime's fused activations)
@@ -199,16 +199,16 @@ def _activation(node: ConverterNode, b: Builder, y: SSAValue, kind: str, params:
     if kind in ("Tanh", "Sigmoid"):
         return b.out(kind, [y])
     if kind == "LeakyRelu":
-        return b.out("PRelu", [y, _c(b, params[0], y)])
+        return b.out("PRelu", [y, like_scalar(b, params[0], y)])
     if kind == "Clip":
         return b.out("Clamp", [y], {"min": float(params[0]), "max": float(params[1])})
-    return b.out("HardSigmoid", [y, _c(b, params[0], y), _c(b, params[1], y)])
+    return b.out("HardSigmoid", [y, like_scalar(b, params[0], y), like_scalar(b, params[1], y)])
 
 
 @converter("FusedConv", domain=MS)
 def fused_conv(node: ConverterNode, b: Builder):
     """Conv (+ B) + Z, then the activation."""
-    _attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+    known_attrs(node, "auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
            "activation", "activation_params")  # fmt: skip
     kind = node.str_attr("activation", "")
     if kind and kind not in _CONV_ACTIVATIONS:
@@ -229,8 +229,8 @@ def embed_layer_norm(node: ConverterNode, b: Builder):
     (+ segment[segment_ids]), layer-normalized over the hidden axis times
     gamma plus beta. Output 1 (mask_index, int32 ``[B]``) counts the ones of
     each mask row (zeros without a mask); output 2 is the embedding sum."""
-    _attrs(node, "epsilon", "mask_index_type")
-    if int(node.attr("mask_index_type", 1)) != 1 and _wanted(node, 1):
+    known_attrs(node, "epsilon", "mask_index_type")
+    if int(node.attr("mask_index_type", 1)) != 1 and wanted(node, 1):
         raise node.unsupported(f"attribute 'mask_index_type' = {node.attr('mask_index_type')} with a mask_index output")
     ids = node.input(0)
     emb = b.gather(node.input(2), ids, 0)
@@ -246,7 +246,7 @@ def embed_layer_norm(node: ConverterNode, b: Builder):
     y, _, _ = layer_norm_of(b, emb, value_etype(emb), emb, [2], float(node.attr("epsilon", _SKIP_EPS)),
                             node.input(5), node.input(6), False)  # fmt: skip
     mask_index = None
-    if _wanted(node, 1):
+    if wanted(node, 1):
         if node.has_input(7):
             mask = node.input(7)
             ones = b.convert(b.out("Equal", [mask, b.convert(b.i64(1), value_etype(mask))]), "i32")
@@ -254,56 +254,4 @@ def embed_layer_norm(node: ConverterNode, b: Builder):
         else:
             batch = b.gather(b.shape_of(ids), [0], 0)
             mask_index = b.out("Broadcast", [b.const(np.zeros((), np.int32), "i32"), batch], {"mode": "numpy"})
-    return [y, mask_index, emb if _wanted(node, 2) else None]
-
-
-# -- Attention ------------------------------------------------------------------------------------
-
-
-@converter("Attention", domain=MS)
-def attention(node: ConverterNode, b: Builder):
-    """BERT-style self attention: ``input @ weights + bias`` split into Q, K,
-    V (``qkv_hidden_sizes`` or three equal parts), ``num_heads`` heads,
-    ``softmax(Q K^T * scale + mask) V``; a 2-D 0/1 ``mask_index`` ``[B, S]``
-    adds ``mask_filter_value`` where it is 0, ``unidirectional`` where a key
-    follows the query. No past / present state, no attention_bias."""
-    _attrs(node, "num_heads", "qkv_hidden_sizes", "scale", "unidirectional", "mask_filter_value")
-    for i, what in ((4, "past"), (5, "attention_bias"), (6, "past_sequence_length")):
-        if node.has_input(i):
-            raise node.unsupported(f"input {i} ({what})")
-    if _wanted(node, 1):
-        raise node.unsupported("output 1 (present)")
-    heads = int(node.attr("num_heads"))
-    x = node.input(0)
-    qkv = b.out("MatMul", [x, node.input(1)])
-    if node.has_input(2):
-        qkv = b.out("Add", [qkv, node.input(2)])
-    sizes = node.int_list("qkv_hidden_sizes")
-    if not sizes:
-        w = node.shape(1)
-        if w is None or w[-1] < 0 or w[-1] % 3:
-            raise node.unsupported("weights without a static hidden size divisible by 3")
-        sizes = [w[-1] // 3] * 3
-    if len(sizes) != 3 or sizes[0] != sizes[1] or any(s % heads for s in sizes):
-        raise node.unsupported(f"attribute 'qkv_hidden_sizes' = {sizes}")
-    split = b.op("VariadicSplit", [qkv, b.i64(-1), b.i64(sizes)], num_outputs=3)
-    q, k, v = (to_heads(b, t, heads) for t in split.results)
-    scale = float(node.attr("scale", 0.0) or 0.0) or 1.0 / float(np.sqrt(sizes[0] // heads))
-    scores = b.out("MatMul", [b.out("Multiply", [q, _c(b, scale, q)]), k], {"transpose_b": True})
-    filler = _c(b, float(node.attr("mask_filter_value", -10000.0)), scores)
-    zero = _c(b, 0.0, scores)
-    if node.has_input(3):
-        if node.rank(3) != 2:
-            raise node.unsupported(f"mask_index of rank {node.rank(3)} (a 2-D 0/1 mask supported)")
-        m = node.input(3)
-        keep = b.out("NotEqual", [m, b.convert(b.i64(0), value_etype(m))])
-        keep = b.reshape(keep, [0, 1, 1, -1], special_zero=True)
-        scores = b.out("Add", [scores, b.out("Select", [keep, zero, filler])])
-    if node.attr("unidirectional", 0):
-        n = b.gather(b.shape_of(q), 2, 0)
-        steps = b.out("Range", [b.i64(0), n, b.i64(1)], {"output_type": "i64"})
-        later = b.out("Less", [b.unsqueeze(steps, [1]), steps])
-        scores = b.out("Add", [scores, b.out("Select", [later, filler, zero])])
-    probs = b.out("Softmax", [scores], {"axis": -1})
-    y = b.out("Transpose", [b.out("MatMul", [probs, v]), b.i64([0, 2, 1, 3])])
-    return [b.reshape(y, [0, 0, -1], special_zero=True), None]
+    return [y, mask_index, emb if wanted(node, 2) else None]

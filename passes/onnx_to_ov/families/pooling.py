@@ -13,7 +13,7 @@ from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
 
 
-def _pool_attrs(node: ConverterNode) -> tuple[dict, list[int]]:
+def pool_attrs(node: ConverterNode) -> tuple[dict, list[int]]:
     kernel = list(node.attr("kernel_shape") or [])
     if not kernel:
         raise node.unsupported("kernel_shape is required")
@@ -27,7 +27,7 @@ def _pool_attrs(node: ConverterNode) -> tuple[dict, list[int]]:
 
 @converter("MaxPool")
 def max_pool(node: ConverterNode, b: Builder):
-    attrs, kernel = _pool_attrs(node)
+    attrs, kernel = pool_attrs(node)
     attrs["index_element_type"] = "i64"
     attrs["axis"] = 0
     op = b.op("MaxPool", [node.input(0)], attrs)
@@ -57,7 +57,7 @@ def _column_major(node: ConverterNode, b: Builder, idx: SSAValue) -> SSAValue:
 
 @converter("AveragePool")
 def average_pool(node: ConverterNode, b: Builder):
-    attrs, _ = _pool_attrs(node)
+    attrs, _ = pool_attrs(node)
     attrs["exclude-pad"] = not bool(node.attr("count_include_pad", 0))
     return b.out("AvgPool", [node.input(0)], attrs)
 
@@ -81,7 +81,7 @@ def _root_p(b: Builder, x: SSAValue, p: float) -> SSAValue:
 
 @converter("LpPool")
 def lp_pool(node: ConverterNode, b: Builder):
-    attrs, kernel = _pool_attrs(node)
+    attrs, kernel = pool_attrs(node)
     p = float(node.attr("p", 2))
     x = node.input(0)
     attrs["exclude-pad"] = False

@@ -69,7 +69,7 @@ def _param(node: ConverterNode, b: Builder, p: SSAValue, x: SSAValue, axis: int,
 LOW_BIT_WEIGHTS = ("i8", "u8", "i4", "u4")
 
 
-def _dequantize(node: ConverterNode, b: Builder, x, scale, zp, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
+def dequantize(node: ConverterNode, b: Builder, x, scale, zp, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
     y = b.convert(x, _F)
     if value_etype(x) in LOW_BIT_WEIGHTS and _is_const(x):
         y.owner.set_rt_info(NO_FOLD)
@@ -80,7 +80,7 @@ def _dequantize(node: ConverterNode, b: Builder, x, scale, zp, axis: int, block:
     return b.out("Multiply", [y, _param(node, b, scale, x, axis, block)])
 
 
-def _quantize(node: ConverterNode, b: Builder, x, scale, zp, etype: str, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
+def quantize(node: ConverterNode, b: Builder, x, scale, zp, etype: str, axis: int, block: int = 0) -> SSAValue:  # noqa: ANN001
     if etype not in _RANGES:
         raise node.unsupported(f"quantization to {etype}")
     xf = b.convert(x, _F)
@@ -152,7 +152,7 @@ def quantize_linear(node: ConverterNode, b: Builder):
     else:
         etype = "u8"
     block = int(node.attr("block_size", 0) or 0)
-    return _quantize(node, b, x, node.input(1), zp, etype, _axis(node, x), block)
+    return quantize(node, b, x, node.input(1), zp, etype, _axis(node, x), block)
 
 
 @converter("DequantizeLinear")
@@ -160,7 +160,7 @@ def dequantize_linear(node: ConverterNode, b: Builder):
     x = node.input(0)
     block = int(node.attr("block_size", 0) or 0)
     scale = node.input(1)
-    y = _dequantize(node, b, x, scale, node.optional_input(2), _axis(node, x), block)
+    y = dequantize(node, b, x, scale, node.optional_input(2), _axis(node, x), block)
     out = value_etype(scale)
     if node.attr("output_dtype", 0):
         out = onnx_dtype_to_etype(node, node.attr("output_dtype"))
@@ -207,7 +207,7 @@ def _round_to_i32(b: Builder, y: SSAValue) -> SSAValue:
     return b.convert(b.out("Round", [y], {"mode": "half_to_even"}), "i32")
 
 
-def _conv(node: ConverterNode, b: Builder, x: SSAValue, w: SSAValue) -> SSAValue:
+def integer_conv(node: ConverterNode, b: Builder, x: SSAValue, w: SSAValue) -> SSAValue:
     from xmo.passes.onnx_to_ov.families.conv import spatial_count, split_groups, window_attrs
 
     n = spatial_count(node)
@@ -223,26 +223,26 @@ def conv_integer(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(1)
     xf = _shifted(node, b, x, node.optional_input(2), 1)
     wf = _shifted(node, b, w, node.optional_input(3), 0)
-    return _round_to_i32(b, _conv(node, b, xf, wf))
+    return _round_to_i32(b, integer_conv(node, b, xf, wf))
 
 
 @converter("QLinearMatMul")
 def qlinear_matmul(node: ConverterNode, b: Builder):
     a, w = node.input(0), node.input(3)
     ra, rw = rank_of(node, a), rank_of(node, w)
-    af = _dequantize(node, b, a, node.input(1), node.input(2), max(ra - 2, 0))
-    wf = _dequantize(node, b, w, node.input(4), node.input(5), rw - 1)
+    af = dequantize(node, b, a, node.input(1), node.input(2), max(ra - 2, 0))
+    wf = dequantize(node, b, w, node.input(4), node.input(5), rw - 1)
     y = b.out("MatMul", [af, wf], {"transpose_a": False, "transpose_b": False})
     zp = node.input(7)
-    return _quantize(node, b, y, node.input(6), zp, value_etype(zp), max(rank_of(node, y) - 1, 0))
+    return quantize(node, b, y, node.input(6), zp, value_etype(zp), max(rank_of(node, y) - 1, 0))
 
 
 @converter("QLinearConv")
 def qlinear_conv(node: ConverterNode, b: Builder):
     x, w = node.input(0), node.input(3)
-    xf = _dequantize(node, b, x, node.input(1), node.input(2), 1)
-    wf = _dequantize(node, b, w, node.input(4), node.input(5), 0)
-    y = _conv(node, b, xf, wf)
+    xf = dequantize(node, b, x, node.input(1), node.input(2), 1)
+    wf = dequantize(node, b, w, node.input(4), node.input(5), 0)
+    y = integer_conv(node, b, xf, wf)
     r = rank_of(node, y)
     if node.has_input(8):
         # int32 bias in the accumulator's scale x_scale * w_scale
@@ -251,6 +251,6 @@ def qlinear_conv(node: ConverterNode, b: Builder):
         y = b.out("Add", [y, broadcast_along(b, bias, 1, r)])
     zp = node.optional_input(7)
     etype = value_etype(zp) if zp is not None else "u8"
-    return _quantize(node, b, y, node.input(6), zp, etype, 1)
+    return quantize(node, b, y, node.input(6), zp, etype, 1)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xmo.dialects.ov.base import tensor
+from xmo.dialects.ov.base import dims_of, tensor
 from xmo.passes.onnx_to_ov.families._types import attr_str
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
@@ -31,7 +31,13 @@ def _reorder(b: Builder, v: SSAValue, kind: str, hidden: int, axis: int) -> SSAV
 
 @converter("RNN", "GRU", "LSTM")
 def recurrent(node: ConverterNode, b: Builder):
-    kind = node.type
+    return recurrent_of(node, b, node.type, node.input(1), node.input(2))
+
+
+def recurrent_of(node: ConverterNode, b: Builder, kind: str, w: SSAValue, r: SSAValue):
+    """An ONNX-layout recurrent layer ``kind`` of ``node`` with the weights
+    ``w`` ``[dirs, gates*H, I]`` and ``r`` ``[dirs, gates*H, H]`` (the other
+    inputs and attributes are the node's, at ONNX's positions)."""
     gates, _ = _GATES[kind]
     direction = attr_str(node.attr("direction", "forward"))
     num_dir = 2 if direction == "bidirectional" else 1
@@ -42,7 +48,7 @@ def recurrent(node: ConverterNode, b: Builder):
         if int(node.attr("input_forget", 0) or 0):
             raise node.unsupported("LSTM input_forget=1")
     hidden = node.attr("hidden_size")
-    rs = node.shape(2)
+    rs = dims_of(r.type)
     if not hidden:
         if rs is None or rs[-1] < 0:
             raise node.unsupported("hidden_size unknown")
@@ -75,8 +81,8 @@ def recurrent(node: ConverterNode, b: Builder):
     xshape = b.shape_of(x)
     batch_v = b.gather(xshape, [0], 0)
 
-    w = _reorder(b, node.input(1), kind, hidden, 1)
-    r = _reorder(b, node.input(2), kind, hidden, 1)
+    w = _reorder(b, w, kind, hidden, 1)
+    r = _reorder(b, r, kind, hidden, 1)
     lbr = kind == "GRU" and int(node.attr("linear_before_reset", 0) or 0)
     if node.has_input(3):
         bias = node.input(3)
