@@ -32,7 +32,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return TF
 
-    return {"ov": ov, "onnx": onnx, "tf": tf}
+    def caffe() -> Dialect:
+        from xmo.dialects.caffe import CAFFE
+
+        return CAFFE
+
+    return {"ov": ov, "onnx": onnx, "tf": tf, "caffe": caffe}
 
 
 def make_context(

@@ -113,6 +113,14 @@ register_frontend(Frontend(
     legalization=("convert-tf-to-ov",), nhwc=True,
 ))
 
+register_frontend(Frontend(
+    name="caffe", dialect="caffe", suffixes=(".prototxt", ".caffemodel"),
+    accepts_object=lambda model: False,
+    loader="xmo.frontends.caffe.loader:load_caffe",
+    input_shapes_reader="xmo.frontends.caffe.loader:graph_input_shapes",
+    legalization=("convert-caffe-to-ov",),
+))
+
 #: path suffixes xmo reads as IR, not through a frontend
 IR_SUFFIXES = (".mlir", ".xml")
 

@@ -36,6 +36,7 @@ V = TypeVar("V")
 REGISTRIES = {
     "tf": "xmo.passes.tf_to_ov.registry",
     "onnx": "xmo.passes.onnx_to_ov.registry",
+    "caffe": "xmo.passes.caffe_to_ov.registry",
 }
 _SCOPES: dict[str, ConverterScope[Any, Any]] = {}
 
