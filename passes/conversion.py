@@ -70,12 +70,16 @@ def conversion_pipeline(
     layout: str | None = None,
     nhwc_to_nchw: bool = True,
     static_shape: bool = False,
+    preprocess: dict[str, Any] | None = None,
 ) -> Pipeline:
     """The conversion of a module loaded by ``frontend`` (None: an ``ov``
     module, which only the middle and back phases change)."""
     steps = manager.pipeline((FRONT, MIDDLE), frontend=frontend, nhwc_to_nchw=nhwc_to_nchw)
     steps.append(PipelineStep.verify())
-    extra = option_passes(output=output, layout=layout, nhwc_to_nchw=nhwc_to_nchw)
+    if preprocess:  # the model's own input layout: channels last for NHWC frontends
+        preprocess = {**preprocess, "channels_last": bool(frontend is not None and frontend.nhwc)}
+    extra = option_passes(output=output, layout=layout, nhwc_to_nchw=nhwc_to_nchw,
+                          preprocess=preprocess)
     if extra:
         steps += [PipelineStep(make_pass(name, **opts), name) for name, opts in extra]
         steps.append(PipelineStep.verify())
@@ -96,14 +100,17 @@ def run_conversion(
     layout: str | None = None,
     nhwc_to_nchw: bool = True,
     static_shape: bool = False,
+    preprocess: dict[str, Any] | None = None,
 ) -> None:
-    """Convert ``module`` (a framework or ``ov`` module) in place."""
+    """Convert ``module`` (a framework or ``ov`` module) in place.
+    ``preprocess``: ``ov-preprocess`` options (``mean_values``,
+    ``scale_values``, ``reverse_input_channels``)."""
     frontend = frontend_of_module(module)
     if frontend is not None:
         manager.prepare(module)
     conversion_pipeline(
         manager, frontend, output=output, layout=layout,
-        nhwc_to_nchw=nhwc_to_nchw, static_shape=static_shape,
+        nhwc_to_nchw=nhwc_to_nchw, static_shape=static_shape, preprocess=preprocess,
     ).run(ctx, module)  # fmt: skip
 
 

@@ -33,7 +33,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "convert",
         help="convert a model to OpenVINO IR",
-        description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; "
+        description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; Caffe "
+        ".prototxt (with the .caffemodel beside it) or .caffemodel; "
         "or .mlir / OpenVINO IR .xml) to OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")
@@ -72,6 +73,24 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         metavar="SIZE",
         help="memory the conversion may allocate, e.g. 4G or 512M (default: half of "
         "the physical memory); beyond it the conversion stops with an error",
+    )
+    p.add_argument(
+        "--mean_values", "--mean-values", dest="mean_values",
+        help="values subtracted from inputs, per channel: 'data[123,117,104]' or "
+        "'[123,117,104]' (every input)",
+    )
+    p.add_argument(
+        "--scale_values", "--scale-values", dest="scale_values",
+        help="values inputs are divided by (after the mean), per channel, as --mean_values",
+    )
+    p.add_argument(
+        "--reverse_input_channels", "--reverse-input-channels",
+        dest="reverse_input_channels", action="store_true",
+        help="reverse the channels of 3-channel inputs (RGB <-> BGR), before mean/scale",
+    )
+    p.add_argument(
+        "--input_proto", "--input-proto", dest="input_proto", metavar="PROTOTXT",
+        help="Caffe: the deploy .prototxt of a .caffemodel MODEL",
     )
     _add_extension_options(p)
     _add_log_level(p)
@@ -257,6 +276,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
         enable_transforms=args.enable_transforms,
         disable_transforms=args.disable_transforms,
         memory_limit=args.memory_limit,
+        mean_values=args.mean_values,
+        scale_values=args.scale_values,
+        reverse_input_channels=args.reverse_input_channels,
+        **({"input_proto": args.input_proto} if args.input_proto else {}),
     )
     if not any(op.name == "ov.Result" for op in module.body.block.ops):
         raise CLIError(f"{src}: the converted model has no outputs (no Result): nothing to write")
