@@ -182,3 +182,76 @@ def _roi_align(node: KernelNode, data: np.ndarray, rois: np.ndarray, batch: np.n
         else:
             out[r] = samples.mean(axis=(2, 4))
     return out.astype(node.out_dtype(0, data.dtype))
+
+
+def _decode_ssd(priors: np.ndarray, var: np.ndarray, loc: np.ndarray, center: bool,
+                encoded: bool) -> np.ndarray:
+    """Caffe SSD box decoding: [P, 4] priors and variances (corners, x first),
+    [P, 4] offsets -> [P, 4] corner boxes (xmin, ymin, xmax, ymax)."""
+    p = priors.astype(np.float64)
+    v = np.ones_like(var, np.float64) if encoded else var.astype(np.float64)
+    d = loc.astype(np.float64) * v
+    if not center:
+        return p + d
+    pw, ph = p[:, 2] - p[:, 0], p[:, 3] - p[:, 1]
+    pcx, pcy = (p[:, 0] + p[:, 2]) / 2, (p[:, 1] + p[:, 3]) / 2
+    cx, cy = d[:, 0] * pw + pcx, d[:, 1] * ph + pcy
+    w, h = np.exp(d[:, 2]) * pw, np.exp(d[:, 3]) * ph
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+
+
+@register_kernel("ov.DetectionOutput")
+def _detection_output(node: KernelNode, loc: np.ndarray, conf: np.ndarray, priors: np.ndarray,
+                      *_: np.ndarray) -> np.ndarray:
+    """SSD's DetectionOutput (Caffe semantics, shared locations): decode, NMS
+    per class, keep the ``keep_top_k`` best; rows ``[image, label, score,
+    xmin, ymin, xmax, ymax]``, then a row starting with -1 when rows remain."""
+    n = loc.shape[0]
+    normalized = bool(node.attr("normalized", False))
+    per_prior = 4 if normalized else 5
+    pri = priors.reshape(priors.shape[0], 2, -1)
+    num = pri.shape[2] // per_prior
+    classes = conf.shape[1] // num
+    if not bool(node.attr("share_location", True)):
+        raise ValueError("DetectionOutput: only shared locations are supported")
+    center = "CENTER_SIZE" in str(node.attr("code_type", "caffe.PriorBoxParameter.CORNER"))
+    encoded = bool(node.attr("variance_encoded_in_target", False))
+    background = int(node.attr("background_label_id", 0))
+    top_k = int(node.attr("top_k", -1))
+    keep = list(node.attr("keep_top_k", [-1]))
+    keep_top_k = int(keep[0]) if keep else -1
+    iou_t = float(node.attr("nms_threshold", 0.0))
+    score_t = float(node.attr("confidence_threshold", 0.0))
+    shape = node.out_shapes[0]
+    out_rows = int(shape[2]) if shape is not None and len(shape) == 4 else None
+    rows: list[list[float]] = []
+    for b in range(n):
+        pb = pri[b if pri.shape[0] > 1 else 0]
+        boxes = _decode_ssd(pb[0].reshape(num, per_prior)[:, -4:], pb[1].reshape(num, per_prior)[:, -4:],
+                            loc[b].reshape(num, 4), center, encoded)
+        yx = boxes[:, [1, 0, 3, 2]]
+        scores = conf[b].reshape(num, classes)
+        found: list[tuple[float, int, int]] = []
+        for c in range(classes):
+            if c == background:
+                continue
+            sc = scores[:, c].astype(np.float64)
+            if 0 < top_k < num:  # only the top_k best scores take part in the NMS
+                order = _candidates(sc, score_t)
+                kept = np.full(num, -np.inf)
+                kept[order[:top_k]] = sc[order[:top_k]]
+                sc = kept
+            for i, s in _hard_nms_class(yx, sc, num, iou_t, score_t):
+                found.append((s, c, i))
+        if keep_top_k > -1 and len(found) > keep_top_k:
+            found = sorted(found, key=lambda t: -t[0])[:keep_top_k]
+        found.sort(key=lambda t: (t[1], -t[0]))
+        rows += [[b, c, s, *boxes[i]] for s, c, i in found]
+    total = out_rows if out_rows is not None and out_rows >= 0 else len(rows) + 1
+    out = np.zeros((1, 1, max(total, 1), 7), dtype=node.out_dtype(0, np.float32))
+    k = min(len(rows), out.shape[2])
+    if k:
+        out[0, 0, :k] = np.asarray(rows[:k], np.float64)
+    if k < out.shape[2]:
+        out[0, 0, k, 0] = -1
+    return out

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.dialects.ov.base import tensor
@@ -50,6 +51,66 @@ def _step(node: ConverterNode, p) -> tuple[float, float]:  # noqa: ANN001
     return float(p.step), float(p.step)
 
 
+def _static_sizes(node: ConverterNode, p) -> tuple[int, int, int, int] | None:  # noqa: ANN001
+    """``(layer h, layer w, image h, image w)`` when all are static."""
+    feat = node.shape(0)
+    if feat is None or len(feat) != 4 or feat[2] < 0 or feat[3] < 0:
+        return None
+    if p.HasField("img_h") or p.HasField("img_w"):
+        ih, iw = int(p.img_h), int(p.img_w)
+    elif p.HasField("img_size"):
+        ih = iw = int(p.img_size)
+    else:
+        img = node.shape(1) if node.num_inputs > 1 else None
+        if img is None or len(img) != 4 or img[2] < 0 or img[3] < 0:
+            return None
+        ih, iw = img[2], img[3]
+    return feat[2], feat[3], ih, iw
+
+
+def _prior_grid(sizes: tuple[int, int, int, int], p, whs: list[tuple[float, float]],  # noqa: ANN001
+                steps: tuple[float, float], variance: list[float]) -> np.ndarray:
+    """Caffe's prior boxes ``[1, 2, 4 * H * W * len(whs)]``: for each cell (row
+    major) each box ``(w, h)`` around the cell's centre, normalized by the
+    image size, optionally clipped; then the variances."""
+    fh, fw, ih, iw = sizes
+    sh, sw = steps
+    sh = sh if sh > 0 else ih / fh
+    sw = sw if sw > 0 else iw / fw
+    cy = (np.arange(fh, dtype=np.float64) + p.offset) * sh
+    cx = (np.arange(fw, dtype=np.float64) + p.offset) * sw
+    wh = np.asarray(whs, np.float64)  # [k, 2]
+    cyy, cxx = np.meshgrid(cy, cx, indexing="ij")
+    c = np.stack([cxx, cyy], -1).reshape(-1, 1, 2)  # [cells, 1, (x, y)]
+    half = wh.reshape(1, -1, 2) / 2
+    scale = np.asarray([iw, ih], np.float64)
+    boxes = np.concatenate([(c - half) / scale, (c + half) / scale], -1)  # [cells, k, 4]
+    if p.clip:
+        boxes = np.clip(boxes, 0.0, 1.0)
+    flat = boxes.reshape(-1).astype(np.float32)
+    var = np.asarray(variance if len(variance) == 4 else variance[:1] * 4, np.float32)
+    return np.stack([flat, np.tile(var, flat.size // 4)]).reshape(1, 2, -1)
+
+
+def _caffe_box_sizes(p) -> list[tuple[float, float]]:  # noqa: ANN001
+    """(width, height) of each prior of a cell, in Caffe's order."""
+    ratios = [1.0]
+    for r in p.aspect_ratio:
+        if all(abs(r - q) > 1e-6 for q in ratios):
+            ratios.append(float(r))
+            if p.flip:
+                ratios.append(1.0 / float(r))
+    out: list[tuple[float, float]] = []
+    for k, m in enumerate(p.min_size):
+        out.append((m, m))
+        if len(p.max_size):
+            s = float(np.sqrt(m * p.max_size[k]))
+            out.append((s, s))
+        for r in ratios[1:]:
+            out.append((m * float(np.sqrt(r)), m / float(np.sqrt(r))))
+    return out
+
+
 @caffe_converter("PriorBox")
 def prior_box(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "prior_box_param")
@@ -60,6 +121,10 @@ def prior_box(node: ConverterNode, b: Builder) -> SSAValue:
         raise node.unsupported("explicit offsets / box sizes (use PriorBoxClustered)")
     if len(p.max_size) and len(p.max_size) != len(p.min_size):
         raise node.unsupported("max_size must pair with min_size")
+    variance = [float(v) for v in p.variance] or [0.1]
+    sizes = _static_sizes(node, p)
+    if sizes is not None:  # static: the priors are a constant (as the Model Optimizer folded them)
+        return b.const(_prior_grid(sizes, p, _caffe_box_sizes(p), (sh, sw), variance))
     attrs = {
         "min_size": [float(v) for v in p.min_size],
         "max_size": [float(v) for v in p.max_size],
@@ -80,6 +145,12 @@ def prior_box(node: ConverterNode, b: Builder) -> SSAValue:
 def prior_box_clustered(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "prior_box_param")
     sh, sw = _step(node, p)
+    if len(p.width) != len(p.height):
+        raise node.unsupported(f"{len(p.width)} widths and {len(p.height)} heights")
+    sizes = _static_sizes(node, p)
+    if sizes is not None:
+        whs = [(float(w), float(h)) for w, h in zip(p.width, p.height)]
+        return b.const(_prior_grid(sizes, p, whs, (sh, sw), [float(v) for v in p.variance] or [0.1]))
     attrs = {
         "width": [float(v) for v in p.width], "height": [float(v) for v in p.height],
         "clip": bool(p.clip), "step": 0.0, "step_h": sh, "step_w": sw,
