@@ -6,13 +6,16 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
 * ``DIR/ops/*.py``: new ``ov`` operations (``OVOp`` subclasses with
   ``@ov_op`` and their ``@shape_infer``), registered with the IR reader under
   their own opset name and loaded into the context;
-* ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``): extractors
+* ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``, ``caffe``): extractors
   (framework op -> ``ov`` ops: ``@tf_converter("IFFT2D")`` of
   :mod:`xmo.passes.tf_to_ov.registry` in ``front/tf``, ``@converter("Twice",
   domain="com.example")`` of :mod:`xmo.passes.onnx_to_ov.registry` in
-  ``front/onnx``) and front transformations; the extractors go to the
+  ``front/onnx``, ``@caffe_python_layer("module", "Layer")`` /
+  ``@caffe_converter("Type")`` of :mod:`xmo.passes.caffe_to_ov.registry` in
+  ``front/caffe``) and front transformations; the extractors go to the
   extension's own tables (:attr:`Extension.converters`,
-  :attr:`Extension.onnx_converters`) and apply only to conversions that load
+  :attr:`Extension.onnx_converters`, :attr:`Extension.caffe_converters`) and
+  apply only to conversions that load
   the extension;
 * ``DIR/middle/*.py``, ``DIR/back/*.py``: middle and back transformations
   (:mod:`xmo.passes.phases`);
@@ -150,7 +153,7 @@ def load_extension_passes(folder: str | Path) -> dict[str, type[ModulePass]]:
 # -- whole extensions: ops, front/<framework>, middle, back, kernels -------------------
 
 #: framework folders under ``front/``
-FRAMEWORKS = ("tf", "onnx")
+FRAMEWORKS = ("tf", "onnx", "caffe")
 
 
 @dataclass
@@ -168,6 +171,11 @@ class Extension:
     onnx_converters: ConverterTable[tuple[str, str], Any] = field(
         default_factory=lambda: ConverterTable("onnx")
     )
+    #: Caffe layer type / ``Python:<module>.<layer>`` -> converter (the
+    #: ``front/caffe`` extractors)
+    caffe_converters: ConverterTable[str, Any] = field(
+        default_factory=lambda: ConverterTable("caffe")
+    )
     files: list[Path] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -176,12 +184,13 @@ class Extension:
 
     def extractor_table(self, framework: str) -> ConverterTable[Any, Any]:
         """The extractors of ``front/<framework>``."""
-        return {"tf": self.converters, "onnx": self.onnx_converters}[framework]
+        return {"tf": self.converters, "onnx": self.onnx_converters,
+                "caffe": self.caffe_converters}[framework]
 
     @property
     def extractor_tables(self) -> list[ConverterTable[Any, Any]]:
         """The extractor table of every framework."""
-        return [self.converters, self.onnx_converters]
+        return [self.converters, self.onnx_converters, self.caffe_converters]
 
 
 _EXTENSIONS: dict[Path, Extension] = {}

@@ -104,7 +104,7 @@ class Net:
         proto.write_text(text_format.MessageToString(self.net))
         trained = schema.NetParameter()
         trained.CopyFrom(self.net)
-        for layer in trained.layer:
+        for layer in [*trained.layer, *trained.layers]:
             for arr in self.blobs.get(layer.name, []):
                 blob = layer.blobs.add()
                 blob.shape.dim.extend(arr.shape)
@@ -320,6 +320,47 @@ def numpy_layers() -> Net:
     return n
 
 
+def python_layer() -> Net:
+    """A net with a Caffe Python layer (``custom_layers.ScaleClip``, see
+    ``examples/caffe_python_layer``) between two convolutions."""
+    n = Net("python_layer", 16)
+    x = n.input("data", [1, 3, 8, 8])
+    n.conv("conv1", x, 3, 4, 3, pad=1)
+    n.layer("clip", "Python", ["conv1"], ["clip"], python_param={
+        "module": "custom_layers", "layer": "ScaleClip",
+        "param_str": '{"scale": 2.0, "min": -1.0, "max": 1.0}'})
+    n.conv("conv2", "clip", 4, 2, 1)
+    return n
+
+
+def legacy_v1() -> Net:
+    """The legacy V1 ``layers`` form (enum types, blobs in V1LayerParameter),
+    with the net's own ``input`` / ``input_dim`` fields."""
+    n = Net("legacy_v1", 17)
+    n.net.input.append("data")
+    n.net.input_dim.extend([1, 3, 9, 9])
+    v1_types = schema.V1LayerParameter.DESCRIPTOR.fields_by_name["type"].enum_type
+    specs = [
+        ("conv1", "CONVOLUTION", ["data"], ["conv1"], {"convolution_param": {"num_output": 4, "kernel_size": [3], "stride": [2]}},
+         [n.w(4, 3, 3, 3), n.w(4, scale=0.1)]),
+        ("relu1", "RELU", ["conv1"], ["conv1"], {}, []),
+        ("pool1", "POOLING", ["conv1"], ["pool1"], {"pooling_param": {"pool": "AVE", "kernel_size": 2, "stride": 2}}, []),
+        ("fc", "INNER_PRODUCT", ["pool1"], ["fc"], {"inner_product_param": {"num_output": 5}},
+         [n.w(5, 16), n.w(5, scale=0.1)]),
+        ("prob", "SOFTMAX", ["fc"], ["prob"], {}, []),
+    ]
+    for name, type_, bottoms, tops, params, blobs in specs:
+        layer = n.net.layers.add()
+        layer.name, layer.type = name, v1_types.values_by_name[type_].number
+        layer.bottom.extend(bottoms)
+        layer.top.extend(tops)
+        for field, values in params.items():
+            _fill(getattr(layer, field), values)
+        if blobs:
+            n.blobs[name] = blobs
+    return n
+
+
 #: name -> builder
 MODELS: dict[str, Callable[[], Net]] = {
     "squeezenet": squeezenet,
@@ -330,6 +371,8 @@ MODELS: dict[str, Callable[[], Net]] = {
     "convs": convs,
     "shapes": shapes,
     "numpy_layers": numpy_layers,
+    "python_layer": python_layer,
+    "legacy_v1": legacy_v1,
 }
 
 
