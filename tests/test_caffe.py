@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "caffe_python_layer"
 
 #: nets compared with OpenCV
-OPENCV_NETS = ("squeezenet", "resnet", "mobilenet_ssd", "activations", "pooling", "convs",
-               "shapes", "legacy_v1")
+OPENCV_NETS = ("squeezenet", "resnet", "mobilenet_ssd", "faster_rcnn", "activations", "pooling",
+               "convs", "shapes", "legacy_v1")
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,10 @@ def converted(nets):
 
 def _feeds(proto: Path, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {k: rng.standard_normal(v).astype(np.float32) for k, v in graph_input_shapes(proto).items()}
+    feeds = {k: rng.standard_normal(v).astype(np.float32) for k, v in graph_input_shapes(proto).items()}
+    if "im_info" in feeds:  # Faster R-CNN: image height, width, scale
+        feeds["im_info"] = np.float32([[*feeds["data"].shape[2:], 1.0]])
+    return feeds
 
 
 def _opencv(proto: Path, model: Path, feeds: dict, names: list[str]) -> list[np.ndarray]:
@@ -99,6 +102,18 @@ def test_net_matches_opencv(name, nets, converted, tmp_path):
     refs = _opencv(proto, model, feeds, names)
     _check(cpu, refs, names, f"{name} on the CPU backend")
     _check(run_in_openvino(module, feeds, tmp_path), refs, names, f"{name} in OpenVINO")
+
+
+def test_faster_rcnn_proposals(nets, tmp_path):
+    """The Proposal layer's ROIs themselves (cut with ``output``): anchors,
+    decoding, clipping, NMS as OpenCV (Caffe's Faster R-CNN) computes them."""
+    proto, model = nets("faster_rcnn")
+    feeds = _feeds(proto)
+    module = xmo.convert_model(str(proto), output="rois")
+    ref = _opencv(proto, model, feeds, ["proposal"])
+    for where, got in (("CPU backend", run_on_cpu_backend(module, feeds)),
+                       ("OpenVINO", run_in_openvino(module, feeds, tmp_path))):
+        np.testing.assert_allclose(got[0][1], ref[0], rtol=RTOL, atol=ATOL, err_msg=where)
 
 
 def _interp_align_corners(x: np.ndarray, oh: int, ow: int) -> np.ndarray:

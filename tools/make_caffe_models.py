@@ -361,6 +361,34 @@ def legacy_v1() -> Net:
     return n
 
 
+def faster_rcnn() -> Net:
+    """A Faster R-CNN-style head: RPN scores reshaped for Softmax, Proposal
+    (anchors, NMS), ROIPooling on the feature map, a classifier."""
+    n = Net("faster_rcnn", 18)
+    x = n.input("data", [1, 3, 32, 32])
+    n.input("im_info", [1, 3])
+    feat = n.relu("conv1_relu", n.conv("conv1", x, 3, 8, 4, stride=4))  # 8x8, stride 4
+    anchors = 6
+    n.conv("rpn_cls_score", feat, 8, 2 * anchors, 1)
+    n.conv("rpn_bbox_pred", feat, 8, 4 * anchors, 1)
+    n.layer("rpn_cls_score_reshape", "Reshape", ["rpn_cls_score"],
+            reshape_param={"shape": {"dim": [0, 2, -1, 0]}})
+    n.layer("rpn_cls_prob", "Softmax", ["rpn_cls_score_reshape"])
+    n.layer("rpn_cls_prob_reshape", "Reshape", ["rpn_cls_prob"],
+            reshape_param={"shape": {"dim": [0, 2 * anchors, -1, 0]}})
+    n.layer("proposal", "Proposal", ["rpn_cls_prob_reshape", "rpn_bbox_pred", "im_info"],
+            ["rois"], proposal_param={"feat_stride": 4, "base_size": 4, "min_size": 1,
+                                      "ratio": [0.5, 1.0, 2.0], "scale": [2.0, 4.0],
+                                      "pre_nms_topn": 100, "post_nms_topn": 10,
+                                      "nms_thresh": 0.7})
+    n.layer("roi_pool", "ROIPooling", [feat, "rois"], roi_pooling_param={
+        "pooled_h": 3, "pooled_w": 3, "spatial_scale": 0.25})
+    n.layer("cls_score", "InnerProduct", ["roi_pool"], ["cls_score"], [n.w(4, 72), n.w(4, scale=0.1)],
+            inner_product_param={"num_output": 4})
+    n.layer("cls_prob", "Softmax", ["cls_score"])
+    return n
+
+
 #: name -> builder
 MODELS: dict[str, Callable[[], Net]] = {
     "squeezenet": squeezenet,
@@ -373,6 +401,7 @@ MODELS: dict[str, Callable[[], Net]] = {
     "numpy_layers": numpy_layers,
     "python_layer": python_layer,
     "legacy_v1": legacy_v1,
+    "faster_rcnn": faster_rcnn,
 }
 
 

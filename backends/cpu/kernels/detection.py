@@ -255,3 +255,109 @@ def _detection_output(node: KernelNode, loc: np.ndarray, conf: np.ndarray, prior
     if k < out.shape[2]:
         out[0, 0, k, 0] = -1
     return out
+
+
+@register_kernel("ov.ROIPooling")
+def _roi_pooling(node: KernelNode, data: np.ndarray, rois: np.ndarray) -> np.ndarray:
+    """Max ROI pooling as Caffe's Fast R-CNN layer: ROI corners scaled and
+    rounded (half away from zero), bins of ``size / pooled`` (floor / ceil
+    bounds, clipped to the map), an empty bin gives 0; rows of ``rois`` are
+    ``[batch, x1, y1, x2, y2]``."""
+    if str(node.attr("method", "max")) != "max":
+        raise ValueError("ROIPooling: only the max method is supported")
+    ph, pw = (int(v) for v in node.attr("output_size", [1, 1]))
+    scale = float(node.attr("spatial_scale", 1.0))
+    _, c, h, w = data.shape
+    out = np.zeros((rois.shape[0], c, ph, pw), dtype=data.dtype)
+    r = rois.astype(np.float64)
+    corners = np.sign(r[:, 1:5] * scale) * np.floor(np.abs(r[:, 1:5] * scale) + 0.5)
+    for n in range(rois.shape[0]):
+        x1, y1, x2, y2 = (int(v) for v in corners[n])
+        rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        img = data[int(r[n, 0])]
+        for i in range(ph):
+            hs = min(max(int(np.floor(i * rh / ph)) + y1, 0), h)
+            he = min(max(int(np.ceil((i + 1) * rh / ph)) + y1, 0), h)
+            for j in range(pw):
+                ws = min(max(int(np.floor(j * rw / pw)) + x1, 0), w)
+                we = min(max(int(np.ceil((j + 1) * rw / pw)) + x1, 0), w)
+                if he > hs and we > ws:
+                    out[n, :, i, j] = img[:, hs:he, ws:we].max(axis=(1, 2))
+    return out
+
+
+def _caffe_anchors(base: int, ratios: list[float], scales: list[float]) -> np.ndarray:
+    """Faster R-CNN's anchors around a ``base`` x ``base`` box at the origin:
+    each ratio (the area kept, sides rounded), then each scale; [A, 4] corners."""
+    w = h = float(base)
+    cx = cy = 0.5 * (base - 1)
+    out = []
+    for r in ratios:
+        rw = np.round(np.sqrt(w * h / r))
+        rh = np.round(rw * r)
+        for s in scales:
+            sw, sh = rw * s, rh * s
+            out.append([cx - 0.5 * (sw - 1), cy - 0.5 * (sh - 1), cx + 0.5 * (sw - 1), cy + 0.5 * (sh - 1)])
+    return np.asarray(out, np.float64)
+
+
+@register_kernel("ov.Proposal")
+def _proposal(node: KernelNode, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray):
+    """Faster R-CNN's proposal layer (Caffe coordinates, +1 sizes): anchors
+    shifted over the map, decoded, clipped, small boxes dropped, the best
+    ``pre_nms_topn`` through NMS, ``post_nms_topn`` rows ``[batch, x1, y1,
+    x2, y2]`` per image (zero rows after the last proposal) and their scores."""
+    if str(node.attr("framework", "")) not in ("", "caffe"):
+        raise ValueError("Proposal: only Caffe's framework is supported")
+    stride = int(node.attr("feat_stride", 1))
+    anchors = _caffe_anchors(int(node.attr("base_size", 1)), list(node.attr("ratio", [])),
+                             list(node.attr("scale", [])))
+    pre, post = int(node.attr("pre_nms_topn", 0)), int(node.attr("post_nms_topn", 0))
+    iou_t, min_size = float(node.attr("nms_thresh", 0.0)), float(node.attr("min_size", 1))
+    n, _, h, w = probs.shape
+    a = anchors.shape[0]
+    info = info.reshape(-1, info.shape[-1]) if info.ndim > 1 else info.reshape(1, -1)
+    sy, sx = np.meshgrid(np.arange(h) * stride, np.arange(w) * stride, indexing="ij")
+    shifts = np.stack([sx.ravel(), sy.ravel(), sx.ravel(), sy.ravel()], 1).astype(np.float64)
+    all_anchors = (shifts[:, None, :] + anchors[None]).reshape(-1, 4)  # (H, W, A)
+    rois = np.zeros((n * post, 5), node.out_dtype(0, np.float32))
+    scores_out = np.zeros(n * post, node.out_dtype(1, np.float32) if len(node.out_dtypes) > 1 else np.float32)
+    for b in range(n):
+        im = info[min(b, info.shape[0] - 1)]
+        img_h, img_w, im_scale = float(im[0]), float(im[1]), float(im[2]) if im.size > 2 else 1.0
+        sc = probs[b, a:].transpose(1, 2, 0).reshape(-1).astype(np.float64)
+        d = deltas[b].reshape(a, 4, h, w).transpose(2, 3, 0, 1).reshape(-1, 4).astype(np.float64)
+        bw = all_anchors[:, 2] - all_anchors[:, 0] + 1
+        bh = all_anchors[:, 3] - all_anchors[:, 1] + 1
+        cx = all_anchors[:, 0] + 0.5 * bw
+        cy = all_anchors[:, 1] + 0.5 * bh
+        px, py = d[:, 0] * bw + cx, d[:, 1] * bh + cy
+        pw, ph = np.exp(d[:, 2]) * bw, np.exp(d[:, 3]) * bh
+        boxes = np.stack([px - 0.5 * pw, py - 0.5 * ph, px + 0.5 * pw, py + 0.5 * ph], 1)
+        boxes[:, 0::2] = np.clip(boxes[:, 0::2], 0, img_w - 1)
+        boxes[:, 1::2] = np.clip(boxes[:, 1::2], 0, img_h - 1)
+        ok = ((boxes[:, 2] - boxes[:, 0] + 1 >= min_size * im_scale)
+              & (boxes[:, 3] - boxes[:, 1] + 1 >= min_size * im_scale))
+        idx = np.flatnonzero(ok)
+        idx = idx[np.argsort(-sc[idx], kind="stable")][:pre]
+        keep: list[int] = []
+        areas = (boxes[:, 2] - boxes[:, 0] + 1) * (boxes[:, 3] - boxes[:, 1] + 1)
+        alive = np.ones(len(idx), bool)
+        for k in range(len(idx)):
+            if not alive[k]:
+                continue
+            i = idx[k]
+            keep.append(int(i))
+            if len(keep) == post:
+                break
+            rest = idx[k + 1:]
+            iw = np.maximum(np.minimum(boxes[i, 2], boxes[rest, 2]) - np.maximum(boxes[i, 0], boxes[rest, 0]) + 1, 0)
+            ih = np.maximum(np.minimum(boxes[i, 3], boxes[rest, 3]) - np.maximum(boxes[i, 1], boxes[rest, 1]) + 1, 0)
+            inter = iw * ih
+            iou = inter / (areas[i] + areas[rest] - inter)
+            alive[k + 1:] &= iou <= iou_t
+        rows = slice(b * post, b * post + len(keep))
+        rois[rows, 0] = b
+        rois[rows, 1:] = boxes[keep]
+        scores_out[rows] = sc[keep]
+    return rois, scores_out

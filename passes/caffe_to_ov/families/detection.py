@@ -203,6 +203,7 @@ def roi_pooling(node: ConverterNode, b: Builder) -> SSAValue:
     out = [rois[0], feat[1], int(p.pooled_h), int(p.pooled_w)]
     return b.out("ROIPooling", [node.input(0), node.input(1)], {
         "output_size": [int(p.pooled_h), int(p.pooled_w)],
+        "pooled_h": int(p.pooled_h), "pooled_w": int(p.pooled_w),
         "spatial_scale": float(p.spatial_scale), "method": "max",
     }, result_types=[tensor("f32", out)])
 
