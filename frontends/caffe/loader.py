@@ -202,7 +202,7 @@ def _resolve(
         assert weights is not None
         net_fields, raw = read_weights(weights)
         for r in raw:
-            net_fields.layers.add().CopyFrom(r.message) if r.v1 else net_fields.layer.add().CopyFrom(r.message)
+            (net_fields.layers if r.v1 else net_fields.layer).add().CopyFrom(r.message)
             if r.blobs:
                 blobs[r.message.name] = r.blobs
         return net_fields, blobs, weights

@@ -134,10 +134,17 @@ class CaffeHooks(LegalizationHooks):
         return []
 
 
+#: training-time data layers (a caffemodel's own net has them; a deploy net has inputs)
+DATA_LAYERS = frozenset({"Data", "ImageData", "HDF5Data", "MemoryData", "WindowData",
+                         "DummyData", "AnnotatedData"})
+
+
 def _no_converter(info: OpInfo) -> str:
     if info.op_type == "Python":
         return (f"Python layer {info.key.removeprefix('Python:')}: no extension provides "
                 "an extractor for it")
+    if info.op_type in DATA_LAYERS:
+        return "a training data layer: give the deploy prototxt (--input_proto)"
     return "no converter for this layer type"
 
 

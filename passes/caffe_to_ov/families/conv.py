@@ -19,7 +19,10 @@ def _window(node: ConverterNode, p, n: int) -> dict:  # noqa: ANN001
     return {"kernel": kernel, "stride": stride, "pad": pad}
 
 
-def _conv_common(node: ConverterNode, transposed: bool) -> tuple[dict, np.ndarray, int, int]:
+def _conv_common(node: ConverterNode) -> tuple[dict, np.ndarray, int, int]:
+    """Window, weights, group and spatial rank of a (de)convolution. Weights
+    are ``[O, I/g, k...]`` (Convolution) or ``[I, O/g, k...]`` (Deconvolution):
+    dimension 0 splits into the groups either way."""
     p = param(node, "convolution_param")
     if p.axis != 1:
         raise node.unsupported(f"convolution axis {p.axis}")
@@ -33,7 +36,7 @@ def _conv_common(node: ConverterNode, transposed: bool) -> tuple[dict, np.ndarra
     win = {"stride": pair(node, p, "stride", 1, n), "pad": pair(node, p, "pad", 0, n),
            "dilation": pair(node, p, "dilation", 1, n)}
     group = int(p.group)
-    if group < 1 or w.shape[0] % (group if not transposed else group) or p.num_output % group:
+    if group < 1 or w.shape[0] % group or p.num_output % group:
         raise node.unsupported(f"group {group} does not divide the channels")
     return win, w, group, n
 
@@ -45,7 +48,7 @@ def _bias(node: ConverterNode, b: Builder, y: SSAValue, rank: int) -> SSAValue:
 
 @caffe_converter("Convolution")
 def convolution(node: ConverterNode, b: Builder) -> SSAValue:
-    win, w, group, n = _conv_common(node, transposed=False)
+    win, w, group, n = _conv_common(node)
     p = param(node, "convolution_param")
     attrs = {"strides": win["stride"], "dilations": win["dilation"],
              "pads_begin": win["pad"], "pads_end": win["pad"], "auto_pad": "explicit"}
@@ -60,7 +63,7 @@ def convolution(node: ConverterNode, b: Builder) -> SSAValue:
 
 @caffe_converter("Deconvolution")
 def deconvolution(node: ConverterNode, b: Builder) -> SSAValue:
-    win, w, group, n = _conv_common(node, transposed=True)
+    win, w, group, n = _conv_common(node)
     p = param(node, "convolution_param")
     attrs = {"strides": win["stride"], "dilations": win["dilation"],
              "pads_begin": win["pad"], "pads_end": win["pad"], "auto_pad": "explicit"}
