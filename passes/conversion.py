@@ -195,7 +195,8 @@ class XmoConvertPass(ModulePass):
     comma-separated), ``layout`` (``"name(nhwc->nchw)"`` or ``"nhwc->nchw"``),
     ``disable_nhwc_to_nchw``, ``static_shape``, ``enable_transforms`` /
     ``disable_transforms`` (ids, comma-separated), ``transformations_config``
-    (a JSON file). Extensions are the ones loaded into the context
+    (a JSON file), ``mean_values`` / ``scale_values`` / ``reverse_input_channels``
+    (input preprocessing). Extensions are the ones loaded into the context
     (``xmo-opt --extensions DIR``). ``input_model`` (``xmo-opt`` sets it to
     its input file): the model's runtime info records the conversion as
     ``xmo convert`` does (``conversion_parameters``: the framework, the
@@ -211,9 +212,16 @@ class XmoConvertPass(ModulePass):
     enable_transforms: str | None = None
     disable_transforms: str | None = None
     transformations_config: str | None = None
+    mean_values: str | None = None
+    scale_values: str | None = None
+    reverse_input_channels: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         frontend = frontend_of_module(op)
+        preprocess: dict[str, Any] = {
+            k: v for k, v in (("mean_values", self.mean_values), ("scale_values", self.scale_values),
+                              ("reverse_input_channels", self.reverse_input_channels)) if v
+        }
         manager = conversion_manager(
             ctx, enable=self.enable_transforms, disable=self.disable_transforms,
             config=self.transformations_config,
@@ -221,6 +229,7 @@ class XmoConvertPass(ModulePass):
         run_conversion(
             op, ctx, manager, output=output_names(self.output), layout=self.layout,
             nhwc_to_nchw=not self.disable_nhwc_to_nchw, static_shape=self.static_shape,
+            preprocess=preprocess,
         )  # fmt: skip
         if self.input_model is not None:
             given = {

@@ -343,3 +343,16 @@ def test_preprocessing_on_a_caffe_net_matches_opencv(nets, tmp_path):
     ref = _opencv(proto, model, {"data": np.ascontiguousarray(pre)}, ["prob"])
     _check(run_on_cpu_backend(module, {"data": x}), ref, ["prob"], "CPU backend")
     _check(run_in_openvino(module, {"data": x}, tmp_path), ref, ["prob"], "OpenVINO")
+
+
+def test_preprocessing_through_the_xmo_convert_pass():
+    """``xmo-opt MODEL -p 'xmo-convert{mean_values=...}'`` preprocesses as ``xmo convert``."""
+    from xmo.context import make_context
+    from xmo.frontends import load_framework_model
+    from xmo.passes.conversion import XmoConvertPass
+
+    ctx = make_context()
+    module = load_framework_model(_onnx_model(), ctx)
+    XmoConvertPass(mean_values="x[1,2,3]", reverse_input_channels=True).apply(ctx, module)
+    names = {op.get_friendly_name() for op in module.body.block.ops if hasattr(op, "get_friendly_name")}
+    assert {"x/reverse_input_channels", "x/mean"} <= names

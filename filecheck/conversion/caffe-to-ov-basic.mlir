@@ -3,7 +3,7 @@
 // as floor rounding with the end pads that give Caffe's size (5 -> 3), an
 // in-place Dropout (its blob name moves to the value it forwards), Flatten.
 // The op giving a layer's top takes the layer name; the top's final value
-// takes the blob name.
+// takes the blob name, except an input's: it stays the Parameter's alone.
 
 builtin.module {
   %0 = "caffe.Input"() <{blob_name = "data"}> : () -> tensor<1x2x5x5xf32>
@@ -15,7 +15,7 @@ builtin.module {
 }
 
 // CHECK:      %[[P:.*]] = "ov.Parameter"() <{friendly_name = "data", tensor_names = {{\[\["data"\]\]}}}> : () -> tensor<1x2x5x5xf32>
-// CHECK:      %[[R:.*]] = "ov.PRelu"(%[[P]], %{{.*}}) <{friendly_name = "relu", tensor_names = {{\[\["data"\]\]}}}>
+// CHECK:      %[[R:.*]] = "ov.PRelu"(%[[P]], %{{.*}}) <{friendly_name = "relu"}>
 // CHECK:      %[[M:.*]], %{{.*}} = "ov.MaxPool"(%[[R]]) <{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads_begin = array<i64: 0, 0>, pads_end = array<i64: 1, 1>, rounding_type = "floor"{{.*}}friendly_name = "pool", tensor_names = {{\[\["pool"\], \[\]\]}}}> : (tensor<1x2x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xi64>)
 // CHECK:      %[[F:.*]] = "ov.Reshape"(%[[M]], %{{.*}}) <{special_zero = true, friendly_name = "flat", tensor_names = {{\[\["flat"\]\]}}}> : (tensor<1x2x3x3xf32>, tensor<2xi64>) -> tensor<1x18xf32>
 // CHECK:      "ov.Result"(%[[F]])

@@ -13,7 +13,9 @@ map, the report and the naming; :class:`CaffeHooks` says what is Caffe's:
 * names: the op producing a layer's first top takes the layer name as its
   friendly name; each value takes its top (blob) name as tensor name when it
   is the blob's final value (an in-place layer's input is not: the blob name
-  then belongs to the in-place layer's output).
+  then belongs to the in-place layer's output); the name of an input blob
+  stays on the ``ov.Parameter`` (one tensor per name), even when in-place
+  layers rewrite that blob.
 
 Layers that cannot be converted are collected; the pass then raises
 :class:`~xmo.passes.to_ov.report.UnsupportedOpsError` listing every layer
@@ -76,12 +78,14 @@ class CaffeHooks(LegalizationHooks):
 
     def __init__(self) -> None:
         self.final: set[SSAValue] = set()
+        self.inputs: set[str] = set()
 
     def start(self, ops: Sequence[Operation]) -> None:
         last: dict[str, SSAValue] = {}
         for op in ops:
             if isinstance(op, InputOp):
                 last[op.blob_name.data] = op.results[0]
+                self.inputs.add(op.blob_name.data)
             elif isinstance(op, LayerOp):
                 for top, r in zip(op.tops.data, op.results):
                     last[top.data] = r
@@ -91,7 +95,7 @@ class CaffeHooks(LegalizationHooks):
         if not isinstance(op, OutputOp):
             return None
         name = op.blob_name.data
-        return op.value, name, [name]
+        return op.value, name, [] if name in self.inputs else [name]
 
     def convert_source(self, op: Operation, lz: Legalizer) -> bool:
         if not isinstance(op, InputOp):
@@ -129,8 +133,9 @@ class CaffeHooks(LegalizationHooks):
         return None
 
     def tensor_names(self, op: Operation, info: OpInfo, index: int) -> list[str]:
-        if op.results[index] in self.final:
-            return [info.output_names[index]]
+        name = info.output_names[index]
+        if op.results[index] in self.final and name not in self.inputs:
+            return [name]
         return []
 
 
