@@ -84,6 +84,9 @@ def convert_model(
     enable_transforms: Any = None,
     disable_transforms: Any = None,
     memory_limit: int | str | None = None,
+    mean_values: Any = None,
+    scale_values: Any = None,
+    reverse_input_channels: bool = False,
     **frontend_options: Any,
 ) -> ModuleOp:
     """Convert a model (path or in-memory model) to an ov-dialect module.
@@ -98,7 +101,12 @@ def convert_model(
     these tensors), ``batch``, ``static_shape``, ``layout`` (change an
     input's or output's layout, e.g. ``"input(nhwc->nchw)"``),
     ``disable_nhwc_to_nchw`` (TensorFlow: keep the NHWC computation, do not
-    sink the layout transposes); other keywords go to the frontend.
+    sink the layout transposes); ``mean_values`` / ``scale_values``
+    (``"data[123,117,104]"``, ``[123, 117, 104]`` for every input, or a dict)
+    and ``reverse_input_channels`` preprocess the inputs of any model as the
+    Model Optimizer did: ``(reverse(x) - mean) / scale``
+    (:mod:`xmo.passes.ov_preprocess`); other keywords go to the frontend
+    (Caffe: ``input_proto``, the deploy prototxt of a ``.caffemodel``).
 
     Extensions (``docs/extensions.md``): ``extensions`` (extension folders:
     operations, extractors, front/middle/back transformations, kernels),
@@ -129,7 +137,8 @@ def convert_model(
         "layout": layout, "disable_nhwc_to_nchw": disable_nhwc_to_nchw,
         "extensions": extensions, "transformations_config": transformations_config,
         "enable_transforms": enable_transforms, "disable_transforms": disable_transforms,
-        "memory_limit": memory_limit,
+        "memory_limit": memory_limit, "mean_values": mean_values,
+        "scale_values": scale_values, "reverse_input_channels": reverse_input_channels,
     }
     given = {
         k: v for k, v in options.items()
@@ -145,10 +154,26 @@ def convert_model(
             disable_nhwc_to_nchw=disable_nhwc_to_nchw, extensions=extensions,
             transformations_config=transformations_config,
             enable_transforms=enable_transforms, disable_transforms=disable_transforms,
+            preprocess=_preprocess_options(mean_values, scale_values, reverse_input_channels),
             **frontend_options,
         )
     record_conversion(module, input_model, framework, given)
     return module
+
+
+def _preprocess_options(mean_values: Any, scale_values: Any, reverse: bool) -> dict[str, Any]:
+    """The ``ov-preprocess`` options of the preprocessing arguments (checked
+    here, before anything is loaded)."""
+    from xmo import options as opt
+
+    out: dict[str, Any] = {}
+    for key, spec in (("mean_values", mean_values), ("scale_values", scale_values)):
+        if spec is not None and spec != "":
+            opt.parse_values_spec(spec, key)
+            out[key] = opt.values_text(spec)
+    if reverse:
+        out["reverse_input_channels"] = True
+    return out
 
 
 def _is_ir_path(model: Any) -> bool:
@@ -183,6 +208,7 @@ def _convert(
     transformations_config: Any,
     enable_transforms: Any,
     disable_transforms: Any,
+    preprocess: dict[str, Any] | None = None,
     **frontend_options: Any,
 ) -> ModuleOp:
     from xmo import options as opt
@@ -201,7 +227,8 @@ def _convert(
     else:
         ctx = make_context()
         if batch is not None:
-            shapes = opt.with_batch(shapes, frontend.input_shapes(input_model), batch)
+            shape_opts = {k: v for k, v in frontend_options.items() if k == "input_proto"}
+            shapes = opt.with_batch(shapes, frontend.input_shapes(input_model, **shape_opts), batch)
             batch = None
         overrides = {k: v for k, v in shapes.items() if v is not None}
         if overrides:
@@ -228,6 +255,7 @@ def _convert(
     run_conversion(
         module, ctx, manager, output=opt.output_names(output), layout=opt.layout_text(layout),
         nhwc_to_nchw=not disable_nhwc_to_nchw, static_shape=static_shape,
+        preprocess=preprocess,
     )  # fmt: skip
     attach_context(module, ctx)
     return module

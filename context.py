@@ -42,7 +42,12 @@ def _xmo_dialects() -> dict[str, object]:
 
         return MXNET
 
-    return {"ov": ov, "onnx": onnx, "tf": tf, "kaldi": kaldi, "mxnet": mxnet}
+    def caffe() -> Dialect:
+        from xmo.dialects.caffe import CAFFE
+
+        return CAFFE
+
+    return {"ov": ov, "onnx": onnx, "tf": tf, "caffe": caffe, "kaldi": kaldi, "mxnet": mxnet}
 
 
 def make_context(

@@ -6,16 +6,19 @@ An extension is a folder (``xmo convert --extensions DIR``, repeatable;
 * ``DIR/ops/*.py``: new ``ov`` operations (``OVOp`` subclasses with
   ``@ov_op`` and their ``@shape_infer``), registered with the IR reader under
   their own opset name and loaded into the context;
-* ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``): extractors
+* ``DIR/front/<framework>/*.py`` (``tf``, ``onnx``, ``caffe``): extractors
   (framework op -> ``ov`` ops: ``@tf_converter("IFFT2D")`` of
   :mod:`xmo.passes.tf_to_ov.registry` in ``front/tf``, ``@converter("Twice",
   domain="com.example")`` of :mod:`xmo.passes.onnx_to_ov.registry` in
-  ``front/onnx``; ``@mxnet_converter(custom_key("my_op"))`` of
+  ``front/onnx``; ``@caffe_python_layer("module", "Layer")`` /
+  ``@caffe_converter("Type")`` of :mod:`xmo.passes.caffe_to_ov.registry` in
+  ``front/caffe``; ``@mxnet_converter(custom_key("my_op"))`` of
   :mod:`xmo.passes.mxnet_to_ov.registry` in ``front/mxnet`` for an MXNet
   ``Custom`` operator) and front transformations; the extractors go to the
   extension's own tables (:attr:`Extension.converters`,
-  :attr:`Extension.onnx_converters`, :attr:`Extension.mxnet_converters`) and
-  apply only to conversions that load the extension;
+  :attr:`Extension.onnx_converters`, :attr:`Extension.caffe_converters`,
+  :attr:`Extension.mxnet_converters`) and apply only to conversions that load
+  the extension;
 * ``DIR/middle/*.py``, ``DIR/back/*.py``: middle and back transformations
   (:mod:`xmo.passes.phases`);
 * ``DIR/kernels/*.py``: CPU backend kernels (``@register_kernel``, numba allowed);
@@ -152,7 +155,7 @@ def load_extension_passes(folder: str | Path) -> dict[str, type[ModulePass]]:
 # -- whole extensions: ops, front/<framework>, middle, back, kernels -------------------
 
 #: framework folders under ``front/``
-FRAMEWORKS = ("tf", "onnx", "mxnet")
+FRAMEWORKS = ("tf", "onnx", "caffe", "mxnet")
 
 
 @dataclass
@@ -175,6 +178,11 @@ class Extension:
     mxnet_converters: ConverterTable[str, Any] = field(
         default_factory=lambda: ConverterTable("mxnet")
     )
+    #: Caffe layer type / ``Python:<module>.<layer>`` -> converter (the
+    #: ``front/caffe`` extractors)
+    caffe_converters: ConverterTable[str, Any] = field(
+        default_factory=lambda: ConverterTable("caffe")
+    )
     files: list[Path] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -184,12 +192,12 @@ class Extension:
     def extractor_table(self, framework: str) -> ConverterTable[Any, Any]:
         """The extractors of ``front/<framework>``."""
         return {"tf": self.converters, "onnx": self.onnx_converters,
-                "mxnet": self.mxnet_converters}[framework]
+                "caffe": self.caffe_converters, "mxnet": self.mxnet_converters}[framework]
 
     @property
     def extractor_tables(self) -> list[ConverterTable[Any, Any]]:
         """The extractor table of every framework."""
-        return [self.converters, self.onnx_converters, self.mxnet_converters]
+        return [self.converters, self.onnx_converters, self.caffe_converters, self.mxnet_converters]
 
 
 _EXTENSIONS: dict[Path, Extension] = {}

@@ -158,3 +158,60 @@ def layout_text(spec: Any) -> Any:
     if isinstance(spec, Mapping):
         return ",".join(f"{k}({v})" if "->" in str(v) else f"{k}({v}->{v})" for k, v in spec.items())
     return spec
+
+
+# ---------------------------------------------------------------------------
+# Input preprocessing: --mean_values, --scale_values, --reverse_input_channels
+# ---------------------------------------------------------------------------
+
+_VALUES_ITEM = re.compile(r"\s*([^\[\],]*?)\s*\[([^\]]*)\]\s*(?:,|$)")
+
+
+def parse_values_spec(spec: Any, option: str) -> dict[str | None, list[float]]:
+    """``--mean_values`` / ``--scale_values`` -> {input name (None: every
+    input) -> one value per channel}: ``"data[123,117,104]"``,
+    ``"data[1,2,3],info[4]"``, ``"[123,117,104]"`` (every input); in Python
+    also a dict ``{"data": [123, 117, 104]}`` or a list (every input)."""
+    if spec is None or spec == "":
+        return {}
+    if isinstance(spec, Mapping):
+        return {str(k): _floats(v, option, str(k)) for k, v in spec.items()}
+    if isinstance(spec, str):
+        out: dict[str | None, list[float]] = {}
+        text, pos = spec.strip(), 0
+        while pos < len(text):
+            m = _VALUES_ITEM.match(text, pos)
+            if m is None or m.end() == pos:
+                raise OptionError(
+                    f"--{option}: cannot parse '{text[pos:]}' (use name[v1,v2,v3] or [v1,v2,v3])")
+            name = m.group(1) or None
+            out[name] = _floats(m.group(2).split(","), option, name)
+            pos = m.end()
+        return out
+    if isinstance(spec, Sequence):
+        return {None: _floats(spec, option, None)}
+    raise OptionError(f"{option}: unsupported value {spec!r}")
+
+
+def _floats(items: Any, option: str, name: str | None) -> list[float]:
+    where = f"--{option}" + (f" '{name}'" if name else "")
+    try:
+        vals = [float(v) for v in items if not (isinstance(v, str) and not v.strip())]
+    except (TypeError, ValueError):
+        raise OptionError(f"{where}: values must be numbers, got {items!r}") from None
+    if not vals:
+        raise OptionError(f"{where}: no values")
+    if option == "scale_values" and any(v == 0 for v in vals):
+        raise OptionError(f"{where}: a scale value of 0")
+    return vals
+
+
+def values_text(spec: Any) -> str:
+    """A ``--mean_values`` / ``--scale_values`` value as the text
+    ``ov-preprocess`` takes (a mapping or list becomes ``name[v,...]``)."""
+    if spec is None:
+        return ""
+    if isinstance(spec, str):
+        return spec
+    parsed = parse_values_spec(spec, "values")
+    return ",".join(f"{k or ''}[{','.join(repr(v) for v in vals)}]" for k, vals in parsed.items())

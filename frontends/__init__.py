@@ -67,9 +67,11 @@ class Frontend:
     def load(self, model: Any, ctx: Context, **options: Any) -> ModuleOp:
         return _load_attr(self.loader)(model, ctx, **options)
 
-    def input_shapes(self, model: Any) -> dict[str, list[int] | None]:
-        """Graph input name -> dims (-1 dynamic; None: unknown rank)."""
-        return _load_attr(self.input_shapes_reader)(model)
+    def input_shapes(self, model: Any, **options: Any) -> dict[str, list[int] | None]:
+        """Graph input name -> dims (-1 dynamic; None: unknown rank);
+        ``options``: frontend options naming the model's other files (Caffe's
+        ``input_proto``)."""
+        return _load_attr(self.input_shapes_reader)(model, **options)
 
 
 def _is_onnx_object(model: Any) -> bool:
@@ -130,6 +132,14 @@ register_frontend(Frontend(
     loader="xmo.frontends.mxnet:load_mxnet",
     input_shapes_reader="xmo.frontends.mxnet:graph_input_shapes",
     legalization=("convert-mxnet-to-ov",),
+))
+
+register_frontend(Frontend(
+    name="caffe", dialect="caffe", suffixes=(".prototxt", ".caffemodel"),
+    accepts_object=lambda model: False,
+    loader="xmo.frontends.caffe.loader:load_caffe",
+    input_shapes_reader="xmo.frontends.caffe.loader:graph_input_shapes",
+    legalization=("convert-caffe-to-ov",),
 ))
 
 #: path suffixes xmo reads as IR, not through a frontend

@@ -119,6 +119,18 @@ def _ov_check_static_shapes() -> type[ModulePass]:
     return OVCheckStaticShapesPass
 
 
+def _convert_caffe_to_ov() -> type[ModulePass]:
+    from xmo.passes.caffe_to_ov import ConvertCaffeToOVPass
+
+    return ConvertCaffeToOVPass
+
+
+def _ov_preprocess() -> type[ModulePass]:
+    from xmo.passes.ov_preprocess import OVPreprocessPass
+
+    return OVPreprocessPass
+
+
 def _xmo_convert() -> type[ModulePass]:
     from xmo.passes.conversion import XmoConvertPass
 
@@ -147,4 +159,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "ov-change-layout": _ov_change_layout,
         "ov-check-static-shapes": _ov_check_static_shapes,
         "xmo-convert": _xmo_convert,
+        "convert-caffe-to-ov": _convert_caffe_to_ov,
+        "ov-preprocess": _ov_preprocess,
     }

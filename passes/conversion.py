@@ -70,12 +70,16 @@ def conversion_pipeline(
     layout: str | None = None,
     nhwc_to_nchw: bool = True,
     static_shape: bool = False,
+    preprocess: dict[str, Any] | None = None,
 ) -> Pipeline:
     """The conversion of a module loaded by ``frontend`` (None: an ``ov``
     module, which only the middle and back phases change)."""
     steps = manager.pipeline((FRONT, MIDDLE), frontend=frontend, nhwc_to_nchw=nhwc_to_nchw)
     steps.append(PipelineStep.verify())
-    extra = option_passes(output=output, layout=layout, nhwc_to_nchw=nhwc_to_nchw)
+    if preprocess:  # the model's own input layout: channels last for NHWC frontends
+        preprocess = {**preprocess, "channels_last": bool(frontend is not None and frontend.nhwc)}
+    extra = option_passes(output=output, layout=layout, nhwc_to_nchw=nhwc_to_nchw,
+                          preprocess=preprocess)
     if extra:
         steps += [PipelineStep(make_pass(name, **opts), name) for name, opts in extra]
         steps.append(PipelineStep.verify())
@@ -96,14 +100,17 @@ def run_conversion(
     layout: str | None = None,
     nhwc_to_nchw: bool = True,
     static_shape: bool = False,
+    preprocess: dict[str, Any] | None = None,
 ) -> None:
-    """Convert ``module`` (a framework or ``ov`` module) in place."""
+    """Convert ``module`` (a framework or ``ov`` module) in place.
+    ``preprocess``: ``ov-preprocess`` options (``mean_values``,
+    ``scale_values``, ``reverse_input_channels``)."""
     frontend = frontend_of_module(module)
     if frontend is not None:
         manager.prepare(module)
     conversion_pipeline(
         manager, frontend, output=output, layout=layout,
-        nhwc_to_nchw=nhwc_to_nchw, static_shape=static_shape,
+        nhwc_to_nchw=nhwc_to_nchw, static_shape=static_shape, preprocess=preprocess,
     ).run(ctx, module)  # fmt: skip
 
 
@@ -188,7 +195,8 @@ class XmoConvertPass(ModulePass):
     comma-separated), ``layout`` (``"name(nhwc->nchw)"`` or ``"nhwc->nchw"``),
     ``disable_nhwc_to_nchw``, ``static_shape``, ``enable_transforms`` /
     ``disable_transforms`` (ids, comma-separated), ``transformations_config``
-    (a JSON file). Extensions are the ones loaded into the context
+    (a JSON file), ``mean_values`` / ``scale_values`` / ``reverse_input_channels``
+    (input preprocessing). Extensions are the ones loaded into the context
     (``xmo-opt --extensions DIR``). ``input_model`` (``xmo-opt`` sets it to
     its input file): the model's runtime info records the conversion as
     ``xmo convert`` does (``conversion_parameters``: the framework, the
@@ -204,9 +212,16 @@ class XmoConvertPass(ModulePass):
     enable_transforms: str | None = None
     disable_transforms: str | None = None
     transformations_config: str | None = None
+    mean_values: str | None = None
+    scale_values: str | None = None
+    reverse_input_channels: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         frontend = frontend_of_module(op)
+        preprocess: dict[str, Any] = {
+            k: v for k, v in (("mean_values", self.mean_values), ("scale_values", self.scale_values),
+                              ("reverse_input_channels", self.reverse_input_channels)) if v
+        }
         manager = conversion_manager(
             ctx, enable=self.enable_transforms, disable=self.disable_transforms,
             config=self.transformations_config,
@@ -214,6 +229,7 @@ class XmoConvertPass(ModulePass):
         run_conversion(
             op, ctx, manager, output=output_names(self.output), layout=self.layout,
             nhwc_to_nchw=not self.disable_nhwc_to_nchw, static_shape=self.static_shape,
+            preprocess=preprocess,
         )  # fmt: skip
         if self.input_model is not None:
             given = {

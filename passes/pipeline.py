@@ -123,7 +123,8 @@ def builtin_step(step_id: str) -> Step | None:
 
 
 def option_passes(
-    *, output: Sequence[str] | None, layout: str | None, nhwc_to_nchw: bool
+    *, output: Sequence[str] | None, layout: str | None, nhwc_to_nchw: bool,
+    preprocess: dict[str, Any] | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """The passes conversion options add after the middle phase, as
     ``(registered name, options)``: ``--output`` cuts the model, ``--layout``
@@ -132,13 +133,15 @@ def option_passes(
     cut off goes. (``--static_shape`` is checked last, after the back phase:
     ``ov-check-static-shapes``.)"""
     out: list[tuple[str, dict[str, Any]]] = []
+    if preprocess:  # --mean_values / --scale_values / --reverse_input_channels
+        out.append(("ov-preprocess", dict(preprocess)))
     if output is not None:
         out.append(("ov-set-outputs", {"outputs": tuple(output)}))
     if layout is not None:
         out.append(("ov-change-layout", {"layout": layout}))
         if nhwc_to_nchw:
             out.append(("ov-transpose-sinking", {}))
-    if output is not None or layout is not None:
+    if output is not None or layout is not None or preprocess:
         out += [("ov-constant-fold", {}), ("ov-dce", {})]
     return out
 

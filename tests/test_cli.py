@@ -59,7 +59,7 @@ def test_bad_flag_is_a_usage_error(tmp_path):
 
 
 def test_unsupported_format_is_a_clear_error(tmp_path):
-    model = tmp_path / "m.caffemodel"
+    model = tmp_path / "m.pth"
     model.write_bytes(b"\x00")
     r = xmo("convert", str(model), "-o", str(tmp_path / "o.xml"))
     assert r.returncode == 1 and "no frontend for this model format" in r.stderr

@@ -57,7 +57,7 @@ NO_CPU_KERNEL = frozenset(
     AdaptiveAvgPool AdaptiveMaxPool Assign Assign_opset3 BatchToSpace
     BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Constant
     ConvertPromoteTypes DeformableConvolution DeformableConvolution_opset1
-    DeformablePSROIPooling DetectionOutput DetectionOutput_opset1
+    DeformablePSROIPooling DetectionOutput_opset1
     EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked
     EmbeddingBagPackedSum EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
     ExperimentalDetectronGenerateProposalsSingleImage
@@ -67,8 +67,8 @@ NO_CPU_KERNEL = frozenset(
     Inverse LSTMCell LSTMCell_opset1 MVN_opset2 MatrixNms MulticlassNms
     MulticlassNms_opset8 Multinomial NMSRotated NV12toBGR NV12toRGB
     NonMaxSuppression_opset1 NonMaxSuppression_opset3 NonMaxSuppression_opset4
-    PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1 Proposal
-    Proposal_opset1 RNNCell ROIAlignRotated ROIPooling
+    PSROIPooling Parameter PriorBox PriorBoxClustered PriorBox_opset1
+    Proposal_opset1 RNNCell ROIAlignRotated
     RandomUniform ReadValue ReadValue_opset3 RegionYolo ReorgYolo Result STFT
     SearchSorted SegmentMax SliceScatter SpaceToBatch
     SparseFillEmptyRows StringTensorPack StringTensorUnpack

@@ -316,7 +316,7 @@ def test_misplaced_phase_and_unknown_framework(tmp_path):
     """)
     with pytest.raises(ExtensionError, match=f"{p}: transformation 'misplaced-xyz' has phase 'middle' but is in back/"):
         load_extension(tmp_path / "e3")
-    _write(tmp_path, "e4/front/caffe/x.py", "")
+    _write(tmp_path, "e4/front/torch/x.py", "")
     with pytest.raises(ExtensionError, match="unknown framework folder"):
         load_extension(tmp_path / "e4")
     with pytest.raises(ExtensionError, match="extensions folder not found"):

@@ -7,7 +7,8 @@ attribute types, negative / enormous / zero dims, payloads beyond the file,
 unsafe paths, deep nesting. Kinds: ``onnx``, ``pb``, ``pbtxt``, ``ir``,
 ``mlir``, ``kaldi`` (nnet1 / nnet3, text and binary), ``mxnet`` (a ``-symbol.json`` + ``.params`` pair: byte mutations of
 either, arrays missing / extra / of the wrong shape, dangling and backward
-input entries, deep JSON, bad magic); ``files``, structure-aware cases of the files around a model
+input entries, deep JSON, bad magic), ``caffe`` (a deploy ``.prototxt`` with its
+``.caffemodel``); ``files``, structure-aware cases of the files around a model
 rather than its bytes: external data hard-linked to a file outside the
 model's folder, FIFOs and devices where a model, an IR ``.bin``, external
 data, an extension file or an ``--input`` ``.npy`` is expected, inputs
@@ -63,7 +64,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 TF_DATA = ROOT / "tests" / "data" / "tf"
-KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir", "kaldi", "mxnet")
+KINDS = ("onnx", "pb", "pbtxt", "ir", "mlir", "kaldi", "mxnet", "caffe")
 #: structure-aware kinds (the files around a model, not its bytes)
 FILE_KINDS = ("files",)
 #: structure-aware resource bombs (run in capped processes of their own)
@@ -79,6 +80,7 @@ _OPT_PIPELINES = {
     "pbtxt": "convert-tf-to-ov",
     "kaldi": "convert-kaldi-to-ov",
     "mxnet": "convert-mxnet-to-ov",
+    "caffe": "convert-caffe-to-ov",
 }
 
 
@@ -885,10 +887,68 @@ def kaldi_case(rng: random.Random) -> Case:
     return Case("kaldi", f"{src}:{kind}", model, {model: out})
 
 
+# ---------------------------------------------------------------------------
+# Caffe (.prototxt + .caffemodel)
+# ---------------------------------------------------------------------------
+
+
+def _caffe_base() -> tuple[bytes, bytes]:
+    from xmo.tools.make_caffe_models import MODELS
+
+    with tempfile.TemporaryDirectory() as d:
+        proto, model = MODELS["convs"]().write(Path(d))
+        return proto.read_bytes(), model.read_bytes()
+
+
+def caffe_case(rng: random.Random) -> Case:
+    """A deploy prototxt with its caffemodel beside it, one of them mutated:
+    truncated / flipped caffemodel bytes, prototxt syntax errors, a bottom no
+    layer produces, a blob whose shape does not match its data, deep nesting,
+    the caffemodel alone (its own structure)."""
+    proto, model = _cached("caffe", _caffe_base)  # type: ignore[misc]
+    r = rng.random()
+    files = {"m.prototxt": proto, "m.caffemodel": model}
+    if r < 0.35:
+        name, data = rng.choice((_truncate, _flip))(rng, model)
+        return Case("caffe", f"caffemodel_{name}", "m.prototxt",
+                    {**files, "m.caffemodel": data}, must_fail=False)
+    if r < 0.5:
+        c = _byte_case(rng, "caffe", "m.prototxt", proto, {"m.caffemodel": model})
+        c.name = f"prototxt_{c.name}"
+        return c
+    if r < 0.6:
+        cut = rng.randrange(1, len(proto))
+        broken = proto[:cut] + b" } { :: " + proto[cut:]
+        return Case("caffe", "prototxt_syntax", "m.prototxt", {**files, "m.prototxt": broken})
+    if r < 0.7:
+        return Case("caffe", "dangling_bottom", "m.prototxt",
+                    {**files, "m.prototxt": proto.replace(b'bottom: "grp"', b'bottom: "nowhere"', 1)})
+    if r < 0.8:
+        from xmo.frontends.caffe import schema
+
+        net = schema.NetParameter()
+        net.ParseFromString(model)
+        layer = next(lay for lay in net.layer if len(lay.blobs))
+        layer.blobs[0].shape.dim[0] += rng.choice((1, 7, 1 << 40))
+        return Case("caffe", "blob_shape_mismatch", "m.prototxt",
+                    {**files, "m.caffemodel": net.SerializeToString()})
+    if r < 0.85:
+        depth = rng.choice((200, 5000, 100000))
+        nested = b'layer { name: "a" type: "Scale" scale_param { filler { ' * 1 + \
+            b"bias_filler { " * depth + b"} " * depth + b"} } }"
+        return Case("caffe", f"deep_nesting{depth}", "m.prototxt", {"m.prototxt": nested})
+    if r < 0.9:
+        return Case("caffe", "unknown_layer", "m.prototxt",
+                    {**files, "m.prototxt": proto.replace(b'type: "Deconvolution"', b'type: "Mystery"', 1)})
+    return Case("caffe", "caffemodel_alone", "m.caffemodel", {"m.caffemodel": model},
+                must_fail=False)
+
+
 GENERATORS: dict[str, Callable[[random.Random], Case]] = {
     "kaldi": kaldi_case,
     "onnx": onnx_case, "pb": pb_case, "pbtxt": pbtxt_case, "ir": ir_case, "mlir": mlir_case,
     "mxnet": mxnet_case,
+    "caffe": caffe_case,
     "files": files_case,
     "bombs": bombs_case,
 }

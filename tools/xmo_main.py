@@ -37,7 +37,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         help="convert a model to OpenVINO IR",
         description="Convert MODEL (.onnx; TensorFlow frozen graph .pb/.pbtxt; "
         "Kaldi nnet1/nnet3 .nnet/.raw/.mdl; "
-        "MXNet PREFIX-symbol.json / PREFIX-NNNN.params; "
+        "MXNet PREFIX-symbol.json / PREFIX-NNNN.params; Caffe "
+        ".prototxt (with the .caffemodel beside it) or .caffemodel; "
         "or .mlir / OpenVINO IR .xml) to OpenVINO IR v11.",
     )
     p.add_argument("input_model", metavar="MODEL")
@@ -83,6 +84,24 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
                    "PREFIX-NNNN.params beside it, the newest epoch")
     g.add_argument("--epoch", type=int, metavar="N",
                    help="MXNet: read PREFIX-NNNN.params of epoch N")
+    p.add_argument(
+        "--mean_values", "--mean-values", dest="mean_values",
+        help="values subtracted from inputs, per channel: 'data[123,117,104]' or "
+        "'[123,117,104]' (every input)",
+    )
+    p.add_argument(
+        "--scale_values", "--scale-values", dest="scale_values",
+        help="values inputs are divided by (after the mean), per channel, as --mean_values",
+    )
+    p.add_argument(
+        "--reverse_input_channels", "--reverse-input-channels",
+        dest="reverse_input_channels", action="store_true",
+        help="reverse the channels of 3-channel inputs (RGB <-> BGR), before mean/scale",
+    )
+    p.add_argument(
+        "--input_proto", "--input-proto", dest="input_proto", metavar="PROTOTXT",
+        help="Caffe: the deploy .prototxt of a .caffemodel MODEL",
+    )
     _add_extension_options(p)
     _add_log_level(p)
 
@@ -277,6 +296,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
         disable_transforms=args.disable_transforms,
         memory_limit=args.memory_limit,
         **_mxnet_options(args),
+        mean_values=args.mean_values,
+        scale_values=args.scale_values,
+        reverse_input_channels=args.reverse_input_channels,
+        **({"input_proto": args.input_proto} if args.input_proto else {}),
     )
     if not any(op.name == "ov.Result" for op in module.body.block.ops):
         raise CLIError(f"{src}: the converted model has no outputs (no Result): nothing to write")

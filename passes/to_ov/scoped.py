@@ -37,6 +37,7 @@ REGISTRIES = {
     "tf": "xmo.passes.tf_to_ov.registry",
     "onnx": "xmo.passes.onnx_to_ov.registry",
     "mxnet": "xmo.passes.mxnet_to_ov.registry",
+    "caffe": "xmo.passes.caffe_to_ov.registry",
 }
 _SCOPES: dict[str, ConverterScope[Any, Any]] = {}
 
