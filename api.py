@@ -227,8 +227,7 @@ def _convert(
     else:
         ctx = make_context()
         if batch is not None:
-            shape_opts = {k: v for k, v in frontend_options.items() if k == "input_proto"}
-            shapes = opt.with_batch(shapes, frontend.input_shapes(input_model, **shape_opts), batch)
+            shapes = opt.with_batch(shapes, frontend.input_shapes(input_model, **frontend_options), batch)
             batch = None
         overrides = {k: v for k, v in shapes.items() if v is not None}
         if overrides:

@@ -51,13 +51,17 @@ class Frontend:
     accepts_object: Callable[[Any], bool]
     #: ``"module:function"``: ``load(model, ctx, **options) -> ModuleOp``
     loader: str
-    #: ``"module:function"``: ``input_shapes(model) -> {name: dims or None}``
+    #: ``"module:function"``: ``input_shapes(model, **file_options) -> {name: dims or None}``
     input_shapes_reader: str
     #: registered pass names legalizing the dialect into ``ov``, in order
     legalization: tuple[str, ...]
     #: its ops compute in NHWC: the layout change (``ov-transpose-sinking``)
     #: runs after legalization unless ``--disable_nhwc_to_nchw``
     nhwc: bool = False
+    #: loader options that name the model's other files (Caffe's
+    #: ``input_proto``, MXNet's ``params`` / ``epoch``): the input-shape
+    #: reader takes them too
+    file_options: tuple[str, ...] = ()
 
     def accepts(self, model: Any) -> bool:
         if isinstance(model, str | os.PathLike):
@@ -68,10 +72,10 @@ class Frontend:
         return _load_attr(self.loader)(model, ctx, **options)
 
     def input_shapes(self, model: Any, **options: Any) -> dict[str, list[int] | None]:
-        """Graph input name -> dims (-1 dynamic; None: unknown rank);
-        ``options``: frontend options naming the model's other files (Caffe's
-        ``input_proto``)."""
-        return _load_attr(self.input_shapes_reader)(model, **options)
+        """Graph input name -> dims (-1 dynamic; None: unknown rank); of
+        ``options`` (the loader's), those in :attr:`file_options` are passed on."""
+        given = {k: v for k, v in options.items() if k in self.file_options}
+        return _load_attr(self.input_shapes_reader)(model, **given)
 
 
 def _is_onnx_object(model: Any) -> bool:
@@ -131,15 +135,15 @@ register_frontend(Frontend(
     accepts_object=_never,
     loader="xmo.frontends.mxnet:load_mxnet",
     input_shapes_reader="xmo.frontends.mxnet:graph_input_shapes",
-    legalization=("convert-mxnet-to-ov",),
+    legalization=("convert-mxnet-to-ov",), file_options=("params", "epoch"),
 ))
 
 register_frontend(Frontend(
     name="caffe", dialect="caffe", suffixes=(".prototxt", ".caffemodel"),
-    accepts_object=lambda model: False,
+    accepts_object=_never,
     loader="xmo.frontends.caffe.loader:load_caffe",
     input_shapes_reader="xmo.frontends.caffe.loader:graph_input_shapes",
-    legalization=("convert-caffe-to-ov",),
+    legalization=("convert-caffe-to-ov",), file_options=("input_proto",),
 ))
 
 #: path suffixes xmo reads as IR, not through a frontend
