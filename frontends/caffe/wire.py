@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from xmo.errors import ModelError
 from xmo.frontends.caffe import schema
 
 
-class WireError(ValueError):
+class WireError(ModelError):
     """The bytes are not a well-formed protobuf message."""
 
 
