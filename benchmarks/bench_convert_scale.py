@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """``xmo convert`` against OpenVINO's ``ovc`` at scale: time, peak RSS, linearity.
 
-    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,tf,graphs]
+    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,real,tf,graphs]
                                              [--sizes 5000,50000] [--gb 2.0] [--dir D]
 
-Groups (``--groups``, comma-separated; default ``light,tf,graphs``):
+Groups (``--groups``, comma-separated; default ``light,real,tf,graphs``):
 
 * ``light``: the nine light ONNX models of ``onnx/backend/test/data/light``;
+* ``real``: the models of ``tests/data/real`` (``tools/make_real_models.py``),
+  labelled by family: ``transformers`` (GPT-2 and BERT exported by TorchScript
+  and dynamo, ViT, Whisper's encoder), ``cnn`` (ConvNeXt, EfficientNet-B0,
+  MobileNetV3-Small, RegNet-Y; ONNX) and ``keras`` (the frozen Keras ``.pb``
+  graphs, given like the ``tf`` group); the summary gives one median per family;
 * ``tf``: the TensorFlow frozen graphs of ``tests/data/tf`` (those needing
   xmo extensions skipped), given to both tools as ``.pb`` without ``--input``;
 * ``graphs``: generated ONNX graphs (``xmo.tools.make_large_models``): a deep
@@ -55,7 +60,10 @@ from _measure import find_tool, run_measured  # benchmarks/_measure.py
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 TF_DATA = ROOT / "tests" / "data" / "tf"
-GROUPS = ("light", "tf", "graphs", "weights", "detection")
+REAL_DATA = ROOT / "tests" / "data" / "real"
+GROUPS = ("light", "real", "tf", "graphs", "weights", "detection")
+REAL_FAMILIES = ("transformers", "cnn", "keras")
+TRANSFORMERS = ("gpt2", "bert", "vit", "whisper")
 TOOLS = ("xmo", "ovc")
 
 
@@ -65,7 +73,7 @@ class Case:
     name: str
     path: Path
     nodes: int
-    kind: str = ""  # graphs: chain / wide
+    kind: str = ""  # graphs: chain / wide; real: the family (REAL_FAMILIES)
     baseline: bool = False  # graphs: the small start-up reference, not in the medians
     times: dict[str, list[float]] = field(default_factory=lambda: {t: [] for t in TOOLS})
     peaks: dict[str, list[int]] = field(default_factory=lambda: {t: [] for t in TOOLS})
@@ -105,6 +113,19 @@ def tf_cases() -> list[Case]:
     # cannot convert the ones marked openvino_unsupported
     return [Case("tf", e["name"], TF_DATA / e.get("file", f"{e['name']}.pb"), int(e.get("node_count", 0)))
             for e in entries if not e.get("extensions") and not e.get("openvino_unsupported")]
+
+
+def real_family(name: str, framework: str) -> str:
+    if framework == "tf":
+        return "keras"
+    return "transformers" if name.startswith(TRANSFORMERS) else "cnn"
+
+
+def real_cases() -> list[Case]:
+    entries = json.loads((REAL_DATA / "manifest.json").read_text())["models"]
+    return [Case("real", name, REAL_DATA / e["file"], int(e.get("node_count", 0)),
+                 kind=real_family(name, e["framework"]))
+            for name, e in entries.items()]
 
 
 def graph_cases(work: Path, sizes: list[int], baseline: int, kinds: set[str]) -> list[Case]:
@@ -209,7 +230,8 @@ def report(cases: list[Case], runs: int) -> None:
         x, o = c.med("xmo"), c.med("ovc")
         px, po = c.rss("xmo"), c.rss("ovc")
         name = f"{c.name} (baseline)" if c.baseline else c.name
-        print(f"| {c.group} | {name} | {c.nodes} | {x:.2f} | {o:.2f} | {x / o:.2f} "
+        group = f"{c.group}/{c.kind}" if c.group == "real" else c.group
+        print(f"| {group} | {name} | {c.nodes} | {x:.2f} | {o:.2f} | {x / o:.2f} "
               f"| {px / mib:.0f} | {po / mib:.0f} | {px / po:.2f} "
               f"| {c.layers.get('xmo', '-')} | {c.layers.get('ovc', '-')} |")
 
@@ -221,6 +243,12 @@ def report(cases: list[Case], runs: int) -> None:
         gc = [c for c in good if c.group == g]
         if gc:
             print(f"| {g} | {len(gc)} | {_median_ratio(gc, 'time')} | {_median_ratio(gc, 'rss')} |")
+        if g == "real":
+            for fam in REAL_FAMILIES:
+                fc = [c for c in gc if c.kind == fam]
+                if fc:
+                    print(f"| real/{fam} | {len(fc)} | {_median_ratio(fc, 'time')} "
+                          f"| {_median_ratio(fc, 'rss')} |")
     print(f"| all | {len(good)} | {_median_ratio(good, 'time')} | {_median_ratio(good, 'rss')} |")
 
     graphs = [c for c in cases if c.ok and c.group == "graphs"]
@@ -256,8 +284,8 @@ def report(cases: list[Case], runs: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--groups", default="light,tf,graphs",
-                    help=f"comma-separated, of {','.join(GROUPS)} (default: light,tf,graphs)")
+    ap.add_argument("--groups", default="light,real,tf,graphs",
+                    help=f"comma-separated, of {','.join(GROUPS)} (default: light,real,tf,graphs)")
     ap.add_argument("--sizes", default="5000,50000", help="graphs: node counts (default 5000,50000)")
     ap.add_argument("--kinds", default="chain,wide", help="graphs: chain, wide or both")
     ap.add_argument("--baseline", type=int, default=100,
@@ -283,6 +311,8 @@ def main() -> None:
                 continue
             if g == "light":
                 cases += light_cases()
+            elif g == "real":
+                cases += real_cases()
             elif g == "tf":
                 cases += tf_cases()
             elif g == "graphs":
