@@ -20,16 +20,24 @@ t0 = time.perf_counter()
 pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ, file_actions=acts)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - t0
-print(wall, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))
+print(wall, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status),
+      usage.ru_utime + usage.ru_stime)
 """
 
 
 def run_measured(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float, int, int]:
     """(wall seconds, peak RSS bytes, exit code) of ``cmd`` as a child process."""
+    return run_measured_cpu(cmd, log, env)[:3]
+
+
+def run_measured_cpu(cmd: list[str], log: Path, env: dict[str, str]) -> tuple[float, int, int, float]:
+    """:func:`run_measured` and the child's CPU seconds (user + system, all
+    its threads: steadier than wall time on a shared machine, but it counts
+    a multi-threaded tool's parallel work in full)."""
     r = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(log), *cmd],
                        capture_output=True, text=True, env=env, check=True)
-    wall, peak, rc = r.stdout.split()
-    return float(wall), int(peak), int(rc)
+    wall, peak, rc, cpu = r.stdout.split()
+    return float(wall), int(peak), int(rc), float(cpu)
 
 
 def find_tool(name: str) -> str:

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """``xmo convert`` against OpenVINO's ``ovc`` at scale: time, peak RSS, linearity.
 
-    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,tf,graphs]
+    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,real,tf,graphs]
                                              [--sizes 5000,50000] [--gb 2.0] [--dir D]
 
-Groups (``--groups``, comma-separated; default ``light,tf,graphs``):
+Groups (``--groups``, comma-separated; default ``light,real,tf,graphs``):
 
 * ``light``: the nine light ONNX models of ``onnx/backend/test/data/light``;
+* ``real``: the models of ``tests/data/real`` (``tools/make_real_models.py``),
+  labelled by family: ``transformers`` (GPT-2 and BERT exported by TorchScript
+  and dynamo, ViT, Whisper's encoder), ``cnn`` (ConvNeXt, EfficientNet-B0,
+  MobileNetV3-Small, RegNet-Y; ONNX) and ``keras`` (the frozen Keras ``.pb``
+  graphs, given like the ``tf`` group); the summary gives one median per family;
 * ``tf``: the TensorFlow frozen graphs of ``tests/data/tf`` (those needing
   xmo extensions skipped), given to both tools as ``.pb`` without ``--input``;
 * ``graphs``: generated ONNX graphs (``xmo.tools.make_large_models``): a deep
@@ -27,7 +32,9 @@ each tool, into a fresh output folder each time. Per model: median wall time of
 each tool and their ratio (xmo / ovc, < 1: xmo faster), median peak RSS of each
 (the child's ``ru_maxrss`` from ``wait4``; the tools are spawned from a small
 launcher interpreter, so the benchmark's own memory does not count) and their
-ratio, IR layer counts.
+ratio, IR layer counts; the CPU ratio compares the children's user + system CPU
+time (all threads: steadier than wall time on a shared machine, but ovc's
+parallel work counts in full there).
 Then the median ratios per group and overall, and for the generated graphs the
 growth of time with node count: time(largest) / time(smallest) per tool and
 kind against the node ratio, whole process and net of the baseline graph's
@@ -50,12 +57,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
-from _measure import find_tool, run_measured  # benchmarks/_measure.py
+from _measure import find_tool, run_measured, run_measured_cpu  # benchmarks/_measure.py
 
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 TF_DATA = ROOT / "tests" / "data" / "tf"
-GROUPS = ("light", "tf", "graphs", "weights", "detection")
+REAL_DATA = ROOT / "tests" / "data" / "real"
+GROUPS = ("light", "real", "tf", "graphs", "weights", "detection")
+REAL_FAMILIES = ("transformers", "cnn", "keras")
+TRANSFORMERS = ("gpt2", "bert", "vit", "whisper")
 TOOLS = ("xmo", "ovc")
 
 
@@ -65,15 +75,19 @@ class Case:
     name: str
     path: Path
     nodes: int
-    kind: str = ""  # graphs: chain / wide
+    kind: str = ""  # graphs: chain / wide; real: the family (REAL_FAMILIES)
     baseline: bool = False  # graphs: the small start-up reference, not in the medians
     times: dict[str, list[float]] = field(default_factory=lambda: {t: [] for t in TOOLS})
     peaks: dict[str, list[int]] = field(default_factory=lambda: {t: [] for t in TOOLS})
+    cpus: dict[str, list[float]] = field(default_factory=lambda: {t: [] for t in TOOLS})
     layers: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
 
     def med(self, tool: str) -> float:
         return statistics.median(self.times[tool])
+
+    def cpu(self, tool: str) -> float:
+        return statistics.median(self.cpus[tool])
 
     def rss(self, tool: str) -> float:
         return statistics.median(self.peaks[tool])
@@ -105,6 +119,19 @@ def tf_cases() -> list[Case]:
     # cannot convert the ones marked openvino_unsupported
     return [Case("tf", e["name"], TF_DATA / e.get("file", f"{e['name']}.pb"), int(e.get("node_count", 0)))
             for e in entries if not e.get("extensions") and not e.get("openvino_unsupported")]
+
+
+def real_family(name: str, framework: str) -> str:
+    if framework == "tf":
+        return "keras"
+    return "transformers" if name.startswith(TRANSFORMERS) else "cnn"
+
+
+def real_cases() -> list[Case]:
+    entries = json.loads((REAL_DATA / "manifest.json").read_text())["models"]
+    return [Case("real", name, REAL_DATA / e["file"], int(e.get("node_count", 0)),
+                 kind=real_family(name, e["framework"]))
+            for name, e in entries.items()]
 
 
 def graph_cases(work: Path, sizes: list[int], baseline: int, kinds: set[str]) -> list[Case]:
@@ -167,7 +194,7 @@ def measure(case: Case, runs: int, out: Path, env: dict[str, str]) -> None:
             shutil.rmtree(out / tool, ignore_errors=True)
             (out / tool).mkdir(parents=True)
             log = out / f"{tool}.log"
-            wall, peak, rc = run_measured(cmds[tool], log, env)
+            wall, peak, rc, cpu = run_measured_cpu(cmds[tool], log, env)
             if rc:
                 tail = log.read_text(errors="replace").strip().splitlines()
                 case.failed[tool] = f"exit {rc}: {tail[-1] if tail else ''}"[:200]
@@ -175,11 +202,13 @@ def measure(case: Case, runs: int, out: Path, env: dict[str, str]) -> None:
                 continue
             case.times[tool].append(wall)
             case.peaks[tool].append(peak)
+            case.cpus[tool].append(cpu)
             if r == 0:
                 case.layers[tool] = layer_count(out / tool / "model.xml")
     if case.ok:
-        print(f"  {case.group}/{case.name}: xmo {case.med('xmo'):.2f} s {case.rss('xmo') / 2**20:.0f} MiB, "
-              f"ovc {case.med('ovc'):.2f} s {case.rss('ovc') / 2**20:.0f} MiB", flush=True)
+        print(f"  {case.group}/{case.name}: xmo {case.med('xmo'):.2f} s ({case.cpu('xmo'):.2f} s CPU) "
+              f"{case.rss('xmo') / 2**20:.0f} MiB, ovc {case.med('ovc'):.2f} s ({case.cpu('ovc'):.2f} s CPU) "
+              f"{case.rss('ovc') / 2**20:.0f} MiB", flush=True)
 
 
 def _median_ratio(cases: list[Case], what: str) -> str:
@@ -187,6 +216,8 @@ def _median_ratio(cases: list[Case], what: str) -> str:
         return "-"
     if what == "time":
         rs = [c.med("xmo") / c.med("ovc") for c in cases]
+    elif what == "cpu":
+        rs = [c.cpu("xmo") / c.cpu("ovc") for c in cases]
     else:
         rs = [c.rss("xmo") / c.rss("ovc") for c in cases]
     return f"{statistics.median(rs):.2f}"
@@ -195,33 +226,43 @@ def _median_ratio(cases: list[Case], what: str) -> str:
 def report(cases: list[Case], runs: int) -> None:
     mib = 2**20
     print()
-    print("| group | model | nodes | xmo convert s | ovc s | time ratio | xmo peak RSS MiB "
+    print("| group | model | nodes | xmo convert s | ovc s | time ratio | CPU ratio | xmo peak RSS MiB "
           "| ovc peak RSS MiB | RSS ratio | xmo layers | ovc layers |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for c in cases:
         if not c.ok:
             cells = []
             for t in TOOLS:
                 cells.append(f"failed ({c.failed[t]})" if t in c.failed else
                              f"{c.med(t):.2f}" if c.times[t] else "-")
-            print(f"| {c.group} | {c.name} | {c.nodes} | {cells[0]} | {cells[1]} | - | - | - | - | - | - |")
+            print(f"| {c.group} | {c.name} | {c.nodes} | {cells[0]} | {cells[1]} | - | - | - | - | - | - | - |")
             continue
         x, o = c.med("xmo"), c.med("ovc")
         px, po = c.rss("xmo"), c.rss("ovc")
         name = f"{c.name} (baseline)" if c.baseline else c.name
-        print(f"| {c.group} | {name} | {c.nodes} | {x:.2f} | {o:.2f} | {x / o:.2f} "
+        group = f"{c.group}/{c.kind}" if c.group == "real" else c.group
+        print(f"| {group} | {name} | {c.nodes} | {x:.2f} | {o:.2f} | {x / o:.2f} "
+              f"| {c.cpu('xmo') / c.cpu('ovc'):.2f} "
               f"| {px / mib:.0f} | {po / mib:.0f} | {px / po:.2f} "
               f"| {c.layers.get('xmo', '-')} | {c.layers.get('ovc', '-')} |")
 
     good = [c for c in cases if c.ok and not c.baseline]
     print()
-    print("| group | models | median time ratio xmo/ovc | median peak RSS ratio xmo/ovc |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| group | models | median time ratio xmo/ovc | median CPU ratio | median peak RSS ratio xmo/ovc |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     for g in GROUPS:
         gc = [c for c in good if c.group == g]
         if gc:
-            print(f"| {g} | {len(gc)} | {_median_ratio(gc, 'time')} | {_median_ratio(gc, 'rss')} |")
-    print(f"| all | {len(good)} | {_median_ratio(good, 'time')} | {_median_ratio(good, 'rss')} |")
+            print(f"| {g} | {len(gc)} | {_median_ratio(gc, 'time')} | {_median_ratio(gc, 'cpu')} "
+                  f"| {_median_ratio(gc, 'rss')} |")
+        if g == "real":
+            for fam in REAL_FAMILIES:
+                fc = [c for c in gc if c.kind == fam]
+                if fc:
+                    print(f"| real/{fam} | {len(fc)} | {_median_ratio(fc, 'time')} "
+                          f"| {_median_ratio(fc, 'cpu')} | {_median_ratio(fc, 'rss')} |")
+    print(f"| all | {len(good)} | {_median_ratio(good, 'time')} | {_median_ratio(good, 'cpu')} "
+          f"| {_median_ratio(good, 'rss')} |")
 
     graphs = [c for c in cases if c.ok and c.group == "graphs"]
     kinds = sorted({c.kind for c in graphs})
@@ -256,8 +297,8 @@ def report(cases: list[Case], runs: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--groups", default="light,tf,graphs",
-                    help=f"comma-separated, of {','.join(GROUPS)} (default: light,tf,graphs)")
+    ap.add_argument("--groups", default="light,real,tf,graphs",
+                    help=f"comma-separated, of {','.join(GROUPS)} (default: light,real,tf,graphs)")
     ap.add_argument("--sizes", default="5000,50000", help="graphs: node counts (default 5000,50000)")
     ap.add_argument("--kinds", default="chain,wide", help="graphs: chain, wide or both")
     ap.add_argument("--baseline", type=int, default=100,
@@ -283,6 +324,8 @@ def main() -> None:
                 continue
             if g == "light":
                 cases += light_cases()
+            elif g == "real":
+                cases += real_cases()
             elif g == "tf":
                 cases += tf_cases()
             elif g == "graphs":

@@ -20,6 +20,7 @@ str[]     ``["a", "b"]``                tuple[str, ...]     ``a,b``
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -62,6 +63,30 @@ def constraint_for(kind: str) -> AttrConstraint:
 
 def to_attr(kind: str, value: Any) -> Attribute:
     """Python value -> xDSL attribute."""
+    try:
+        # attributes are immutable: the integer, boolean and string ones (most
+        # of an op's attributes) are built once per value, as building one
+        # verifies it (floats are not: -0.0 == 0.0 and NaN != NaN as keys)
+        match kind:
+            case "i64":
+                return _cached_attr(kind, int(value))
+            case "bool":
+                return _cached_attr(kind, bool(value))
+            case "str" | "etype" | "shape":
+                return _cached_attr(kind, str(value))
+            case "i64[]":
+                return _cached_attr(kind, tuple(int(v) for v in _seq(value)))
+        return _build_attr(kind, value)
+    except (TypeError, ValueError) as e:
+        raise AttributeValueError(f"{value!r} is not a valid {kind} value: {e}") from None
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_attr(kind: str, value: Any) -> Attribute:
+    return _build_attr(kind, value)
+
+
+def _build_attr(kind: str, value: Any) -> Attribute:
     try:
         match kind:
             case "i64":

@@ -511,12 +511,19 @@ def constant_value_of(value: SSAValue) -> np.ndarray | None:
         payload = owner.properties.get("value")
         if payload is None:
             return None
-        from xmo.dialects.ov.weights import WeightStoreError, constant_array
+        # passes ask for the same constants many times: the view is kept on
+        # the op while its payload attribute stays the same (both immutable)
+        cached = owner.__dict__.get("_xmo_constant_view")
+        if cached is not None and cached[0] is payload:
+            arr = cached[1]
+        else:
+            from xmo.dialects.ov.weights import WeightStoreError, constant_array
 
-        try:
-            arr = constant_array(payload)
-        except (WeightStoreError, ValueError, TypeError):
-            return None
+            try:
+                arr = constant_array(payload)
+            except (WeightStoreError, ValueError, TypeError):
+                return None
+            owner.__dict__["_xmo_constant_view"] = (payload, arr)
         if arr.dtype == np.uint8 and isinstance(value.type, TensorType):
             # packed element types: no numeric view
             if et.from_xdsl(value.type.get_element_type()) in et.PACKED_BITS:
