@@ -2,8 +2,9 @@
 
 Constants are read once (and the constant sub-graphs of the schedule computed
 once, :mod:`.folding`), every intermediate array is dropped as soon as its last
-user has run, and chains of elementwise ops with constant operands run as one
-step (:mod:`.fusion`), in place when their input is dead.
+user has run, chains of elementwise ops with constant operands run as one
+step (:mod:`.fusion`), in place when their input is dead, and the shape
+computations of dynamic shapes once per input-shape signature (:mod:`.shapes`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from xmo.backends.cpu.node import (
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
+from xmo.backends.cpu.shapes import ShapeBlock, memoize_shape_subgraphs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
@@ -186,8 +188,12 @@ class CompiledModel:
         steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
         keep = set(self._results) | set(self._consts)
         fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        fused = memoize_shape_subgraphs(fused, self._consts, set(self._results))
         self._steps = self._schedule(fused)
         self._n_slots = n_slots
+        self._slot_template: list[Any] = [None] * n_slots
+        for s, a in self._consts.items():
+            self._slot_template[s] = a
         self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
         self._input_index: dict[str, int] = {}
         for i, p in enumerate(self.inputs):
@@ -342,9 +348,7 @@ class CompiledModel:
         operands run as one fused ``x*a + b`` step (see :mod:`.fusion`),
         in place when its input is dead."""
         args = self._bind_inputs(inputs)
-        slots: list[Any] = [None] * self._n_slots
-        for s, a in self._consts.items():
-            slots[s] = a
+        slots: list[Any] = self._slot_template.copy()  # the constants in place
         for (s, _), a in zip(self._params, args):
             slots[s] = a
         for s in self._free_before_run:
@@ -405,7 +409,9 @@ class CompiledModel:
         steps = [
             StepInfo(
                 "+".join(op_type(o) for o in st.kernel.ops)
-                if isinstance(st.kernel, AffineKernel) else st.node.type,
+                if isinstance(st.kernel, AffineKernel)
+                else ShapeBlock.step_type if isinstance(st.kernel, ShapeBlock)
+                else st.node.type,
                 st.node.name,
             )
             for st in self._steps
