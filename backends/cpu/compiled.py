@@ -30,7 +30,7 @@ from xmo.backends.cpu.dtypes import (
 )
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
-from xmo.backends.cpu.fusion import AffineKernel, fuse_affine
+from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
 from xmo.backends.cpu.node import (
     Kernel,
     KernelCall,
@@ -42,7 +42,7 @@ from xmo.backends.cpu.node import (
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
-from xmo.backends.cpu.shapes import ShapeBlock, memoize_shape_subgraphs
+from xmo.backends.cpu.shapes import memoize_shape_subgraphs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
@@ -188,6 +188,7 @@ class CompiledModel:
         steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
         keep = set(self._results) | set(self._consts)
         fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        fused = fuse_epilogues(fused, self._consts, keep)
         fused = memoize_shape_subgraphs(fused, self._consts, set(self._results))
         self._steps = self._schedule(fused)
         self._n_slots = n_slots
@@ -407,13 +408,7 @@ class CompiledModel:
         if runs < 1:
             raise ValueError(f"runs must be at least 1, got {runs}")
         steps = [
-            StepInfo(
-                "+".join(op_type(o) for o in st.kernel.ops)
-                if isinstance(st.kernel, AffineKernel)
-                else ShapeBlock.step_type if isinstance(st.kernel, ShapeBlock)
-                else st.node.type,
-                st.node.name,
-            )
+            StepInfo(getattr(st.kernel, "step_type", None) or st.node.type, st.node.name)
             for st in self._steps
         ]
         per_run = []

@@ -20,6 +20,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -216,6 +217,11 @@ def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
 @register_kernel("ov.GroupConvolution")
 def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)
+
+
+# both return a new array: their bias and activation may run in its buffer
+mark_producer("Convolution", _convolution)
+mark_producer("GroupConvolution", _group_convolution)
 
 
 def _backprop(
