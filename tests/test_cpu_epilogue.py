@@ -74,3 +74,36 @@ def test_non_activation_consumer_keeps_only_the_bias():
         "Convolution+Add", "Abs"]
     x = RNG.standard_normal((1, 3, 6, 6)).astype(np.float32)
     np.testing.assert_allclose(model([x])[0], np.abs(_reference(x, w, b)), rtol=1e-5, atol=1e-5)
+
+
+def _matmul_add(bias: np.ndarray) -> ModuleOp:
+    """MatMul(x: f32 [?, 4], w) + bias, the rows dynamic."""
+    x = ParameterOp.new("f32", [-1, 4], name="x")
+    w = ConstantOp.from_array(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+    b = ConstantOp.from_array(bias)
+    t = tensor("f32", [-1, 3])
+    mm = op_class("MatMul").make([x, w], {"transpose_a": False, "transpose_b": False},
+                                 result_types=[t], name="mm")
+    add = op_class("Add").make([mm, b], {}, result_types=[t], name="add")
+    return ModuleOp([x, w, b, mm, add, ResultOp.new(add.results[0])])
+
+
+def test_bias_on_dynamic_rows_fuses():
+    bias = np.array([1.0, 2.0, 3.0], np.float32)
+    model = compile_model(_matmul_add(bias))
+    assert [getattr(st.kernel, "step_type", st.node.type) for st in model._steps] == ["MatMul+Add"]
+    w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    for n in (1, 5):
+        x = RNG.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_allclose(model([x])[0], x @ w + bias, rtol=1e-6)
+
+
+def test_constant_growing_a_dynamic_dim_is_not_fused():
+    # bias [2, 3] against [?, 3]: the result is 2 rows only when x has 1 -- not affine
+    bias = np.ones((2, 3), np.float32)
+    model = compile_model(_matmul_add(bias))
+    assert [getattr(st.kernel, "step_type", st.node.type) for st in model._steps] == [
+        "MatMul", "Add"]
+    x = RNG.standard_normal((2, 4)).astype(np.float32)
+    w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    np.testing.assert_allclose(model([x])[0], x @ w + 1, rtol=1e-6)

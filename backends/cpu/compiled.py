@@ -39,7 +39,7 @@ from xmo.backends.cpu.node import (
     describe_op,
     op_type,
 )
-from xmo.backends.cpu.ports import ModelOutputs, PortInfo
+from xmo.backends.cpu.ports import ModelOutputs, PortInfo, output_index
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
 from xmo.backends.cpu.shapes import memoize_shape_subgraphs
@@ -196,6 +196,7 @@ class CompiledModel:
         for s, a in self._consts.items():
             self._slot_template[s] = a
         self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
+        self._output_index = output_index(self.outputs)
         self._input_index: dict[str, int] = {}
         for i, p in enumerate(self.inputs):
             for n in p.names:
@@ -394,7 +395,7 @@ class CompiledModel:
         outs = [slots[s] for s in self._results]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)
-        return ModelOutputs(outs, self.outputs)
+        return ModelOutputs(outs, self.outputs, self._output_index)
 
     run = __call__
     infer = __call__

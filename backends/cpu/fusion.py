@@ -67,10 +67,12 @@ class AffineKernel:
         self.a = a
         self.b = b
         self.dtype = dtype
-        self.shape = shape
+        self.shape = shape  # the result's (and x's) declared shape, -1 for dynamic dims
+        self.static = all(d >= 0 for d in shape)
+        self.ndim = len(shape)
 
     def run(self, x: np.ndarray, inplace: bool) -> np.ndarray:
-        if x.dtype != self.dtype or x.shape != self.shape:
+        if x.dtype != self.dtype or (x.shape != self.shape if self.static else x.ndim != self.ndim):
             inplace = False
         out = x if inplace else None
         if self.a is not None:
@@ -134,7 +136,8 @@ def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
                  consts: Mapping[int, np.ndarray]) -> tuple[int, np.ndarray, str] | None:
     """(input slot, constant, role) when the step is a fusable elementwise op:
     a built-in Add/Subtract/Multiply/Divide on f32/f64 with numpy broadcast, one
-    finite constant operand broadcasting to the other operand's static shape.
+    finite constant operand broadcasting to the other operand's shape (dims
+    other than 1 only against static dims of the same size).
     role: "add", "sub" (x - c), "rsub" (c - x), "mul", "div" (x / c)."""
     if node.type not in _AFFINE_OPS or node.op.name != f"ov.{node.type}":
         return None
@@ -148,7 +151,7 @@ def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
     shape = node.out_shapes[0]
     if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         return None
-    if node.out_etypes[0] not in ("f32", "f64") or shape is None or any(d < 0 for d in shape):
+    if node.out_etypes[0] not in ("f32", "f64") or shape is None:
         return None
     ca, cb = args[0] in consts, args[1] in consts
     if ca == cb:
@@ -160,10 +163,9 @@ def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
         return None
     if tensor_dims(xv.type) != tuple(shape) or tensor_dtype(xv.type) != dt:
         return None
-    try:
-        if np.broadcast_shapes(c.shape, tuple(shape)) != tuple(shape):
-            return None
-    except ValueError:
+    # the result has x's shape: every dim of c is 1 or a static dim of x
+    # (a dynamic dim of x only meets 1s of c)
+    if any(cd != 1 and cd != xd for cd, xd in zip(reversed(c.shape), reversed(shape))):
         return None
     if not np.all(np.isfinite(c)):
         return None
