@@ -13,6 +13,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -55,6 +56,7 @@ class _Step(NamedTuple):  # a tuple: the step loop unpacks it
     outs: tuple[int, ...]
     free: tuple[int, ...]  # slots dropped once this step ran
     steal: int | None = None  # fused affine step: its input slot, dead after it
+    fetch: Callable[[list[Any]], tuple[Any, ...]] | None = None  # args' values (2+ args)
 
 
 def _rc_probe() -> tuple[int, int]:
@@ -229,7 +231,8 @@ class CompiledModel:
             steal = None
             if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
                 steal = args[0]
-            out.append(_Step(node, k, args, outs, free, steal))
+            fetch = itemgetter(*args) if len(args) > 1 else None
+            out.append(_Step(node, k, args, outs, free, steal, fetch))
         return out
 
     @staticmethod
@@ -364,7 +367,7 @@ class CompiledModel:
             )
         t0 = 0.0
         timed = step_times is not None
-        for i, (node, kernel, args_s, outs_s, free, steal) in enumerate(steps):
+        for i, (node, kernel, args_s, outs_s, free, steal, fetch) in enumerate(steps):
             if timed:
                 t0 = time.perf_counter()
             try:
@@ -373,8 +376,12 @@ class CompiledModel:
                     slots[steal] = None
                     res = kernel.run(x, _sole_owner(x))
                     x = None
+                elif fetch is not None:
+                    res = kernel(node, *fetch(slots))
+                elif args_s:
+                    res = kernel(node, slots[args_s[0]])
                 else:
-                    res = kernel(node, *[slots[a] for a in args_s])
+                    res = kernel(node)
             except CPUBackendError:
                 raise
             except Exception as e:  # noqa: BLE001  (name the op that failed)
