@@ -56,21 +56,6 @@ def grouped_conv(
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
     n = x.shape[0]
-    if (cg == 1 and mg == 1 and g > 1 and len(kernel) == 2 and x.dtype in (np.float32, np.float64)
-            and min(pads_begin) >= 0 and min(pads_end) >= 0):
-        dw = _depthwise_kernel()
-        if dw is not None:  # depthwise: the padding is skipped, not copied
-            out_dims = tuple(
-                (d + b + e - ((k - 1) * dl + 1)) // s + 1
-                for d, b, e, k, s, dl in zip(x.shape[2:], pads_begin, pads_end, kernel,
-                                             strides, dilations)
-            )
-            if any(o <= 0 for o in out_dims):
-                raise ValueError(f"convolution output would be empty: {out_dims}")
-            out = np.empty((n, g) + out_dims, x.dtype)
-            dw(x, w.reshape((g,) + kernel).astype(x.dtype, copy=False), strides[0], strides[1],
-               dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
-            return out
     xp = _pad_crop(x, pads_begin, pads_end)
     in_dims = xp.shape[2:]
     out_dims = tuple(
@@ -88,6 +73,13 @@ def grouped_conv(
             xp = xp[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
         cols = xp.reshape(n, g, cg, op)
     elif cg == 1 and g > 1:
+        if mg == 1 and len(kernel) == 2 and xp.dtype in (np.float32, np.float64):
+            dw = _depthwise_kernel()
+            if dw is not None:
+                out = np.empty((n, g) + out_dims, xp.dtype)
+                dw(xp, w.reshape((g,) + kernel).astype(xp.dtype, copy=False),
+                   strides[0], strides[1], dilations[0], dilations[1], out)
+                return out
         # depthwise: out[n, g, m] = sum_k w[g, m, k] * x[n, g] shifted by tap k
         wk = w.reshape(g, mg, kp)
         out = None
@@ -113,50 +105,40 @@ _depthwise: object = None
 
 
 def _depthwise_kernel():
-    """numba kernel of a 2-D depthwise convolution (one filter per channel)
-    with implicit zero padding (``ph``/``pw`` leading pads; taps falling in the
-    padding are skipped), compiled on first use; None when numba is missing.
-    Accumulates tap by tap in row-major tap order, like the numpy path."""
+    """numba kernel of a 2-D depthwise convolution (one filter per channel),
+    compiled on first use; None when numba is missing. Accumulates tap by tap
+    like the numpy path (same rounding), in one pass per channel."""
     global _depthwise
     if _depthwise is None:
         try:
             import numba
 
             @numba.njit(cache=True)
-            def dw(x, w, sh, sw, dh, dwl, ph, pw, out):  # pragma: no cover (compiled)
+            def dw(xp, w, sh, sw, dh, dwl, out):  # pragma: no cover (compiled)
                 # per output row: zeroed, then each tap added along the row
-                # over the outputs whose input column is inside the image
+                # (contiguous inner loop; every output sums its taps in the
+                # same order as the numpy path)
                 n, c, oh, ow = out.shape
                 kh, kw = w.shape[1], w.shape[2]
-                ih, iw = x.shape[2], x.shape[3]
                 for nc in range(n * c):
                     b = nc // c
                     ch = nc % c
                     o = out[b, ch]
-                    xc = x[b, ch]
+                    x = xp[b, ch]
                     for oy in range(oh):
                         orow = o[oy]
                         for ox in range(ow):
                             orow[ox] = 0.0
                         for ky in range(kh):
-                            iy = oy * sh + ky * dh - ph
-                            if iy < 0 or iy >= ih:
-                                continue
-                            xrow = xc[iy]
+                            xrow = x[oy * sh + ky * dh]
                             for kx in range(kw):
                                 wv = w[ch, ky, kx]
-                                base = kx * dwl - pw  # input column of output 0
-                                lo = 0
-                                if base < 0:
-                                    lo = (-base + sw - 1) // sw
-                                hi = ow
-                                if base + (ow - 1) * sw >= iw:
-                                    hi = (iw - 1 - base) // sw + 1 if iw - 1 - base >= 0 else 0
+                                base = kx * dwl
                                 if sw == 1:
-                                    for ox in range(lo, hi):
+                                    for ox in range(ow):
                                         orow[ox] += wv * xrow[base + ox]
                                 else:
-                                    for ox in range(lo, hi):
+                                    for ox in range(ow):
                                         orow[ox] += wv * xrow[base + ox * sw]
 
             _depthwise = dw
@@ -225,8 +207,7 @@ def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.nd
 def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
-    group) convolutions are one GEMM, depthwise ones the numba kernel, the
-    rest :func:`grouped_conv`."""
+    group) convolutions are one GEMM, the rest :func:`grouped_conv`."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
     strides = spatial_attr(node, "strides", nsp)
