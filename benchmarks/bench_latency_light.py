@@ -3,12 +3,18 @@
 or (``--suite real``) the small real models of ``tests/data/real`` (ONNX ones,
 fed their recorded inputs; made by ``tools/make_real_models.py``).
 
-Both in this process, the same inputs (light: ``arange(n)/n``), the same thread
-count (1 and 2: onnxruntime's intra-op threads; xmo's numpy/BLAS and numba
-threads), alternating runs, medians; also checks xmo's outputs against
-onnxruntime.
+Both in this process, f32, the same inputs (light: ``arange(n)/n``), the same
+thread count (1 and 2: onnxruntime's intra-op threads; xmo's count set with
+``xmo.backends.cpu.threads.set_threads``, which sizes BLAS and xmo's pool and
+never starts numba's spinning threading layer), alternating blocks of runs, medians;
+also checks xmo's outputs against onnxruntime.
 
-    python benchmarks/bench_latency_light.py [--suite light|real] [--runs 10] [--threads 1,2]
+``--busy-neighbour``: every model is measured twice, quiet and with a second
+process burning one core (a busy loop started before and killed after that
+model's runs); the table gets the busy ratio and how much it rose.
+
+    python benchmarks/bench_latency_light.py [--suite light|real] [--runs 20] [--block 5] [--threads 1,2]
+        [--models a,b] [--busy-neighbour]
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,26 +48,62 @@ def real_models() -> list[tuple[str, Path, dict[str, np.ndarray] | None]]:
     return out
 
 
+def start_neighbour() -> subprocess.Popen:
+    """A second process burning one core until killed."""
+    p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    time.sleep(0.2)  # let it get scheduled
+    return p
+
+
+def alternate(ours: Callable[[], object], theirs: Callable[[], object],
+              runs: int, block: int) -> tuple[float, float]:
+    """Median ms of each: blocks of ``block`` runs, alternating. Blocks, not
+    single runs: onnxruntime's pool spins after each run (and OpenBLAS's
+    after each product), which would slow the other runtime's next run on a
+    2-core machine; in a block only its first run meets the other's spin."""
+    tx, to = [], []
+    done = 0
+    while done < runs:
+        k = min(block, runs - done)
+        for _ in range(k):
+            t0 = time.perf_counter(); ours(); tx.append(time.perf_counter() - t0)
+        for _ in range(k):
+            t0 = time.perf_counter(); theirs(); to.append(time.perf_counter() - t0)
+        done += k
+    return statistics.median(tx) * 1e3, statistics.median(to) * 1e3
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", choices=("light", "real"), default="light")
-    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--block", type=int, default=5,
+                    help="runs per block; the runtimes alternate block by block")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--models")
+    ap.add_argument("--busy-neighbour", action="store_true",
+                    help="also measure with a second process burning one core")
     args = ap.parse_args()
-    import numba
     import onnxruntime as ort
-    from threadpoolctl import threadpool_limits
 
     import xmo
+    from xmo.backends.cpu.threads import set_threads
 
+    busy = args.busy_neighbour
     models = light_models() if args.suite == "light" else real_models()
     if args.models:
         keep = set(args.models.split(","))
         models = [m for m in models if m[0] in keep]
-    print("| model | threads | xmo ms | onnxruntime ms | ratio | max abs diff |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    head = "| model | threads | xmo ms | onnxruntime ms | ratio | max abs diff |"
+    rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
+    if busy:
+        head += " busy: xmo ms | busy: onnxruntime ms | busy: ratio | rise |"
+        rule += " ---: | ---: | ---: | ---: |"
+    print(head)
+    print(rule)
     ratios: dict[int, list[float]] = {}
+    busy_ratios: dict[int, list[float]] = {}
+    rises: dict[int, list[float]] = {}
     for name, path, feeds in models:
         compiled = xmo.compile_model(path)
         if feeds is None:
@@ -73,21 +118,39 @@ def main() -> None:
             sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
             ort_feeds = feeds if feeds is not None else {sess.get_inputs()[0].name: x}
             ours_in = feeds if feeds is not None else [x]
-            numba.set_num_threads(threads)
-            with threadpool_limits(threads):
-                ours = compiled(ours_in)
-                ref = sess.run(None, ort_feeds)
-                tx, to = [], []
-                for _ in range(args.runs):
-                    t0 = time.perf_counter(); compiled(ours_in); tx.append(time.perf_counter() - t0)
-                    t0 = time.perf_counter(); sess.run(None, ort_feeds); to.append(time.perf_counter() - t0)
-            mx, mo = statistics.median(tx) * 1e3, statistics.median(to) * 1e3
+            set_threads(threads)
+            ours = compiled(ours_in)
+            ref = sess.run(None, ort_feeds)
+
+            def run_ours() -> object:
+                return compiled(ours_in)
+
+            def run_theirs() -> object:
+                return sess.run(None, ort_feeds)
+
+            mx, mo = alternate(run_ours, run_theirs, args.runs, args.block)
             ratios.setdefault(threads, []).append(mx / mo)
             diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - b), initial=0.0))
                        for a, b in zip(ours, ref))
-            print(f"| {name} | {threads} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {diff:.2g} |")
+            row = f"| {name} | {threads} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {diff:.2g} |"
+            if busy:
+                p = start_neighbour()
+                try:
+                    bx, bo = alternate(run_ours, run_theirs, args.runs, args.block)
+                finally:
+                    p.kill()
+                    p.wait()
+                busy_ratios.setdefault(threads, []).append(bx / bo)
+                rise = (bx / bo) / (mx / mo)
+                rises.setdefault(threads, []).append(rise)
+                row += f" {bx:.2f} | {bo:.2f} | {bx / bo:.2f} | {rise:.2f} |"
+            print(row, flush=True)
     for t, r in ratios.items():
-        print(f"median ratio xmo/onnxruntime, {t} thread(s): {statistics.median(r):.2f}")
+        print(f"median ratio xmo/onnxruntime, {t} thread(s): {statistics.median(r):.2f} "
+              f"(max {max(r):.2f})")
+        if busy:
+            print(f"  busy neighbour: median ratio {statistics.median(busy_ratios[t]):.2f}, "
+                  f"median rise {statistics.median(rises[t]):.2f} (max {max(rises[t]):.2f})")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.tools.xmo_main import main
 
 DEMO = Path(__file__).resolve().parents[1] / "models" / "demo.mlir"
-#: the demo model's computing ops (Add with a constant runs as a fused step)
-DEMO_TYPES = {"Convolution", "Add", "Relu", "MaxPool", "AvgPool", "Reshape", "MatMul", "Softmax"}
+#: the demo model's steps: each Convolution and MatMul runs with its bias Add
+#: (and Relu) as one step (epilogue fusion)
+DEMO_TYPES = {"Convolution+Add+Relu", "MaxPool", "AvgPool", "Reshape", "MatMul+Add", "Softmax"}
 
 
 def test_cli_profile_lists_the_op_types_of_the_model(capsys):
@@ -25,7 +26,7 @@ def test_cli_profile_lists_the_op_types_of_the_model(capsys):
     types_at, nodes_at = lines.index("top 10 op types:"), lines.index("top 10 nodes:")
     listed = {ln.split()[0] for ln in lines[types_at + 2 : nodes_at]}  # after the header
     assert listed == DEMO_TYPES
-    assert len(lines[nodes_at + 2 :]) == 10  # 12 steps: the ten slowest nodes
+    assert len(lines[nodes_at + 2 :]) == 7  # 7 steps, fewer than ten: all listed
 
 
 def test_cli_profile_needs_the_cpu_backend(capsys):

@@ -2,8 +2,9 @@
 
 Constants are read once (and the constant sub-graphs of the schedule computed
 once, :mod:`.folding`), every intermediate array is dropped as soon as its last
-user has run, and chains of elementwise ops with constant operands run as one
-step (:mod:`.fusion`), in place when their input is dead.
+user has run, chains of elementwise ops with constant operands run as one
+step (:mod:`.fusion`), in place when their input is dead, and the shape
+computations of dynamic shapes once per input-shape signature (:mod:`.shapes`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -29,7 +31,7 @@ from xmo.backends.cpu.dtypes import (
 )
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
-from xmo.backends.cpu.fusion import AffineKernel, fuse_affine
+from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
 from xmo.backends.cpu.node import (
     Kernel,
     KernelCall,
@@ -38,9 +40,10 @@ from xmo.backends.cpu.node import (
     describe_op,
     op_type,
 )
-from xmo.backends.cpu.ports import ModelOutputs, PortInfo
+from xmo.backends.cpu.ports import ModelOutputs, PortInfo, output_index
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
+from xmo.backends.cpu.shapes import memoize_shape_subgraphs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
@@ -53,6 +56,7 @@ class _Step(NamedTuple):  # a tuple: the step loop unpacks it
     outs: tuple[int, ...]
     free: tuple[int, ...]  # slots dropped once this step ran
     steal: int | None = None  # fused affine step: its input slot, dead after it
+    fetch: Callable[[list[Any]], tuple[Any, ...]] | None = None  # args' values (2+ args)
 
 
 def _rc_probe() -> tuple[int, int]:
@@ -186,9 +190,15 @@ class CompiledModel:
         steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
         keep = set(self._results) | set(self._consts)
         fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        fused = fuse_epilogues(fused, self._consts, keep)
+        fused = memoize_shape_subgraphs(fused, self._consts, set(self._results))
         self._steps = self._schedule(fused)
         self._n_slots = n_slots
+        self._slot_template: list[Any] = [None] * n_slots
+        for s, a in self._consts.items():
+            self._slot_template[s] = a
         self._bf16_outputs = [i for i, p in enumerate(self.outputs) if p.etype == "bf16"]
+        self._output_index = output_index(self.outputs)
         self._input_index: dict[str, int] = {}
         for i, p in enumerate(self.inputs):
             for n in p.names:
@@ -221,7 +231,8 @@ class CompiledModel:
             steal = None
             if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
                 steal = args[0]
-            out.append(_Step(node, k, args, outs, free, steal))
+            fetch = itemgetter(*args) if len(args) > 1 else None
+            out.append(_Step(node, k, args, outs, free, steal, fetch))
         return out
 
     @staticmethod
@@ -342,9 +353,7 @@ class CompiledModel:
         operands run as one fused ``x*a + b`` step (see :mod:`.fusion`),
         in place when its input is dead."""
         args = self._bind_inputs(inputs)
-        slots: list[Any] = [None] * self._n_slots
-        for s, a in self._consts.items():
-            slots[s] = a
+        slots: list[Any] = self._slot_template.copy()  # the constants in place
         for (s, _), a in zip(self._params, args):
             slots[s] = a
         for s in self._free_before_run:
@@ -358,7 +367,7 @@ class CompiledModel:
             )
         t0 = 0.0
         timed = step_times is not None
-        for i, (node, kernel, args_s, outs_s, free, steal) in enumerate(steps):
+        for i, (node, kernel, args_s, outs_s, free, steal, fetch) in enumerate(steps):
             if timed:
                 t0 = time.perf_counter()
             try:
@@ -367,8 +376,12 @@ class CompiledModel:
                     slots[steal] = None
                     res = kernel.run(x, _sole_owner(x))
                     x = None
+                elif fetch is not None:
+                    res = kernel(node, *fetch(slots))
+                elif args_s:
+                    res = kernel(node, slots[args_s[0]])
                 else:
-                    res = kernel(node, *[slots[a] for a in args_s])
+                    res = kernel(node)
             except CPUBackendError:
                 raise
             except Exception as e:  # noqa: BLE001  (name the op that failed)
@@ -389,7 +402,7 @@ class CompiledModel:
         outs = [slots[s] for s in self._results]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)
-        return ModelOutputs(outs, self.outputs)
+        return ModelOutputs(outs, self.outputs, self._output_index)
 
     run = __call__
     infer = __call__
@@ -403,11 +416,7 @@ class CompiledModel:
         if runs < 1:
             raise ValueError(f"runs must be at least 1, got {runs}")
         steps = [
-            StepInfo(
-                "+".join(op_type(o) for o in st.kernel.ops)
-                if isinstance(st.kernel, AffineKernel) else st.node.type,
-                st.node.name,
-            )
+            StepInfo(getattr(st.kernel, "step_type", None) or st.node.type, st.node.name)
             for st in self._steps
         ]
         per_run = []

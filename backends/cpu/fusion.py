@@ -1,9 +1,15 @@
-"""Affine fusion: chains of Add/Subtract/Multiply/Divide with constant operands
-run as one ``x*a + b`` step (in place when its input is dead).
+"""Step fusion on the CPU backend's schedule.
 
-Only the built-in kernels of those ops are fused (an op whose kernel was
-overridden keeps it): :mod:`xmo.backends.cpu.kernels.elementwise` declares
-them with :func:`mark_fusable`.
+* Affine fusion: chains of Add/Subtract/Multiply/Divide with constant operands
+  run as one ``x*a + b`` step (in place when its input is dead). Only the
+  built-in kernels of those ops are fused (an op whose kernel was overridden
+  keeps it): :mod:`xmo.backends.cpu.kernels.elementwise` declares them with
+  :func:`mark_fusable`.
+* Epilogue fusion: a Convolution, GroupConvolution or MatMul followed by its
+  bias (a fused affine step) and/or an activation runs as one step: the
+  affine part updates the product's fresh buffer in place, the activation
+  is its own kernel called on it. Producers declare with :func:`mark_producer`
+  that their kernel returns a new array.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ import numpy as np
 from xdsl.ir import Operation
 
 from xmo.backends.cpu.dtypes import tensor_dims, tensor_dtype
-from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode
+from xmo.backends.cpu.errors import CPUBackendError, KernelError
+from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode, checked_outputs, op_type
 
 _AFFINE_OPS = frozenset({"Add", "Subtract", "Multiply", "Divide"})
 #: the built-in kernels of the fusable ops, by op type
@@ -27,6 +34,24 @@ def mark_fusable(op_type: str, kernel: Kernel) -> None:
     if op_type not in _AFFINE_OPS:
         raise ValueError(f"{op_type} is not an affine op ({sorted(_AFFINE_OPS)})")
     _BUILTIN[op_type] = kernel
+
+
+#: the built-in kernels returning a new array, by op type (epilogue producers)
+_PRODUCERS: dict[str, Kernel] = {}
+#: activations an epilogue may end with (their first input the product)
+EPILOGUE_ACTIVATIONS = frozenset({
+    "Relu", "Clamp", "Sigmoid", "Tanh", "HSwish", "HSigmoid", "HardSigmoid", "Swish",
+    "Gelu", "Elu", "Mish", "SoftPlus",
+})
+
+
+def mark_producer(op_type: str, kernel: Kernel) -> None:
+    """Declare ``kernel`` the built-in kernel of ``op_type`` (Convolution,
+    GroupConvolution, MatMul), returning a new array no one else holds: its
+    bias and activation may be fused into its step."""
+    if op_type not in ("Convolution", "GroupConvolution", "MatMul"):
+        raise ValueError(f"{op_type} is not an epilogue producer")
+    _PRODUCERS[op_type] = kernel
 
 
 class AffineKernel:
@@ -42,10 +67,12 @@ class AffineKernel:
         self.a = a
         self.b = b
         self.dtype = dtype
-        self.shape = shape
+        self.shape = shape  # the result's (and x's) declared shape, -1 for dynamic dims
+        self.static = all(d >= 0 for d in shape)
+        self.ndim = len(shape)
 
     def run(self, x: np.ndarray, inplace: bool) -> np.ndarray:
-        if x.dtype != self.dtype or x.shape != self.shape:
+        if x.dtype != self.dtype or (x.shape != self.shape if self.static else x.ndim != self.ndim):
             inplace = False
         out = x if inplace else None
         if self.a is not None:
@@ -62,12 +89,55 @@ class AffineKernel:
     def __call__(self, node: KernelNode, x: np.ndarray) -> np.ndarray:
         return self.run(x, False)
 
+    @property
+    def step_type(self) -> str:
+        return "+".join(op_type(o) for o in self.ops)
+
+
+class EpilogueKernel:
+    """A product (Convolution, GroupConvolution, MatMul), then its affine step
+    (bias, scale) in place, then an activation: one step, named after the last
+    op. ``producer``/``affine``: (node, kernel); ``act``: (node, kernel,
+    constant extra inputs); either of the last two may be None."""
+
+    def __init__(self, producer: tuple[KernelNode, Kernel],
+                 affine: tuple[KernelNode, AffineKernel] | None,
+                 act: tuple[KernelNode, Kernel, tuple[np.ndarray, ...]] | None) -> None:
+        self.producer = producer
+        self.affine = affine
+        self.act = act
+        self.ops = [producer[0].op, *(affine[1].ops if affine else ()),
+                    *([act[0].op] if act else ())]
+
+    @property
+    def step_type(self) -> str:
+        return "+".join(op_type(o) for o in self.ops)
+
+    def __call__(self, node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
+        pnode, pkernel = self.producer
+        try:
+            res = checked_outputs(pnode, pkernel(pnode, *inputs))[0]
+        except CPUBackendError:
+            raise
+        except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
+            raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
+        if self.affine is not None:
+            fnode, affine = self.affine
+            res = affine.run(res, True)  # the product's own new buffer
+            if self.act is not None:  # the step loop checks only the last op's result
+                res = checked_outputs(fnode, res)[0]
+        if self.act is not None:
+            anode, akernel, extra = self.act
+            res = akernel(anode, res, *extra)
+        return res
+
 
 def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
                  consts: Mapping[int, np.ndarray]) -> tuple[int, np.ndarray, str] | None:
     """(input slot, constant, role) when the step is a fusable elementwise op:
     a built-in Add/Subtract/Multiply/Divide on f32/f64 with numpy broadcast, one
-    finite constant operand broadcasting to the other operand's static shape.
+    finite constant operand broadcasting to the other operand's shape (dims
+    other than 1 only against static dims of the same size).
     role: "add", "sub" (x - c), "rsub" (c - x), "mul", "div" (x / c)."""
     if node.type not in _AFFINE_OPS or node.op.name != f"ov.{node.type}":
         return None
@@ -81,7 +151,7 @@ def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
     shape = node.out_shapes[0]
     if dt is None or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         return None
-    if node.out_etypes[0] not in ("f32", "f64") or shape is None or any(d < 0 for d in shape):
+    if node.out_etypes[0] not in ("f32", "f64") or shape is None:
         return None
     ca, cb = args[0] in consts, args[1] in consts
     if ca == cb:
@@ -93,10 +163,9 @@ def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
         return None
     if tensor_dims(xv.type) != tuple(shape) or tensor_dtype(xv.type) != dt:
         return None
-    try:
-        if np.broadcast_shapes(c.shape, tuple(shape)) != tuple(shape):
-            return None
-    except ValueError:
+    # the result has x's shape: every dim of c is 1 or a static dim of x
+    # (a dynamic dim of x only meets 1s of c)
+    if any(cd != 1 and cd != xd for cd, xd in zip(reversed(c.shape), reversed(shape))):
         return None
     if not np.all(np.isfinite(c)):
         return None
@@ -177,4 +246,59 @@ def fuse_affine(
         )
         replace[last] = (node, fused, (chain[0][1],), outs)
         drop.update(i for i, _, _, _ in chain[:-1])
+    return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]
+
+
+def fuse_epilogues(
+    steps: list[KernelCall],
+    consts: Mapping[int, np.ndarray],
+    keep: set[int],
+) -> list[KernelCall]:
+    """Steps with each built-in product (see :func:`mark_producer`) whose
+    single user is a fused affine step and/or an activation (of
+    :data:`EPILOGUE_ACTIVATIONS`, other inputs constant) run as one
+    :class:`EpilogueKernel` step at the last op's place. Fused only on f32/f64
+    results whose intermediates are used by nothing else (not in ``keep``)."""
+    users: dict[int, list[int]] = {}
+    for i, (_, _, args, _) in enumerate(steps):
+        for a in set(args):
+            users.setdefault(a, []).append(i)
+
+    def single_user(slot: int) -> int | None:
+        u = users.get(slot, [])
+        if len(u) != 1 or slot in keep:
+            return None
+        return u[0]
+
+    def float_out(node: KernelNode) -> bool:
+        return node.num_outputs == 1 and node.out_etypes[0] in ("f32", "f64")
+
+    replace: dict[int, KernelCall] = {}
+    drop: set[int] = set()
+    for i, (node, kernel, args, outs) in enumerate(steps):
+        if i in drop or _PRODUCERS.get(node.type) is not kernel or not float_out(node):
+            continue
+        j = single_user(outs[0])
+        affine: tuple[KernelNode, AffineKernel] | None = None
+        last = i
+        if j is not None and isinstance(steps[j][1], AffineKernel) and steps[j][2] == outs[0:1]:
+            affine = (steps[j][0], steps[j][1])
+            drop.add(j)
+            last = j
+            j = single_user(steps[j][3][0])
+        act = None
+        if j is not None:
+            anode, akernel, aargs, _ = steps[j]
+            prev = steps[last][3][0]
+            if (anode.type in EPILOGUE_ACTIVATIONS and aargs and aargs[0] == prev
+                    and prev not in aargs[1:] and all(a in consts for a in aargs[1:])
+                    and float_out(anode) and anode.out_dtypes[0] == node.out_dtypes[0]):
+                act = (anode, akernel, tuple(consts[a] for a in aargs[1:]))
+                last = j
+        if last == i:
+            continue
+        drop.add(i)
+        drop.discard(last)
+        fused = EpilogueKernel((node, kernel), affine, act)
+        replace[last] = (steps[last][0], fused, args, steps[last][3])
     return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]

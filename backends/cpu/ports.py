@@ -23,16 +23,25 @@ class PortInfo:
         return self.names[0] if self.names else ""
 
 
+def output_index(ports: Sequence[PortInfo]) -> dict[str, int]:
+    """Each name of ``ports`` -> the index of the first port carrying it."""
+    by_name: dict[str, int] = {}
+    for i, p in enumerate(ports):
+        for n in p.names:
+            by_name.setdefault(n, i)
+    return by_name
+
+
 class ModelOutputs(Sequence[np.ndarray]):
     """A model's outputs: a list in Result order, also indexable by name."""
 
-    def __init__(self, arrays: list[np.ndarray], ports: Sequence[PortInfo]) -> None:
+    def __init__(self, arrays: list[np.ndarray], ports: Sequence[PortInfo],
+                 by_name: dict[str, int] | None = None) -> None:
+        """``by_name``: :func:`output_index` of ``ports`` when the caller keeps
+        one (it is not copied), else built here."""
         self._arrays = arrays
         self._ports = ports
-        self._by_name: dict[str, int] = {}
-        for i, p in enumerate(ports):
-            for n in p.names:
-                self._by_name.setdefault(n, i)
+        self._by_name = output_index(ports) if by_name is None else by_name
 
     def __len__(self) -> int:
         return len(self._arrays)

@@ -29,13 +29,30 @@ def ints(a: np.ndarray | Sequence[int]) -> list[int]:
     return [int(v) for v in np.asarray(a).reshape(-1).tolist()]
 
 
+def frozen_ints(node: KernelNode, name: str, a: np.ndarray) -> tuple[int, ...]:
+    """:func:`ints` of ``a``, remembered in ``node.cache[name]`` while the same
+    read-only array (a constant, a memoized shape) comes in again."""
+    hit = node.cache.get(name)
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    v = tuple(ints(a))
+    if type(a) is np.ndarray and not a.flags.writeable:
+        node.cache[name] = (a, v)
+    return v
+
+
 def scalar(a: np.ndarray) -> float | int:
     return np.asarray(a).reshape(-1)[0].item()
 
 
 def broadcast_args(node: KernelNode, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Check ``auto_broadcast`` of an elementwise op (numpy semantics or none)."""
-    mode = str(node.attr("auto_broadcast", "numpy")).lower()
+    """Check ``auto_broadcast`` of an elementwise op (numpy semantics or none;
+    the attribute read once per node)."""
+    mode = node.cache.get("auto_broadcast")
+    if mode is None:
+        mode = node.cache["auto_broadcast"] = str(node.attr("auto_broadcast", "numpy")).lower()
+    if mode == "numpy":
+        return arrays
     if mode == "none":
         shapes = {a.shape for a in arrays}
         if len(shapes) > 1:
@@ -48,15 +65,14 @@ def broadcast_args(node: KernelNode, *arrays: np.ndarray) -> tuple[np.ndarray, .
 
 
 def is_float(a: np.ndarray) -> bool:
-    return np.issubdtype(a.dtype, np.floating)
+    return a.dtype.kind == "f"  # np.issubdtype, without its cost on every call
 
 
 def float_work(a: np.ndarray) -> np.ndarray:
     """``a`` as a float array (f16 computed in f32, integers in f64)."""
-    if a.dtype == np.float16:
-        return a.astype(np.float32)
-    if np.issubdtype(a.dtype, np.floating):
-        return a
+    dt = a.dtype
+    if dt.kind == "f":
+        return a.astype(np.float32) if dt == np.float16 else a
     return a.astype(np.float64)
 
 

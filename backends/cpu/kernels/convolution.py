@@ -20,6 +20,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -195,17 +196,34 @@ def _prepared_weights(node: KernelNode, w: np.ndarray, dtype: np.dtype, groups: 
 
 def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.ndarray:
     x = float_work(x)
-    w = _prepared_weights(node, w, x.dtype, groups)
-    geo = node.cache.get("geo")
-    key = (x.shape[2:], w.shape[3:])
-    if geo is None or geo[0] != key:
-        nsp = x.ndim - 2
-        strides = spatial_attr(node, "strides", nsp)
-        dil = spatial_attr(node, "dilations", nsp)
-        pb, pe = spatial_pads(node, x.shape[2:], w.shape[3:], strides, dil)
-        geo = (key, strides, dil, pb, pe)
-        node.cache["geo"] = geo
-    return grouped_conv(x, w, *geo[1:])
+    # a plan per node: made again when the weights array, input shape or dtype change
+    plan = node.cache.get("plan")
+    if plan is None or plan[0] is not w or plan[1] != x.shape or plan[2] != x.dtype:
+        plan = (w, x.shape, x.dtype, _plan(node, x, w, groups))
+        node.cache["plan"] = plan
+    return plan[3](x)
+
+
+def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
+    """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
+    prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
+    group) convolutions are one GEMM, the rest :func:`grouped_conv`."""
+    wp = _prepared_weights(node, w, x.dtype, groups)
+    nsp = x.ndim - 2
+    strides = spatial_attr(node, "strides", nsp)
+    dil = spatial_attr(node, "dilations", nsp)
+    pb, pe = spatial_pads(node, x.shape[2:], wp.shape[3:], strides, dil)
+    g, mg, cg = wp.shape[:3]
+    n = x.shape[0]
+    if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and all(s == 1 for s in strides)
+            and not any(pb) and not any(pe)):
+        wm = wp.reshape(mg, cg)
+        hw = math.prod(x.shape[2:])
+        out_shape = (n, mg) + tuple(x.shape[2:])
+        if n == 1:
+            return lambda v: np.matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
+        return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
+    return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
 @register_kernel("ov.Convolution")
@@ -216,6 +234,11 @@ def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
 @register_kernel("ov.GroupConvolution")
 def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)
+
+
+# both return a new array: their bias and activation may run in its buffer
+mark_producer("Convolution", _convolution)
+mark_producer("GroupConvolution", _group_convolution)
 
 
 def _backprop(

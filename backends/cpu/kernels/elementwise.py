@@ -83,10 +83,7 @@ _BINARY: dict[str, Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]] =
 
 def _make_binary(fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]):
     def kernel(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        mode = node.cache.get("auto_broadcast")
-        if mode is None:  # read once per node
-            mode = node.cache["auto_broadcast"] = str(node.attr("auto_broadcast", "numpy")).lower()
-        if mode != "numpy":  # numpy broadcasting needs no check
+        if node.cache.get("auto_broadcast") != "numpy":  # numpy broadcasting needs no check
             broadcast_args(node, a, b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return fn(node, a, b)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -17,6 +18,9 @@ def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype == np.float16:
         return np.matmul(a.astype(np.float32), b.astype(np.float32))
     return np.matmul(a, b)
+
+
+mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
 
 
 @register_kernel("ov.Einsum")

@@ -13,15 +13,21 @@ from xmo.backends.cpu.registry import register_kernel
 @register_kernel("ov.MVN")
 def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
-    ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
-    if (ax == (x.ndim - 1,) and x.size and x.dtype in ROW_DTYPES
-            and node.attr("normalize_variance", False)):
+    # axes and attributes read once per node (while the same axes array and rank come in)
+    hit = node.cache.get("mvn")
+    if hit is None or hit[0] is not axes or hit[1] != x.ndim or hit[2] != x.dtype:
+        hit = (axes, x.ndim, x.dtype, tuple(sorted(set(norm_axes(axes, x.ndim, node)))),
+               bool(node.attr("normalize_variance", False)),
+               float(np.asarray(node.attr("eps", 0.0), x.dtype)),
+               str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt")
+        if type(axes) is np.ndarray and not axes.flags.writeable:
+            node.cache["mvn"] = hit
+    ax, normalize, eps_f, inside = hit[3:]
+    if ax == (x.ndim - 1,) and x.size and x.dtype in ROW_DTYPES and normalize:
         rk = row_kernels()
         if rk is not None:  # LayerNorm: one numba pass per row
             out = np.empty(x.shape, x.dtype)
-            rk.mvn(np.ascontiguousarray(x).reshape(-1, x.shape[-1]),
-                   float(np.asarray(node.attr("eps", 0.0), x.dtype)),
-                   str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt",
+            rk.mvn(np.ascontiguousarray(x).reshape(-1, x.shape[-1]), eps_f, inside,
                    out.reshape(-1, x.shape[-1]))
             return out
     y = np.subtract(x, np.mean(x, axis=ax, keepdims=True))

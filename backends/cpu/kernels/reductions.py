@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -12,6 +13,11 @@ from xmo.backends.cpu.registry import register_kernel
 
 
 def _mean(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    count = math.prod(x.shape[a] for a in axis)
+    if count and x.dtype in (np.float32, np.float64):
+        # np.mean's own steps (sum, then divide in place), without its Python cost
+        r = np.add.reduce(x, axis=axis, keepdims=keepdims)
+        return np.true_divide(r, count, out=r) if type(r) is np.ndarray else r / count
     r = np.mean(x, axis=axis, keepdims=keepdims)
     return r if x.dtype.kind == "f" else np.trunc(r).astype(x.dtype)
 
@@ -50,8 +56,14 @@ def _empty_extreme(x: np.ndarray, ax: tuple[int, ...], keep: bool, is_max: bool)
 
 def _make_reduce(fn: Callable[..., np.ndarray]):
     def kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
-        ax = tuple(sorted(set(norm_axes(axes, x.ndim, node))))
-        keep = bool(node.attr("keep_dims", False))
+        # axes and keep_dims read once per node (while the same axes array and rank come in)
+        hit = node.cache.get("reduce")
+        if hit is None or hit[0] is not axes or hit[1] != x.ndim:
+            hit = (axes, x.ndim, tuple(sorted(set(norm_axes(axes, x.ndim, node)))),
+                   bool(node.attr("keep_dims", False)))
+            if type(axes) is np.ndarray and not axes.flags.writeable:
+                node.cache["reduce"] = hit
+        ax, keep = hit[2], hit[3]
         if not ax:
             return x.copy()
         if fn in (np.max, np.min) and any(x.shape[a] == 0 for a in ax):

@@ -3,27 +3,32 @@ Unsqueeze, DepthToSpace, SpaceToDepth, ShapeOf."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from xmo.backends.cpu.kernels._common import ints, norm_axes, norm_axis, scalar
+from xmo.backends.cpu.kernels._common import frozen_ints, ints, norm_axes, norm_axis, scalar
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 
 @register_kernel("ov.Reshape")
 def _reshape(node: KernelNode, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
-    dims = ints(shape)
-    if node.attr("special_zero", False):
-        dims = [x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(dims)]
+    dims = frozen_ints(node, "shape", shape)
+    if node.attr("special_zero", False) and 0 in dims:
+        dims = tuple(x.shape[i] if d == 0 and i < x.ndim else d for i, d in enumerate(dims))
     return x.reshape(dims)
 
 
 @register_kernel("ov.Transpose")
 def _transpose(node: KernelNode, x: np.ndarray, order: np.ndarray) -> np.ndarray:
-    perm = ints(order)
-    if not perm:
-        perm = list(range(x.ndim))[::-1]
-    return np.transpose(x, norm_axes(perm, x.ndim, node))
+    key = (frozen_ints(node, "order", order), x.ndim)
+    hit = node.cache.get("perm")
+    if hit is None or hit[0] != key:
+        perm = list(key[0]) or list(range(x.ndim))[::-1]
+        hit = (key, norm_axes(perm, x.ndim, node))
+        node.cache["perm"] = hit
+    return np.transpose(x, hit[1])
 
 
 @register_kernel("ov.Concat")
@@ -32,22 +37,35 @@ def _concat(node: KernelNode, *xs: np.ndarray) -> np.ndarray:
     return np.concatenate(xs, axis=axis)
 
 
+def _split_views(x: np.ndarray, ax: int, lengths: Sequence[int]) -> list[np.ndarray]:
+    """Views of ``x`` along ``ax``, ``lengths`` long each (as np.split, cheaper)."""
+    lead = (slice(None),) * ax
+    out = []
+    start = 0
+    for n in lengths:
+        out.append(x[lead + (slice(start, start + n),)])
+        start += n
+    return out
+
+
 @register_kernel("ov.Split")
 def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     n = int(node.attr("num_splits", node.num_outputs))
     if x.shape[ax] % n:
         raise node.error(f"dimension {x.shape[ax]} does not split into {n} parts")
-    return np.split(x, n, axis=ax)
+    return _split_views(x, ax, [x.shape[ax] // n] * n)
 
 
 @register_kernel("ov.VariadicSplit")
 def _variadic_split(node: KernelNode, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
-    ls = ints(lengths)
+    ls = list(frozen_ints(node, "lengths", lengths))
     if -1 in ls:
         ls[ls.index(-1)] = x.shape[ax] - (sum(ls) + 1)
-    return np.split(x, np.cumsum(ls)[:-1], axis=ax)
+    if any(n < 0 for n in ls) or sum(ls) != x.shape[ax]:
+        return np.split(x, np.cumsum(ls)[:-1], axis=ax)  # numpy's reading of bad lengths
+    return _split_views(x, ax, ls)
 
 
 @register_kernel("ov.Squeeze", "ov.Squeeze_opset1")
