@@ -399,7 +399,10 @@ class CompiledModel:
             res = outs = None
             if timed:
                 step_times[i] += time.perf_counter() - t0  # type: ignore[index]
-        outs = [slots[s] for s in self._results]
+        # the caller owns what it gets: a read-only result (a cached shape-block
+        # array or a view of one, a constant) is copied
+        outs = [a if not isinstance(a, np.ndarray) or a.flags.writeable else a.copy()
+                for a in (slots[s] for s in self._results)]
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)
         return ModelOutputs(outs, self.outputs, self._output_index)
