@@ -2,8 +2,9 @@
 """Latency of a QDQ-quantized CNN: xmo's IR against OpenVINO's IR, int8.
 
 A float CNN (three 3x3 convolutions with ReLU, a MatMul head; random weights,
-input ``--size``) and the real-model suite's BERT (tests/data/real/bert_ts, its
-MatMul / Gemm layers, per channel, calibrated on its own inputs) are quantized by ``onnxruntime.quantization.quantize_static``
+input ``--size``) and two models of the real-model suite (tests/data/real: bert_ts,
+its MatMul / Gemm layers; regnet_y, every op; per channel, calibrated on their own
+inputs) are quantized by ``onnxruntime.quantization.quantize_static``
 (QDQ, u8 activations, i8 weights, per channel or per tensor), converted by
 ``xmo.convert_model`` and ``openvino.convert_model``; both IRs are compiled on
 CPU with no precision hint (the plugin runs int8), ``NUM_STREAMS=1``, and run
@@ -11,7 +12,7 @@ alternately (``alternating_latency`` of ``bench_latency_ir.py``). Prints
 medians, the runtime precision of the convolutions / matmuls of both compiled
 models, and the largest difference to onnxruntime.
 
-    python benchmarks/bench_qdq_int8.py [--runs 50] [--threads 1,2] [--size 64] [--models cnn,bert]
+    python benchmarks/bench_qdq_int8.py [--runs 50] [--threads 1,2] [--size 64] [--models cnn,bert,regnet]
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--size", type=int, default=64)
-    ap.add_argument("--models", default="cnn,bert")
+    ap.add_argument("--models", default="cnn,bert,regnet")
     args = ap.parse_args()
     import onnxruntime as ort
     import openvino as ov
@@ -100,22 +101,25 @@ def main() -> None:
                               per_channel=per_channel, activation_type=q.QuantType.QUInt8,
                               weight_type=q.QuantType.QInt8)
             cases.append(("CNN, per channel" if per_channel else "CNN, per tensor", src, feeds))
-        if "bert" in models:
-            bert_feeds = dict(np.load(real / "bert_ts.inputs.npz"))
+        real_models = {"bert": ("bert_ts", ["MatMul", "Gemm"]), "regnet": ("regnet_y", None)}
+        for key, (name, op_types) in real_models.items():
+            if key not in models:
+                continue
+            real_feeds = dict(np.load(real / f"{name}.inputs.npz"))
 
-            class BertCalibration(q.CalibrationDataReader):
-                def __init__(self) -> None:
-                    self.data = iter([bert_feeds])
+            class RealCalibration(q.CalibrationDataReader):
+                def __init__(self, feeds: dict) -> None:
+                    self.data = iter([feeds])
 
                 def get_next(self) -> dict | None:
                     return next(self.data, None)
 
-            src = out / "bert.onnx"
-            q.quantize_static(str(real / "bert_ts.onnx"), str(src), BertCalibration(),
+            src = out / f"{name}.onnx"
+            q.quantize_static(str(real / f"{name}.onnx"), str(src), RealCalibration(real_feeds),
                               quant_format=q.QuantFormat.QDQ, per_channel=True,
                               activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8,
-                              op_types_to_quantize=["MatMul", "Gemm"])
-            cases.append(("BERT (bert_ts), per channel", src, bert_feeds))
+                              op_types_to_quantize=op_types)
+            cases.append((f"{name}, per channel", src, real_feeds))
         for kind, src, feeds in cases:
             want = ort.InferenceSession(str(src)).run(None, feeds)[0]
             xmo.save_model(xmo.convert_model(str(src)), out / "x.xml")
