@@ -28,7 +28,9 @@ USERS = ("tests", "tools", "examples", "benchmarks")
 #: own dialect (``onnx.Output`` / ``tf.Output``...), and the ONNX schema's
 #: formal parameter (``Port``) beside the graph API's ``xmo.graph.Port``
 DIALECT_TWINS = {
-    "OutputOp": {"xmo.dialects.onnx.base", "xmo.dialects.tf.base"},
+    "OutputOp": {"xmo.dialects.onnx.base", "xmo.dialects.tf.base", "xmo.dialects.caffe",
+                 "xmo.dialects.kaldi", "xmo.dialects.mxnet"},
+    "InputOp": {"xmo.dialects.onnx.base", "xmo.dialects.caffe", "xmo.dialects.kaldi"},
     "StringTensorAttr": {"xmo.dialects.onnx.types", "xmo.dialects.tf.types"},
     "Port": {"xmo.dialects.onnx.base", "xmo.graph.node"},
 }

@@ -696,7 +696,7 @@ def test_load_framework_model_dispatch(tmp_path):
         module = load_framework_model(m, make_context())
         assert isinstance(module, ModuleOp)
         module.verify()
-    other = tmp_path / "m.caffemodel"
+    other = tmp_path / "m.pth"
     other.write_bytes(b"\0")
     with pytest.raises(UnsupportedModelFormat, match="no frontend for this model format"):
         load_framework_model(other, make_context())

@@ -32,7 +32,7 @@ from xmo.dialects.kaldi import (
 )
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
-from xmo.frontends.kaldi.model import Component, Desc, KaldiModel, Node, read_kaldi, refs
+from xmo.frontends.kaldi.model import Component, Desc, KaldiModel, NetNode, read_kaldi, refs
 from xmo.frontends.kaldi.reader import KaldiFrontendError
 
 _UNRANKED = UnrankedTensorType(f32)
@@ -95,7 +95,7 @@ class _Builder:
         self.values[name] = v
         return v
 
-    def _node(self, n: Node) -> SSAValue:
+    def _node(self, n: NetNode) -> SSAValue:
         if n.kind == "input":
             dims = list(self.shapes.get(n.name, [-1, n.dim]))
             op: Operation = InputOp.create(result_types=[tensor("f32", dims)],

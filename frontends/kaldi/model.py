@@ -62,7 +62,7 @@ class Desc:
 
 
 @dataclass
-class Node:
+class NetNode:
     """A network node: ``input`` (``dim``), ``component`` (``component``,
     ``input``), ``dim-range`` (``input``: a ``DimRange`` term), ``append``
     (an nnet1 ParallelComponent's outputs, ``input``: an ``Append`` term) or
@@ -81,15 +81,15 @@ class KaldiModel:
 
     format: str
     binary: bool
-    nodes: list[Node]
+    nodes: list[NetNode]
     components: dict[str, Component]
 
     @property
-    def inputs(self) -> list[Node]:
+    def inputs(self) -> list[NetNode]:
         return [n for n in self.nodes if n.kind == "input"]
 
     @property
-    def outputs(self) -> list[Node]:
+    def outputs(self) -> list[NetNode]:
         return [n for n in self.nodes if n.kind == "output"]
 
 
@@ -149,17 +149,17 @@ def _read_nnet3_components(s: KaldiStream) -> dict[str, Component]:
     return comps
 
 
-def _read_nnet1(s: KaldiStream) -> tuple[list[Node], dict[str, Component]]:
-    nodes: list[Node] = []
+def _read_nnet1(s: KaldiStream) -> tuple[list[NetNode], dict[str, Component]]:
+    nodes: list[NetNode] = []
     comps: dict[str, Component] = {}
     layers = _read_layers(s, "", 0)
     if not layers:
         raise s.error("the network has no layers")
     first = layers[0]
     in_dim = first[0].dims[1] if isinstance(first, tuple) else first.dims[1]  # type: ignore[union-attr]
-    nodes.append(Node("input", "input", dim=in_dim))
+    nodes.append(NetNode("input", "input", dim=in_dim))
     last = _chain(layers, "input", nodes, comps)
-    nodes.append(Node("output", "output", Desc("node", last)))
+    nodes.append(NetNode("output", "output", Desc("node", last)))
     return nodes, comps
 
 
@@ -225,7 +225,7 @@ def _layer_in_dim(layer: Layer) -> int:
     return comp.dims[1]
 
 
-def _chain(layers: list[Layer], src: str, nodes: list[Node], comps: dict[str, Component]) -> str:
+def _chain(layers: list[Layer], src: str, nodes: list[NetNode], comps: dict[str, Component]) -> str:
     """Nodes of an nnet1 chain reading ``src``; the name of its last node. A
     ParallelComponent becomes dim-range nodes splitting its input, its nested
     chains, and an append node of their outputs."""
@@ -237,15 +237,15 @@ def _chain(layers: list[Layer], src: str, nodes: list[Node], comps: dict[str, Co
             for k, chain in enumerate(nested):
                 dim = _layer_in_dim(chain[0])
                 part = f"{comp.name}/{k}/input"
-                nodes.append(Node("dim-range", part, Desc("DimRange", children=[Desc("node", prev)],
+                nodes.append(NetNode("dim-range", part, Desc("DimRange", children=[Desc("node", prev)],
                                                            args=[offset, dim])))
                 offset += dim
                 outs.append(Desc("node", _chain(chain, part, nodes, comps)))
-            nodes.append(Node("append", comp.name, Desc("Append", children=outs)))
+            nodes.append(NetNode("append", comp.name, Desc("Append", children=outs)))
             prev = comp.name
             continue
         comps[layer.name] = layer
-        nodes.append(Node("component", layer.name, Desc("node", prev), component=layer.name))
+        nodes.append(NetNode("component", layer.name, Desc("node", prev), component=layer.name))
         prev = layer.name
     return prev
 
@@ -336,9 +336,9 @@ def parse_descriptor(text: str, where: str = "descriptor") -> Desc:
     return d
 
 
-def _read_config(s: KaldiStream) -> list[Node]:
+def _read_config(s: KaldiStream) -> list[NetNode]:
     s.line()  # the rest of the <Nnet3> line
-    nodes: list[Node] = []
+    nodes: list[NetNode] = []
     while True:
         if s.pos >= len(s.buf):
             raise s.error("truncated file: the nnet3 config has no end")
@@ -352,17 +352,17 @@ def _read_config(s: KaldiStream) -> list[Node]:
             raise s.error(f"{kind} line without a name")
         try:
             if kind == "input-node":
-                nodes.append(Node("input", name, dim=int(f.get("dim", "0"))))
+                nodes.append(NetNode("input", name, dim=int(f.get("dim", "0"))))
             elif kind == "component-node":
-                nodes.append(Node("component", name, parse_descriptor(f.get("input", ""), where),
+                nodes.append(NetNode("component", name, parse_descriptor(f.get("input", ""), where),
                                   component=f.get("component", "")))
             elif kind == "output-node":
-                nodes.append(Node("output", name, parse_descriptor(f.get("input", ""), where)))
+                nodes.append(NetNode("output", name, parse_descriptor(f.get("input", ""), where)))
             elif kind == "dim-range-node":
                 src = Desc("node", f.get("input-node", ""))
                 rng = Desc("DimRange", children=[src],
                            args=[int(f.get("dim-offset", "0")), int(f.get("dim", "0"))])
-                nodes.append(Node("dim-range", name, rng))
+                nodes.append(NetNode("dim-range", name, rng))
             else:
                 raise s.error(f"unknown config line '{kind}'")
         except ValueError as e:
@@ -447,7 +447,7 @@ __all__ = [
     "Component",
     "Desc",
     "KaldiModel",
-    "Node",
+    "NetNode",
     "parse_descriptor",
     "read_kaldi",
     "read_kaldi_bytes",
