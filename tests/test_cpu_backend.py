@@ -1086,10 +1086,11 @@ def test_direct_grouped_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, mon
 
     x = f32(*xs).astype(dtype)
     w = f32(*ws).astype(dtype)
-    assert conv.direct_eligible(x, w, s, d, pb, pe)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    assert conv.direct_eligible(x, w, dims, pb)
     got = conv.grouped_conv(x, w, s, d, pb, pe)
     monkeypatch.setattr(conv, "_direct", False)  # as without numba
-    assert not conv.direct_eligible(x, w, s, d, pb, pe)
+    assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)

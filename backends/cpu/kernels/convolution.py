@@ -57,9 +57,9 @@ def grouped_conv(
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
     n = x.shape[0]
-    if direct_eligible(x, w, strides, dilations, pads_begin, pads_end):
-        return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, pads_end)
-    out_dims = _out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
+    out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
+    if direct_eligible(x, w, out_dims, pads_begin):
+        return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     xp = _pad_crop(x, pads_begin, pads_end)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
@@ -99,7 +99,11 @@ _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _direct: object = None
 
 
-def _out_dims(in_dims, kernel, strides, dilations, pads_begin, pads_end) -> tuple[int, ...]:
+def conv_out_dims(
+    in_dims: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> tuple[int, ...]:
+    """The output map of a convolution (ValueError when empty)."""
     out = tuple(
         (d + b + e - ((k - 1) * dl + 1)) // s + 1
         for d, k, s, dl, b, e in zip(in_dims, kernel, strides, dilations, pads_begin, pads_end))
@@ -109,8 +113,7 @@ def _out_dims(in_dims, kernel, strides, dilations, pads_begin, pads_end) -> tupl
 
 
 def direct_eligible(
-    x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], pads_end: Sequence[int],
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int]
 ) -> bool:
     """Whether :func:`direct_conv` takes this grouped convolution (``w``:
     [G, Mg, Cg, K...]): 2-D, G > 1, float, non-negative leading pads, depthwise
@@ -119,10 +122,8 @@ def direct_eligible(
     if (g == 1 or w.ndim != 5 or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype
             or min(pads_begin) < 0):
         return False
-    if cg > 1:
-        dims = _out_dims(x.shape[2:], w.shape[3:], strides, dilations, pads_begin, pads_end)
-        if math.prod(dims) > DIRECT_MAX_GROUPED_PIXELS:
-            return False
+    if cg > 1 and math.prod(out_dims) > DIRECT_MAX_GROUPED_PIXELS:
+        return False
     return direct_conv_kernel() is not None
 
 
@@ -135,14 +136,14 @@ def direct_weights(w: np.ndarray) -> np.ndarray:
 
 def direct_conv(
     x: np.ndarray, wt: np.ndarray, mg: int, strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], pads_end: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...],
 ) -> np.ndarray:
     """2-D grouped convolution on the direct kernel: ``x`` [N, G*Cg, H, W],
-    ``wt`` from :func:`direct_weights`, ``mg`` output channels per group."""
-    out_dims = _out_dims(x.shape[2:], wt.shape[1:3], strides, dilations, pads_begin, pads_end)
+    ``wt`` from :func:`direct_weights`, ``mg`` output channels per group,
+    ``out_dims`` the output map (:func:`conv_out_dims`)."""
     out = np.empty((x.shape[0], wt.shape[3]) + out_dims, x.dtype)
-    direct_conv_kernel()(np.ascontiguousarray(x), wt, mg, strides[0], strides[1],
-                         dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
+    _direct(x if x.flags.c_contiguous else np.ascontiguousarray(x), wt, mg,
+            strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
     return out
 
 
@@ -279,9 +280,11 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if n == 1:
             return lambda v: np.matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
         return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
-    if direct_eligible(x, wp, strides, dil, pb, pe):
-        wt = direct_weights(wp)
-        return lambda v: direct_conv(v, wt, mg, strides, dil, pb, pe)
+    if x.ndim == 4:
+        out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
+        if direct_eligible(x, wp, out_dims, pb):
+            wt = direct_weights(wp)
+            return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
