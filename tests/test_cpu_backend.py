@@ -1077,6 +1077,7 @@ FAST_CONVOLUTIONS = [
     ((2, 6, 7, 5), (6, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
     ((1, 4, 9, 8), (2, 3, 2, 5, 3), (2, 3), (2, 1), (3, 0), (-1, 2)),
     ((1, 3, 4, 4), (3, 2, 1, 7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),
+    ((1, 16, 5, 6), (16, 1, 1, 3, 3), (1, 1), (2, 1), (2, 0), (1, 1)),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_direct_grouped_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):

@@ -94,6 +94,9 @@ def grouped_conv(
 #: grouped (Cg > 1) convolutions run the direct kernel up to this many output
 #: pixels; larger maps are faster as one GEMM per group over the im2col matrix
 DIRECT_MAX_GROUPED_PIXELS = 64
+#: below this many output channels (and at row stride 1) the direct kernel
+#: runs each tap along whole output rows rather than pixel by pixel
+ROW_TAPS_MAX_CHANNELS = 16
 _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _direct: object = None
@@ -158,7 +161,8 @@ def direct_conv_kernel():
     the groups it lays the zero-padded plane out as [Hp, Wp, Cout] (output
     channel ``co`` sees input channel ``(co // mg) * Cg + c``), so every tap is
     one multiply-add over all output channels at once: fast on small maps,
-    where per-row loops are short. Each output sums its terms in im2col order
+    where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
+    row stride 1, a tap runs along whole output rows instead). Each output sums its terms in im2col order
     (channel, tap row, tap column) in the output dtype, like the numpy path."""
     global _direct
     if _direct is None:
@@ -175,30 +179,54 @@ def direct_conv_kernel():
             oh, ow = out.shape[2], out.shape[3]
             hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
             wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
-            e = np.zeros((hp, wp, cout), x.dtype)
-            acc = np.empty((oh, ow, cout), x.dtype)
+            # few channels, stride 1 along rows: a tap is one multiply-add
+            # along a whole output row (the filters repeated along it)
+            rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
+            e = np.zeros((hp, wp * cout), x.dtype)
+            acc = np.empty((oh, ow * cout), x.dtype)
+            rl = ow * cout
+            wrow = np.empty((kh, kw, rl if rows else 0), x.dtype)
             for b in range(n):
                 acc[:] = 0.0
                 for c in range(cg):
+                    if rows:
+                        for ky in range(kh):
+                            for kx in range(kw):
+                                for ox in range(ow):
+                                    for co in range(cout):
+                                        wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
                     for co in range(cout):
                         xc = x[b, (co // mg) * cg + c]
                         for iy in range(ih):
+                            er = e[iy + ph]
                             for ix in range(iw):
-                                e[iy + ph, ix + pw, co] = xc[iy, ix]
+                                er[(ix + pw) * cout + co] = xc[iy, ix]
                     for oy in range(oh):
-                        for ox in range(ow):
-                            a = acc[oy, ox]
-                            for ky in range(kh):
+                        ar = acc[oy]
+                        for ky in range(kh):
+                            er = e[oy * sh + ky * dh]
+                            if rows:
                                 for kx in range(kw):
-                                    row = e[oy * sh + ky * dh, ox * sw + kx * dw]
-                                    wr = wt[c, ky, kx]
-                                    for co in range(cout):
-                                        a[co] += wr[co] * row[co]
+                                    j0 = kx * dw * cout
+                                    src = er[j0:j0 + rl]
+                                    wr = wrow[ky, kx]
+                                    for j in range(rl):
+                                        ar[j] += wr[j] * src[j]
+                            else:
+                                for ox in range(ow):
+                                    a = ar[ox * cout:(ox + 1) * cout]
+                                    for kx in range(kw):
+                                        j0 = (ox * sw + kx * dw) * cout
+                                        src = er[j0:j0 + cout]
+                                        wr = wt[c, ky, kx]
+                                        for co in range(cout):
+                                            a[co] += wr[co] * src[co]
                 for co in range(cout):
                     ob = out[b, co]
                     for oy in range(oh):
+                        ar = acc[oy]
                         for ox in range(ow):
-                            ob[oy, ox] = acc[oy, ox, co]
+                            ob[oy, ox] = ar[ox * cout + co]
 
         _direct = direct
     return _direct or None
