@@ -95,7 +95,8 @@ def grouped_conv(
 #: pixels; larger maps are faster as one GEMM per group over the im2col matrix
 DIRECT_MAX_GROUPED_PIXELS = 64
 #: below this many output channels (and at row stride 1) the direct kernel
-#: runs each tap along whole output rows rather than pixel by pixel
+#: runs each tap along whole output rows rather than pixel by pixel (read when
+#: the kernel is compiled)
 ROW_TAPS_MAX_CHANNELS = 16
 _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -162,7 +163,8 @@ def direct_conv_kernel():
     channel ``co`` sees input channel ``(co // mg) * Cg + c``), so every tap is
     one multiply-add over all output channels at once: fast on small maps,
     where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
-    row stride 1, a tap runs along whole output rows instead). Each output sums its terms in im2col order
+    row stride 1, a tap runs along whole output rows instead; the constant is
+    read at compile time). Each output sums its terms in im2col order
     (channel, tap row, tap column) in the output dtype, like the numpy path."""
     global _direct
     if _direct is None:
