@@ -967,7 +967,7 @@ def test_reduce_max_of_empty_float_is_minus_inf():
 
 # ---------------------------------------------------------------------------
 # Executor: fused x*a+b chains, constant folding; stride-1 tap-GEMM and
-# numba depthwise convolutions
+# numba direct (depthwise, small grouped) convolutions
 # ---------------------------------------------------------------------------
 
 
@@ -1065,7 +1065,36 @@ FAST_CONVOLUTIONS = [
          _conv_attrs(d=(2, 1), pb=(2, 1), pe=(2, 1)), id="depthwise-dil"),
     case("GroupConvolution", [f32(1, 5, 9, 9), C(f32(5, 1, 1, 3, 3))],
          _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-stride2"),
+    # direct kernel: depthwise with a channel multiplier, small grouped maps
+    case("GroupConvolution", [f32(1, 4, 6, 5), C(f32(4, 3, 1, 5, 5))],
+         _conv_attrs(auto_pad="same_upper"), id="depthwise-multiplier-direct"),
+    case("GroupConvolution", [f32(2, 6, 7, 6), C(f32(2, 2, 3, 3, 2))],
+         _conv_attrs(s=(2, 1), d=(1, 2), pb=(2, 1), pe=(0, 3)), id="grouped-direct"),
 ]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", [
+    ((2, 6, 7, 5), (6, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 4, 9, 8), (2, 3, 2, 5, 3), (2, 3), (2, 1), (3, 0), (-1, 2)),
+    ((1, 3, 4, 4), (3, 2, 1, 7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),
+    ((1, 16, 5, 6), (16, 1, 1, 3, 3), (1, 1), (2, 1), (2, 0), (1, 1)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_grouped_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
+    """The numba direct kernel sums each output's terms in the order of the
+    numpy tap / im2col paths (equal up to BLAS summation order)."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    x = f32(*xs).astype(dtype)
+    w = f32(*ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    assert conv.direct_eligible(x, w, dims, pb)
+    got = conv.grouped_conv(x, w, s, d, pb, pe)
+    monkeypatch.setattr(conv, "_direct", False)  # as without numba
+    assert not conv.direct_eligible(x, w, dims, pb)
+    want = conv.grouped_conv(x, w, s, d, pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
 
 
 @pytest.mark.parametrize("op_type,inputs,attrs,kw", FAST_CONVOLUTIONS)

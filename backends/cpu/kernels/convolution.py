@@ -49,21 +49,18 @@ def grouped_conv(
 ) -> np.ndarray:
     """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...].
 
-    1x1 kernels are one GEMM on the (strided) input, depthwise kernels (Cg == 1)
-    a multiply-add per kernel tap, anything else one GEMM per group over the
-    im2col matrix.
+    2-D depthwise and small grouped convolutions run :func:`direct_conv` when
+    numba is there (:func:`direct_eligible`); otherwise 1x1 kernels are one GEMM
+    on the (strided) input, depthwise kernels (Cg == 1) a multiply-add per
+    kernel tap, anything else one GEMM per group over the im2col matrix.
     """
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
     n = x.shape[0]
+    out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
+    if direct_eligible(x, w, out_dims, pads_begin):
+        return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     xp = _pad_crop(x, pads_begin, pads_end)
-    in_dims = xp.shape[2:]
-    out_dims = tuple(
-        (d - ((k - 1) * dl + 1)) // s + 1
-        for d, k, s, dl in zip(in_dims, kernel, strides, dilations)
-    )
-    if any(o <= 0 for o in out_dims):
-        raise ValueError(f"convolution output would be empty: {out_dims}")
     kp = math.prod(kernel)
     op = math.prod(out_dims)
     if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
@@ -73,13 +70,6 @@ def grouped_conv(
             xp = xp[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
         cols = xp.reshape(n, g, cg, op)
     elif cg == 1 and g > 1:
-        if mg == 1 and len(kernel) == 2 and xp.dtype in (np.float32, np.float64):
-            dw = _depthwise_kernel()
-            if dw is not None:
-                out = np.empty((n, g) + out_dims, xp.dtype)
-                dw(xp, w.reshape((g,) + kernel).astype(xp.dtype, copy=False),
-                   strides[0], strides[1], dilations[0], dilations[1], out)
-                return out
         # depthwise: out[n, g, m] = sum_k w[g, m, k] * x[n, g] shifted by tap k
         wk = w.reshape(g, mg, kp)
         out = None
@@ -101,50 +91,147 @@ def grouped_conv(
     return out.reshape((n, g * mg) + out_dims)
 
 
-_depthwise: object = None
+#: grouped (Cg > 1) convolutions run the direct kernel up to this many output
+#: pixels; larger maps are faster as one GEMM per group over the im2col matrix
+DIRECT_MAX_GROUPED_PIXELS = 64
+#: below this many output channels (and at row stride 1) the direct kernel
+#: runs each tap along whole output rows rather than pixel by pixel (read when
+#: the kernel is compiled)
+ROW_TAPS_MAX_CHANNELS = 16
+_DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+_direct: object = None
 
 
-def _depthwise_kernel():
-    """numba kernel of a 2-D depthwise convolution (one filter per channel),
-    compiled on first use; None when numba is missing. Accumulates tap by tap
-    like the numpy path (same rounding), in one pass per channel."""
-    global _depthwise
-    if _depthwise is None:
+def conv_out_dims(
+    in_dims: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> tuple[int, ...]:
+    """The output map of a convolution (ValueError when empty)."""
+    out = tuple(
+        (d + b + e - ((k - 1) * dl + 1)) // s + 1
+        for d, k, s, dl, b, e in zip(in_dims, kernel, strides, dilations, pads_begin, pads_end))
+    if any(o <= 0 for o in out):
+        raise ValueError(f"convolution output would be empty: {out}")
+    return out
+
+
+def direct_eligible(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int]
+) -> bool:
+    """Whether :func:`direct_conv` takes this grouped convolution (``w``:
+    [G, Mg, Cg, K...]): 2-D, G > 1, float, non-negative leading pads, depthwise
+    (Cg == 1) or a small output map, and numba available."""
+    g, _, cg = w.shape[:3]
+    if (g == 1 or w.ndim != 5 or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype
+            or min(pads_begin) < 0):
+        return False
+    if cg > 1 and math.prod(out_dims) > DIRECT_MAX_GROUPED_PIXELS:
+        return False
+    return direct_conv_kernel() is not None
+
+
+def direct_weights(w: np.ndarray) -> np.ndarray:
+    """[G, Mg, Cg, Kh, Kw] filters as the direct kernel takes them:
+    [Cg, Kh, Kw, G*Mg] (contiguous over the output channels)."""
+    g, mg, cg, kh, kw = w.shape
+    return np.ascontiguousarray(w.transpose(2, 3, 4, 0, 1)).reshape(cg, kh, kw, g * mg)
+
+
+def direct_conv(
+    x: np.ndarray, wt: np.ndarray, mg: int, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...],
+) -> np.ndarray:
+    """2-D grouped convolution on the direct kernel: ``x`` [N, G*Cg, H, W],
+    ``wt`` from :func:`direct_weights`, ``mg`` output channels per group,
+    ``out_dims`` the output map (:func:`conv_out_dims`)."""
+    out = np.empty((x.shape[0], wt.shape[3]) + out_dims, x.dtype)
+    _direct(x if x.flags.c_contiguous else np.ascontiguousarray(x), wt, mg,
+            strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
+    return out
+
+
+def direct_conv_kernel():
+    """numba kernel of a 2-D grouped convolution with the output channels
+    innermost, or None when numba is missing. Compiled on first use (cached on
+    disk).
+
+    ``direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out)``: ``x`` contiguous
+    [N, Cin, H, W], ``wt`` [Cg, Kh, Kw, Cout], ``out`` [N, Cout, Ho, Wo],
+    ``ph``/``pw`` the (non-negative) leading pads. For each input channel of
+    the groups it lays the zero-padded plane out as [Hp, Wp, Cout] (output
+    channel ``co`` sees input channel ``(co // mg) * Cg + c``), so every tap is
+    one multiply-add over all output channels at once: fast on small maps,
+    where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
+    row stride 1, a tap runs along whole output rows instead; the constant is
+    read at compile time). Each output sums its terms in im2col order
+    (channel, tap row, tap column) in the output dtype, like the numpy path."""
+    global _direct
+    if _direct is None:
         try:
             import numba
+        except ImportError:
+            _direct = False
+            return None
 
-            @numba.njit(cache=True)
-            def dw(xp, w, sh, sw, dh, dwl, out):  # pragma: no cover (compiled)
-                # per output row: zeroed, then each tap added along the row
-                # (contiguous inner loop; every output sums its taps in the
-                # same order as the numpy path)
-                n, c, oh, ow = out.shape
-                kh, kw = w.shape[1], w.shape[2]
-                for nc in range(n * c):
-                    b = nc // c
-                    ch = nc % c
-                    o = out[b, ch]
-                    x = xp[b, ch]
-                    for oy in range(oh):
-                        orow = o[oy]
-                        for ox in range(ow):
-                            orow[ox] = 0.0
+        @numba.njit(cache=True, nogil=True)
+        def direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out):  # pragma: no cover (compiled)
+            n, _, ih, iw = x.shape
+            cg, kh, kw, cout = wt.shape
+            oh, ow = out.shape[2], out.shape[3]
+            hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
+            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            # few channels, stride 1 along rows: a tap is one multiply-add
+            # along a whole output row (the filters repeated along it)
+            rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
+            e = np.zeros((hp, wp * cout), x.dtype)
+            acc = np.empty((oh, ow * cout), x.dtype)
+            rl = ow * cout
+            wrow = np.empty((kh, kw, rl if rows else 0), x.dtype)
+            for b in range(n):
+                acc[:] = 0.0
+                for c in range(cg):
+                    if rows:
                         for ky in range(kh):
-                            xrow = x[oy * sh + ky * dh]
                             for kx in range(kw):
-                                wv = w[ch, ky, kx]
-                                base = kx * dwl
-                                if sw == 1:
-                                    for ox in range(ow):
-                                        orow[ox] += wv * xrow[base + ox]
-                                else:
-                                    for ox in range(ow):
-                                        orow[ox] += wv * xrow[base + ox * sw]
+                                for ox in range(ow):
+                                    for co in range(cout):
+                                        wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
+                    for co in range(cout):
+                        xc = x[b, (co // mg) * cg + c]
+                        for iy in range(ih):
+                            er = e[iy + ph]
+                            for ix in range(iw):
+                                er[(ix + pw) * cout + co] = xc[iy, ix]
+                    for oy in range(oh):
+                        ar = acc[oy]
+                        for ky in range(kh):
+                            er = e[oy * sh + ky * dh]
+                            if rows:
+                                for kx in range(kw):
+                                    j0 = kx * dw * cout
+                                    src = er[j0:j0 + rl]
+                                    wr = wrow[ky, kx]
+                                    for j in range(rl):
+                                        ar[j] += wr[j] * src[j]
+                            else:
+                                for ox in range(ow):
+                                    a = ar[ox * cout:(ox + 1) * cout]
+                                    for kx in range(kw):
+                                        j0 = (ox * sw + kx * dw) * cout
+                                        src = er[j0:j0 + cout]
+                                        wr = wt[c, ky, kx]
+                                        for co in range(cout):
+                                            a[co] += wr[co] * src[co]
+                for co in range(cout):
+                    ob = out[b, co]
+                    for oy in range(oh):
+                        ar = acc[oy]
+                        for ox in range(ow):
+                            ob[oy, ox] = ar[ox * cout + co]
 
-            _depthwise = dw
-        except Exception:  # noqa: BLE001  (numba missing: numpy taps)
-            _depthwise = False
-    return _depthwise or None
+        _direct = direct
+    return _direct or None
 
 
 def _tap_gemm_conv(
@@ -223,6 +310,11 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if n == 1:
             return lambda v: np.matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
         return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
+    if x.ndim == 4:
+        out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
+        if direct_eligible(x, wp, out_dims, pb):
+            wt = direct_weights(wp)
+            return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
