@@ -32,6 +32,8 @@ from xmo.passes.onnx_to_ov.families.pooling import pool_attrs
 from xmo.passes.onnx_to_ov.families.quantization import (
     dequantize,
     dequantize_linear,
+    dynamic_quantize_linear,
+    integer_matmul_of,
     quantize,
     quantize_linear,
 )
@@ -86,6 +88,34 @@ def qlinear_concat(node: ConverterNode, b: Builder):
         raise node.unsupported(f"{node.num_inputs} inputs (2 + 3 per tensor expected)")
     xs = [_deq(node, b, 2 + 3 * j) for j in range(n // 3)]
     return _q(node, b, b.concat(xs, int(node.attr("axis"))), 0, 1, 2)
+
+
+@converter("QLinearWhere", domain=MS)
+def qlinear_where(node: ConverterNode, b: Builder):
+    """``condition, X, x_scale, x_zp, Y, y_scale, y_zp, z_scale, z_zp``."""
+    known_attrs(node)
+    y = b.out("Select", [node.input(0), _deq(node, b, 1), _deq(node, b, 4)])
+    return _q(node, b, y, 7, 8, 1)
+
+
+@converter("QLinearSoftmax", domain=MS)
+def qlinear_softmax(node: ConverterNode, b: Builder):
+    """Softmax of the dequantized input, quantized; ``opset`` below 13:
+    over the input flattened to 2-D at ``axis``."""
+    known_attrs(node, "axis", "opset")
+    x = _deq(node, b, 0)
+    r = rank_of(node, x)
+    axis = int(node.attr("axis", -1))
+    axis = axis + r if axis < 0 else axis
+    if int(node.attr("opset", 13)) >= 13 or axis == r - 1:
+        y = b.out("Softmax", [x], {"axis": axis})
+    else:
+        dims = node.shape(0)
+        if dims is None or any(d < 0 for d in dims[axis:]):
+            raise node.unsupported(f"opset < 13 with input of shape {dims} (static dims from axis expected)")
+        flat = b.reshape(x, [-1, int(np.prod(dims[axis:]))])
+        y = b.reshape(b.out("Softmax", [flat], {"axis": 1}), b.shape_of(x))
+    return _q(node, b, y, 3, 4)
 
 
 def _channels_first(node: ConverterNode, b: Builder, x: SSAValue, back: bool) -> SSAValue:
@@ -201,3 +231,35 @@ def dynamic_quantize_lstm(node: ConverterNode, b: Builder):
     known_attrs(node, "activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
                 "input_forget")  # fmt: skip
     return recurrent_of(node, b, "LSTM", _lstm_weight(node, b, 1, 8), _lstm_weight(node, b, 2, 10))
+
+
+# -- MatMulIntegerToFloat, DynamicQuantizeMatMul ------------------------------------------------
+
+
+def _scaled_matmul(node: ConverterNode, b: Builder, a: SSAValue, a_zp: SSAValue | None, a_scale: SSAValue,
+                   w_zp: int, w_scale: int, bias: int) -> SSAValue:  # fmt: skip
+    """``(a - a_zp) @ (B - B_zp) * a_scale * B_scale (+ bias)`` with the
+    8-bit B as input 1 and its scale (per tensor or per column), zero point
+    and the bias as inputs ``w_scale``, ``w_zp``, ``bias``."""
+    y = integer_matmul_of(node, b, a, node.input(1), a_zp, node.optional_input(w_zp))
+    scale = b.out("Multiply", [b.convert(a_scale, "f32"), b.convert(node.input(w_scale), "f32")])
+    y = b.out("Multiply", [y, scale])
+    if node.has_input(bias):
+        y = b.out("Add", [y, node.input(bias)])
+    return y
+
+
+@converter("MatMulIntegerToFloat", domain=MS)
+def matmul_integer_to_float(node: ConverterNode, b: Builder):
+    """``A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias``."""
+    known_attrs(node)
+    return _scaled_matmul(node, b, node.input(0), node.optional_input(4), node.input(2), 5, 3, 6)
+
+
+@converter("DynamicQuantizeMatMul", domain=MS)
+def dynamic_quantize_matmul(node: ConverterNode, b: Builder):
+    """``A, B, b_scale, b_zero_point, bias``: A quantized to u8 as by
+    DynamicQuantizeLinear, then MatMulIntegerToFloat."""
+    known_attrs(node)
+    a, a_scale, a_zp = dynamic_quantize_linear(node, b)
+    return _scaled_matmul(node, b, a, a_zp, a_scale, 3, 2, 4)
