@@ -464,3 +464,12 @@ def test_group_norm(last, swish, tmp_path) -> None:
     compiled = core.compile_model(core.read_model(str(tmp_path / "m.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     np.testing.assert_allclose(compiled([x])[0], want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(xmo.compile_model(converted)({"X": x})[0]), want, rtol=1e-4, atol=1e-5)
+
+
+def test_unconverted_op_reason() -> None:
+    """A com.microsoft op xmo has no converter for: the one report says so."""
+    model = _model("BifurcationDetector", {"X": _X}, 1)
+    with pytest.raises(xmo.ConversionError) as e:
+        xmo.convert_model(model)
+    assert "com.microsoft:BifurcationDetector" in str(e.value)
+    assert "xmo has no converter for onnxruntime's contrib op com.microsoft:BifurcationDetector" in str(e.value)
