@@ -283,3 +283,18 @@ def test_qlinear_softmax(attrs: dict, tmp_path: Path) -> None:
     model = _model([node], {"x": (_U8, [2, 3, 8])}, {"y": _U8},
                    {"xs": _S["xs"], "xz": _S["xz"], "ss": np.float32(1 / 256), "sz": np.uint8(0)})  # fmt: skip
     _check(model, {"x": _q(2, 3, 8)}, tmp_path)
+
+
+@pytest.mark.parametrize("bits,zero_points", [(4, False), (4, True), (8, True)])
+def test_gather_block_quantized(bits: int, zero_points: bool, tmp_path: Path) -> None:
+    rows, d, bs = 10, 32, 16
+    blocks = d // bs
+    q = _r.integers(0, 1 << bits, (rows, d))
+    inits = {"data": _pack(q, bits), "scales": (_r.random((rows, blocks)) * 0.1 + 0.01).astype(np.float32)}
+    names = ["data", "idx", "scales"]
+    if zero_points:
+        inits["zp"] = _pack(_r.integers(0, 1 << bits, (rows, blocks)), bits)
+        names.append("zp")
+    node = helper.make_node("GatherBlockQuantized", names, ["y"], domain=MS, bits=bits, block_size=bs)
+    model = _model([node], {"idx": (TensorProto.INT64, [2, 3])}, {"y": _F}, inits)
+    _check(model, {"idx": np.array([[0, 9, 3], [3, 1, 0]], np.int64)}, tmp_path)
