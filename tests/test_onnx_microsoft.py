@@ -473,3 +473,55 @@ def test_unconverted_op_reason() -> None:
         xmo.convert_model(model)
     assert "com.microsoft:BifurcationDetector" in str(e.value)
     assert "xmo has no converter for onnxruntime's contrib op com.microsoft:BifurcationDetector" in str(e.value)
+
+
+def _gqa_model(s: int, past: int, packed: bool, rotary: bool, attrs: dict | None = None, batch: int = 2):
+    """GroupQueryAttention of 4 query heads over 2 kv heads of size 16
+    (onnxruntime's packed QKV needs a multiple of 16), batch 2, ``s`` new
+    tokens after ``past`` cached ones (the same in every row; onnxruntime
+    takes a chunk of several tokens after a past only for batch 1)."""
+    n, kvn, hs = 4, 2, 16
+    feeds = {"q": _x(batch, s, (n + 2 * kvn) * hs)} if packed else {
+        "q": _x(batch, s, n * hs), "k": _x(batch, s, kvn * hs), "v": _x(batch, s, kvn * hs)}  # fmt: skip
+    if past:
+        feeds |= {"pk": _x(batch, kvn, past, hs), "pv": _x(batch, kvn, past, hs)}
+    total = past + s
+    inits = {"seqlens_k": np.full(batch, total - 1, np.int32), "total": np.array(total, np.int32)}
+    names = ["q", "", ""] if packed else ["q", "k", "v"]
+    names += [*(["pk", "pv"] if past else ["", ""]), "seqlens_k", "total"]
+    if rotary:
+        angles = np.arange(16)[:, None] * (1.0 / 10000 ** (np.arange(hs // 2) / (hs // 2)))[None]
+        inits |= {"cos": np.cos(angles).astype(np.float32), "sin": np.sin(angles).astype(np.float32)}
+        names += ["cos", "sin"]
+    node = helper.make_node("GroupQueryAttention", names, ["y", "present_k", "present_v"], domain=MS,
+                            num_heads=n, kv_num_heads=kvn, do_rotary=int(rotary), **(attrs or {}))  # fmt: skip
+    graph = helper.make_graph(
+        [node], "gqa", [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in feeds.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "present_k", "present_v")],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+GQA: list[tuple[str, int, int, bool, bool, dict, int]] = [
+    ("prompt", 5, 0, False, False, {}, 2),
+    ("prompt_packed_scale", 5, 0, True, False, {"scale": 0.2}, 2),
+    ("prompt_not_causal", 5, 0, False, False, {"causal": 0}, 2),
+    ("token_past_rotary", 1, 3, False, True, {}, 2),
+    ("chunk_past", 2, 3, False, False, {}, 1),
+    ("prompt_packed_rotary_interleaved", 4, 0, True, True, {"rotary_interleaved": 1}, 2),
+]
+
+
+@pytest.mark.parametrize("case", GQA, ids=[c[0] for c in GQA])
+def test_group_query_attention(case, tmp_path) -> None:
+    _, s, past, packed, rotary, attrs, batch = case
+    model, feeds = _gqa_model(s, past, packed, rotary, attrs, batch)
+    _check(model, feeds, tmp_path, atol=1e-5)
+
+
+def test_group_query_attention_local_window_refused() -> None:
+    model, _ = _gqa_model(5, 0, False, False, {"local_window_size": 2})
+    _refused(model, r"com.microsoft:GroupQueryAttention[\s\S]*'local_window_size'")
