@@ -383,3 +383,145 @@ def test_rotary_embedding(case, tmp_path) -> None:
     _, shape, pos, attrs, rot = case
     model, feeds = _rotary_model(shape, pos.astype(np.int64), attrs, rot)
     _check(model, feeds, tmp_path)
+
+
+# -- the ONNX ops com.microsoft repeats, FusedGemm, GroupNorm ---------------------------------------
+
+_I = np.array([[0, 1], [1, 3], [0, 4]], np.int64)
+
+ALIASES: list[tuple[str, str, dict, dict, dict]] = [
+    ("gather_nd", "GatherND", {"X": _X}, {}, {"i": _I}),
+    ("pad_constant", "Pad", {"X": _X}, {}, {"p": np.array([0, 1, 2, 1, 0, 3], np.int64), "v": np.float32(0.5)}),
+    ("pad_reflect_2d_pads", "Pad", {"X": _X}, {"mode": "reflect"}, {"p": np.array([[0, 1, 2, 0, 2, 1]], np.int64)}),
+    ("trilu_lower", "Trilu", {"X": _X}, {"upper": 0}, {"k": np.array(1, np.int64)}),
+    ("trilu_upper", "Trilu", {"X": _X}, {}, {}),
+]
+
+
+@pytest.mark.parametrize("case", ALIASES, ids=[c[0] for c in ALIASES])
+def test_onnx_aliases(case, tmp_path) -> None:
+    _, op, inputs, attrs, weights = case
+    _check(_model(op, inputs, 1, attrs, weights), inputs, tmp_path)
+
+
+@pytest.mark.parametrize("delta", [None, np.float32(0.75)])
+def test_range(delta, tmp_path) -> None:
+    """com.microsoft's Range: delta optional (1)."""
+    feeds = {"start": np.array(-1.5, np.float32), "limit": np.array(4.0, np.float32)}
+    _check(_model("Range", feeds, 1, {}, {} if delta is None else {"delta": delta}), feeds, tmp_path)
+
+
+GEMMS: list[tuple[str, dict, bool]] = [
+    ("relu", {"activation": "Relu"}, False),
+    ("relu_bias_alpha_beta", {"activation": "Relu", "alpha": 0.5, "beta": 2.0}, True),
+    ("leaky_relu_trans_b", {"activation": "LeakyRelu", "activation_alpha": 0.2, "transB": 1}, True),
+    ("hard_sigmoid", {"activation": "HardSigmoid", "activation_alpha": 0.3, "activation_beta": 0.4}, True),
+    ("tanh_trans_a", {"activation": "Tanh", "transA": 1}, False),
+    ("sigmoid", {"activation": "Sigmoid"}, True),
+]
+
+
+@pytest.mark.parametrize("case", GEMMS, ids=[c[0] for c in GEMMS])
+def test_fused_gemm(case, tmp_path) -> None:
+    _, attrs, bias = case
+    a = _x(6, 3) if attrs.get("transA") else _x(3, 6)
+    w = {"B": _x(4, 6) if attrs.get("transB") else _x(6, 4)}
+    if bias:
+        w["C"] = _x(4)
+    _check(_model("FusedGemm", {"A": a}, 1, attrs, w), {"A": a}, tmp_path)
+
+
+def test_fused_gemm_unknown_activation_refused() -> None:
+    model = _model("FusedGemm", {"A": _x(3, 6)}, 1, {"activation": "Elu"}, {"B": _x(6, 4)})
+    _refused(model, r"com.microsoft:FusedGemm[\s\S]*'activation' = Elu")
+
+
+def _group_norm_ref(x: np.ndarray, g: np.ndarray, bt: np.ndarray, groups: int, last: bool, swish: bool):
+    if last:
+        x = np.moveaxis(x, -1, 1)
+    n, c = x.shape[:2]
+    xr = x.reshape(n, groups, -1).astype(np.float64)
+    y = (xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + 1e-5)
+    y = y.reshape(x.shape) * g.reshape(c, 1, 1) + bt.reshape(c, 1, 1)
+    if swish:
+        y = y / (1 + np.exp(-y))
+    return (np.moveaxis(y, 1, -1) if last else y).astype(np.float32)
+
+
+@pytest.mark.parametrize("last,swish", [(True, False), (True, True), (False, True)])
+def test_group_norm(last, swish, tmp_path) -> None:
+    """onnxruntime has GroupNorm only for CUDA / ROCm: numpy is the reference."""
+    import openvino as ov
+
+    x = _x(2, 3, 4, 8) if last else _x(2, 8, 3, 4)
+    g, bt = _x(8) + 1.0, _x(8)
+    model = _model("GroupNorm", {"X": x}, 1, {"groups": 4, "activation": int(swish), "channels_last": int(last),
+                                              "epsilon": 1e-5}, {"g": g, "b": bt})  # fmt: skip
+    want = _group_norm_ref(x, g, bt, 4, last, swish)
+    converted = xmo.convert_model(model)
+    xmo.save_model(converted, tmp_path / "m.xml")
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(tmp_path / "m.xml")), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    np.testing.assert_allclose(compiled([x])[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(xmo.compile_model(converted)({"X": x})[0]), want, rtol=1e-4, atol=1e-5)
+
+
+def test_unconverted_op_reason() -> None:
+    """A com.microsoft op xmo has no converter for: the one report says so."""
+    model = _model("BifurcationDetector", {"X": _X}, 1)
+    with pytest.raises(xmo.ConversionError) as e:
+        xmo.convert_model(model)
+    assert "com.microsoft:BifurcationDetector" in str(e.value)
+    assert "xmo has no converter for onnxruntime's contrib op com.microsoft:BifurcationDetector" in str(e.value)
+
+
+def _gqa_model(s: int, past: int, packed: bool, rotary: bool, attrs: dict | None = None, batch: int = 2):
+    """GroupQueryAttention of 4 query heads over 2 kv heads of size 16
+    (onnxruntime's packed QKV needs a multiple of 16), batch 2, ``s`` new
+    tokens after ``past`` cached ones (the same in every row; onnxruntime
+    takes a chunk of several tokens after a past only for batch 1)."""
+    n, kvn, hs = 4, 2, 16
+    feeds = {"q": _x(batch, s, (n + 2 * kvn) * hs)} if packed else {
+        "q": _x(batch, s, n * hs), "k": _x(batch, s, kvn * hs), "v": _x(batch, s, kvn * hs)}  # fmt: skip
+    if past:
+        feeds |= {"pk": _x(batch, kvn, past, hs), "pv": _x(batch, kvn, past, hs)}
+    total = past + s
+    inits = {"seqlens_k": np.full(batch, total - 1, np.int32), "total": np.array(total, np.int32)}
+    names = ["q", "", ""] if packed else ["q", "k", "v"]
+    names += [*(["pk", "pv"] if past else ["", ""]), "seqlens_k", "total"]
+    if rotary:
+        angles = np.arange(16)[:, None] * (1.0 / 10000 ** (np.arange(hs // 2) / (hs // 2)))[None]
+        inits |= {"cos": np.cos(angles).astype(np.float32), "sin": np.sin(angles).astype(np.float32)}
+        names += ["cos", "sin"]
+    node = helper.make_node("GroupQueryAttention", names, ["y", "present_k", "present_v"], domain=MS,
+                            num_heads=n, kv_num_heads=kvn, do_rotary=int(rotary), **(attrs or {}))  # fmt: skip
+    graph = helper.make_graph(
+        [node], "gqa", [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in feeds.items()],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in ("y", "present_k", "present_v")],
+        [numpy_helper.from_array(v, k) for k, v in inits.items()],
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m, feeds
+
+
+GQA: list[tuple[str, int, int, bool, bool, dict, int]] = [
+    ("prompt", 5, 0, False, False, {}, 2),
+    ("prompt_packed_scale", 5, 0, True, False, {"scale": 0.2}, 2),
+    ("prompt_not_causal", 5, 0, False, False, {"causal": 0}, 2),
+    ("token_past_rotary", 1, 3, False, True, {}, 2),
+    ("chunk_past", 2, 3, False, False, {}, 1),
+    ("prompt_packed_rotary_interleaved", 4, 0, True, True, {"rotary_interleaved": 1}, 2),
+]
+
+
+@pytest.mark.parametrize("case", GQA, ids=[c[0] for c in GQA])
+def test_group_query_attention(case, tmp_path) -> None:
+    _, s, past, packed, rotary, attrs, batch = case
+    model, feeds = _gqa_model(s, past, packed, rotary, attrs, batch)
+    _check(model, feeds, tmp_path, atol=1e-5)
+
+
+def test_group_query_attention_local_window_refused() -> None:
+    model, _ = _gqa_model(5, 0, False, False, {"local_window_size": 2})
+    _refused(model, r"com.microsoft:GroupQueryAttention[\s\S]*'local_window_size'")

@@ -230,3 +230,71 @@ def test_dynamic_quantize_lstm(direction: str, tmp_path: Path) -> None:
     for i, w in enumerate(want):
         np.testing.assert_allclose(got_ov[compiled.outputs[i]], w, rtol=0, atol=0.02, err_msg=f"OpenVINO output {i}")
         np.testing.assert_allclose(np.asarray(got_cpu[i]), w, rtol=0, atol=0.02, err_msg=f"CPU backend output {i}")
+
+
+# -- MatMulIntegerToFloat, DynamicQuantizeMatMul, QLinearWhere, QLinearSoftmax ---------------------------
+
+_I8 = TensorProto.INT8
+
+
+@pytest.mark.parametrize("per_column,bias", [(False, False), (True, True)])
+def test_matmul_integer_to_float(per_column: bool, bias: bool, tmp_path: Path) -> None:
+    inits = {"B": _r.integers(-128, 128, (8, 6)).astype(np.int8), "as": np.float32(0.03),
+             "bs": (_r.random(6) * 0.05 + 0.01).astype(np.float32) if per_column else np.float32(0.02),
+             "az": np.uint8(110), "bz": np.int8(3) if not per_column else np.zeros(6, np.int8)}  # fmt: skip
+    names = ["A", "B", "as", "bs", "az", "bz"]
+    if bias:
+        inits["bias"] = _r.standard_normal(6).astype(np.float32)
+        names.append("bias")
+    node = helper.make_node("MatMulIntegerToFloat", names, ["y"], domain=MS)
+    model = _model([node], {"A": (_U8, [2, 3, 8])}, {"y": _F}, inits)
+    _check(model, {"A": _q(2, 3, 8)}, tmp_path, atol=1e-4)
+
+
+@pytest.mark.parametrize("signed,zero_point,bias", [(True, False, False), (False, True, True)])
+def test_dynamic_quantize_matmul(signed: bool, zero_point: bool, bias: bool, tmp_path: Path) -> None:
+    w = _r.integers(-128, 128, (8, 6)).astype(np.int8) if signed else _q(8, 6)
+    inits = {"B": w, "bs": np.float32(0.02)}
+    names = ["A", "B", "bs"]
+    if zero_point or bias:
+        inits["bz"] = np.uint8(120) if zero_point else np.zeros(0, np.uint8)
+        names.append("bz" if zero_point else "")
+    if bias:
+        inits["bias"] = _r.standard_normal(6).astype(np.float32)
+        names.append("bias")
+    node = helper.make_node("DynamicQuantizeMatMul", names, ["y"], domain=MS)
+    inits = {k: v for k, v in inits.items() if v.size}
+    model = _model([node], {"A": (_F, [3, 8])}, {"y": _F}, inits)
+    _check(model, {"A": _r.standard_normal((3, 8)).astype(np.float32)}, tmp_path, atol=1e-4)
+
+
+def test_qlinear_where(tmp_path: Path) -> None:
+    node = helper.make_node("QLinearWhere", ["c", "a", "xs", "xz", "b", "ys", "yz", "cs", "cz"], ["y"], domain=MS)
+    feeds = {"c": _r.random((2, 3, 8)) < 0.5, "a": _q(2, 3, 8), "b": _q(3, 8)}
+    model = _model([node], {"c": (TensorProto.BOOL, [2, 3, 8]), "a": (_U8, [2, 3, 8]), "b": (_U8, [3, 8])},
+                   {"y": _U8}, _S)  # fmt: skip
+    _check(model, feeds, tmp_path)
+
+
+@pytest.mark.parametrize("attrs", [{"opset": 13}, {"opset": 13, "axis": 1}, {"opset": 11, "axis": 1}],
+                         ids=["last_axis", "axis1", "opset11_axis1"])  # fmt: skip
+def test_qlinear_softmax(attrs: dict, tmp_path: Path) -> None:
+    node = helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ss", "sz"], ["y"], domain=MS, **attrs)
+    model = _model([node], {"x": (_U8, [2, 3, 8])}, {"y": _U8},
+                   {"xs": _S["xs"], "xz": _S["xz"], "ss": np.float32(1 / 256), "sz": np.uint8(0)})  # fmt: skip
+    _check(model, {"x": _q(2, 3, 8)}, tmp_path)
+
+
+@pytest.mark.parametrize("bits,zero_points", [(4, False), (4, True), (8, True)])
+def test_gather_block_quantized(bits: int, zero_points: bool, tmp_path: Path) -> None:
+    rows, d, bs = 10, 32, 16
+    blocks = d // bs
+    q = _r.integers(0, 1 << bits, (rows, d))
+    inits = {"data": _pack(q, bits), "scales": (_r.random((rows, blocks)) * 0.1 + 0.01).astype(np.float32)}
+    names = ["data", "idx", "scales"]
+    if zero_points:
+        inits["zp"] = _pack(_r.integers(0, 1 << bits, (rows, blocks)), bits)
+        names.append("zp")
+    node = helper.make_node("GatherBlockQuantized", names, ["y"], domain=MS, bits=bits, block_size=bs)
+    model = _model([node], {"idx": (TensorProto.INT64, [2, 3])}, {"y": _F}, inits)
+    _check(model, {"idx": np.array([[0, 9, 3], [3, 1, 0]], np.int64)}, tmp_path)

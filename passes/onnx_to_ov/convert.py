@@ -113,9 +113,7 @@ class ONNXHooks(LegalizationHooks):
         builtins = not custom or not op_versions(info.domain, info.op_type)  # type: ignore[arg-type]
         fn = lookup(info.domain, info.op_type, info.version, builtins=builtins)  # type: ignore[arg-type]
         if fn is None:
-            raise NotConvertible(
-                "unknown operation" if custom else f"no converter for opset version {info.version}"
-            )
+            raise NotConvertible(_no_converter(custom, info))
         inputs = [scope.values.get(v) for v in op.operands]
         node = ConverterNode(
             op, inputs, info.name, info.op_type, info.output_names,
@@ -133,6 +131,16 @@ class ONNXHooks(LegalizationHooks):
 
     def friendly_name(self, info: OpInfo, index: int, used: set[str]) -> str | None:
         return info.name if info.name not in used else f"{info.name}:{index}"
+
+
+def _no_converter(custom: bool, info: OpInfo) -> str:
+    """The reason a node without a converter is refused."""
+    if not custom:
+        return f"no converter for opset version {info.version}"
+    if info.domain == "com.microsoft":
+        return (f"xmo has no converter for onnxruntime's contrib op com.microsoft:{info.op_type} "
+                "(see README, 'com.microsoft')")  # fmt: skip
+    return "unknown operation"
 
 
 def initializer_constant(lz: Legalizer, op: InitializerOp) -> tuple[ConstantOp | None, str | None]:

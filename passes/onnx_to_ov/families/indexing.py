@@ -163,10 +163,11 @@ def slice_(node: ConverterNode, b: Builder):
 # ---------------------------------------------------------------------------
 
 
-def _pad_vectors(node: ConverterNode, b: Builder, r: int) -> tuple[SSAValue, SSAValue, list[int] | None]:
+def _pad_vectors(node: ConverterNode, b: Builder, r: int, attrs: bool) -> tuple[SSAValue, SSAValue, list[int] | None]:
     """(pads_begin, pads_end) as i64 vectors of length ``r``, and the pads
-    as python ints when constant."""
-    if node.version < 11:
+    as python ints when constant; ``attrs``: Pad before opset 11 (pads as
+    attribute)."""
+    if attrs:
         pads = node.attr("pads") if node.version >= 2 else node.attr("paddings")
         vals: list[int] | None = [int(v) for v in pads]
         axes_vals: list[int] | None = None
@@ -221,17 +222,23 @@ def _wrap_pad(
 
 @converter("Pad")
 def pad(node: ConverterNode, b: Builder):
+    return pad_of(node, b, node.version < 11)
+
+
+def pad_of(node: ConverterNode, b: Builder, attrs: bool) -> SSAValue:
+    """ONNX Pad; ``attrs``: the form before opset 11 (pads and value as
+    attributes), else pads / constant_value / axes as inputs."""
     x = node.input(0)
     r = rank_of(node, x)
     mode = str(node.attr("mode", "constant") or "constant")
-    begin, end, vals = _pad_vectors(node, b, r)
+    begin, end, vals = _pad_vectors(node, b, r, attrs)
     if mode == "wrap":
         return _wrap_pad(b, x, begin, end, vals, r)
     if mode not in ("constant", "reflect", "edge"):
         raise node.unsupported(f"mode '{mode}'")
     ins = [x, begin, end]
     if mode == "constant":
-        if node.version < 11:
+        if attrs:
             ins.append(scalar(b, float(node.attr("value", 0.0)), node.etype(0)))
         elif node.has_input(2):
             ins.append(b.reshape(node.input(2), []))

@@ -80,7 +80,17 @@ def apply_rotary(node: ConverterNode, b: Builder, x: SSAValue, cos: SSAValue, si
             rot = 2 * half_dim
         else:
             rot = head
-    partial = head < 0 or rot != head
+    y = rotate_heads(b, x4, cos, sin, rot, head < 0 or rot != head, interleaved)
+    if rank == 3:
+        y = b.reshape(y, b.shape_of(x))
+    return y
+
+
+def rotate_heads(b: Builder, x4: SSAValue, cos: SSAValue, sin: SSAValue, rot: int, partial: bool,
+                 interleaved: bool) -> SSAValue:  # fmt: skip
+    """The first ``rot`` values of the last axis of ``x4`` (4-D; all when
+    not ``partial``) rotated by ``cos`` / ``sin`` (broadcasting to
+    ``[..., rot/2]``): halves, or neighbours when ``interleaved``."""
     x_rot = _last_slice(b, x4, 0, rot) if partial else x4
     half = rot // 2
 
@@ -102,8 +112,6 @@ def apply_rotary(node: ConverterNode, b: Builder, x: SSAValue, cos: SSAValue, si
         y = b.concat([real, imag], -1)
     if partial:
         y = b.concat([y, _last_slice(b, x4, rot, _I64_MAX)], -1)
-    if rank == 3:
-        y = b.reshape(y, b.shape_of(x))
     return y
 
 

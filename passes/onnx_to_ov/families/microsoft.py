@@ -21,7 +21,10 @@ from xdsl.ir import SSAValue
 
 from xmo.dialects.onnx import CustomOp
 from xmo.passes.onnx_to_ov.families.conv import conv
-from xmo.passes.onnx_to_ov.families.normalization import layer_norm_of, rms_norm_of
+from xmo.passes.onnx_to_ov.families.indexing import gather_nd, pad_of, trilu
+from xmo.passes.onnx_to_ov.families.matmul import gemm
+from xmo.passes.onnx_to_ov.families.normalization import layer_norm_of, mvn_of, rms_norm_of
+from xmo.passes.onnx_to_ov.families.shape import range_
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
 from xmo.passes.to_ov.helpers import scalar
@@ -47,6 +50,23 @@ def like_scalar(b: Builder, value: float, like: SSAValue) -> SSAValue:
 
 def wanted(node: ConverterNode, i: int) -> bool:
     return node.num_outputs > i and bool(node.output_names[i])
+
+
+# -- the ONNX ops this domain repeats -----------------------------------------------------
+
+# GatherND (no batch_dims), Trilu: the ONNX ops; Range: delta optional
+converter("GatherND", domain=MS)(gather_nd)
+converter("Trilu", domain=MS)(trilu)
+converter("Range", domain=MS)(range_)
+
+
+@converter("Pad", domain=MS)
+def ms_pad(node: ConverterNode, b: Builder):
+    """ONNX Pad of opset 11 (pads ``[2 * rank]`` or ``[1, 2 * rank]``)."""
+    known_attrs(node, "mode")
+    if node.rank(1) == 2 and node.const(1) is None:
+        raise node.unsupported("input 1 (pads) of shape [1, 2 * rank] that is not a constant")
+    return pad_of(node, b, False)
 
 
 # -- Gelu family, BiasAdd ------------------------------------------------------------
@@ -218,6 +238,57 @@ def fused_conv(node: ConverterNode, b: Builder):
         y = b.out("Add", [y, node.input(3)])
     params = [float(p) for p in node.attr("activation_params", None) or ()]
     return _activation(node, b, y, kind, params) if kind else y
+
+
+@converter("FusedGemm", domain=MS)
+def fused_gemm(node: ConverterNode, b: Builder):
+    """ONNX Gemm, then the activation (its parameters activation_alpha /
+    _beta, onnxruntime's defaults)."""
+    known_attrs(node, "alpha", "beta", "transA", "transB", "activation", "activation_alpha", "activation_beta",
+                "activation_gamma")  # fmt: skip
+    kind = node.str_attr("activation", "")
+    if kind and kind not in _GEMM_ACTIVATIONS:
+        raise node.unsupported(f"attribute 'activation' = {kind} (supported: {', '.join(_GEMM_ACTIVATIONS)})")
+    y = gemm(node, b)
+    if not kind:
+        return y
+    alpha, beta = _GEMM_ACTIVATIONS[kind]
+    return _activation(node, b, y, kind, [float(node.attr("activation_alpha", alpha)),
+                                          float(node.attr("activation_beta", beta))])  # fmt: skip
+
+
+#: FusedGemm's activations and the defaults of their (alpha, beta)
+_GEMM_ACTIVATIONS = {"Relu": (0.0, 0.0), "Tanh": (0.0, 0.0), "Sigmoid": (0.0, 0.0), "LeakyRelu": (0.01, 0.0),
+                     "HardSigmoid": (0.2, 0.5)}  # fmt: skip
+
+
+# -- GroupNorm -------------------------------------------------------------------------------------
+
+
+@converter("GroupNorm", domain=MS)
+def ms_group_norm(node: ConverterNode, b: Builder):
+    """Group normalization of ``[N, H, W, C]`` (``channels_last`` 1, the
+    default) or ``[N, C, H, W]``, times gamma plus beta per channel, then
+    Swish when ``activation`` is 1."""
+    known_attrs(node, "activation", "channels_last", "epsilon", "groups")
+    act = int(node.attr("activation", 0))
+    if act not in (0, 1):
+        raise node.unsupported(f"attribute 'activation' = {act} (0: none, 1: Swish)")
+    x0 = node.input(0)
+    r = node.rank(0)
+    if r is None or r < 3:
+        raise node.unsupported(f"input of rank {r} (3 or more expected)")
+    last = bool(node.attr("channels_last", 1))
+    x = b.out("Transpose", [x0, b.i64([0, r - 1, *range(1, r - 1)])]) if last else x0
+    y = mvn_of(b, b.reshape(x, [0, int(node.attr("groups")), -1], special_zero=True), [2],
+               float(node.attr("epsilon", 1e-5)))  # fmt: skip
+    y = b.reshape(y, b.shape_of(x))
+    per_channel = [-1, *[1] * (r - 2)]
+    y = b.out("Multiply", [y, b.reshape(node.input(1), per_channel)])
+    y = b.out("Add", [y, b.reshape(node.input(2), per_channel)])
+    if act:
+        y = b.out("Swish", [y])
+    return b.out("Transpose", [y, b.i64([0, *range(2, r), 1])]) if last else y
 
 
 # -- EmbedLayerNormalization ------------------------------------------------------------------

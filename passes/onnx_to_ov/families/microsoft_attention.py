@@ -1,7 +1,8 @@
 """onnxruntime's attention operators (``com.microsoft``) as ov ops, matching
 onnxruntime's CPU kernels: Attention (packed QKV weights, as
 ``onnxruntime.transformers.optimizer`` fuses BERT / GPT-2 layers),
-MultiHeadAttention (separate Q, K, V) and RotaryEmbedding.
+MultiHeadAttention (separate Q, K, V), GroupQueryAttention and
+RotaryEmbedding.
 
 Both attentions compute ``softmax(Q K^T * scale + bias) V`` per head, where
 ``bias`` adds ``mask_filter_value`` (default -10000) at masked keys and, with
@@ -19,7 +20,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xmo.passes.onnx_to_ov.families.attention import to_heads
-from xmo.passes.onnx_to_ov.families.llm import apply_rotary
+from xmo.passes.onnx_to_ov.families.llm import apply_rotary, rotate_heads
 from xmo.passes.onnx_to_ov.families.microsoft import MS, known_attrs, like_scalar, wanted
 from xmo.passes.onnx_to_ov.registry import converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode, value_etype
@@ -208,3 +209,96 @@ def rotary_embedding(node: ConverterNode, b: Builder):
             raise node.unsupported("3-D input without num_heads needs a static hidden size and cache width")
         heads = hidden // rot
     return apply_rotary(node, b, node.input(0), cos, sin, node.shape(2), heads or None)
+
+
+#: GroupQueryAttention's inputs xmo does not convert
+_GQA_INPUTS = {11: "head_sink", 12: "k_scale", 13: "v_scale", 14: "q_norm_weight", 15: "k_norm_weight",
+               16: "query_seqlens"}  # fmt: skip
+
+
+def _repeat_heads(b: Builder, v: SSAValue, groups: int, heads: int, head_size: int) -> SSAValue:
+    """``[B, kvN, T, H]`` -> ``[B, kvN * groups, T, H]``, each kv head
+    repeated ``groups`` times in a row."""
+    if groups == 1:
+        return v
+    v = b.out("Broadcast", [b.unsqueeze(v, [2]), b.i64([1, 1, groups, 1, 1])], {"mode": "bidirectional"})
+    return b.reshape(v, [0, heads, -1, head_size], special_zero=True)
+
+
+@converter("GroupQueryAttention", domain=MS)
+def group_query_attention(node: ConverterNode, b: Builder):
+    """Causal (``causal`` 1, the default) attention of ``num_heads`` query
+    heads over ``kv_num_heads`` key / value heads: query ``[B, S, N*H]``
+    with key / value ``[B, S, kvN*H]``, or packed QKV; ``past_key`` /
+    ``past_value`` ``[B, kvN, P, H]`` go before the new keys (present =
+    their concatenation, so every batch row has the same past length P);
+    keys after ``seqlens_k[b]`` are masked; query ``s`` is at position
+    ``P + s`` (or ``position_ids``) for ``do_rotary`` with the caches
+    ``[max_positions, rot/2]``; ``attention_bias`` is added to the scores."""
+    known_attrs(node, "num_heads", "kv_num_heads", "scale", "do_rotary", "rotary_interleaved", "local_window_size",
+                "causal", "softcap", "smooth_softmax", "qk_output", "k_quant_type", "v_quant_type")  # fmt: skip
+    for name, default in (("local_window_size", -1), ("softcap", 0.0), ("smooth_softmax", 0), ("qk_output", 0)):
+        if float(node.attr(name, default)) != default:
+            raise node.unsupported(f"attribute '{name}' = {node.attr(name)} ({default} supported)")
+    for name in ("k_quant_type", "v_quant_type"):
+        if node.str_attr(name, "NONE") != "NONE":
+            raise node.unsupported(f"attribute '{name}' = {node.str_attr(name, '')} (quantized KV cache)")
+    for i, what in _GQA_INPUTS.items():
+        if node.has_input(i):
+            raise node.unsupported(f"input {i} ({what})")
+    heads, kv_heads = int(node.attr("num_heads")), int(node.attr("kv_num_heads"))
+    if heads % kv_heads:
+        raise node.unsupported(f"num_heads {heads} not a multiple of kv_num_heads {kv_heads}")
+    qs = node.shape(0)
+    if qs is None or len(qs) != 3 or qs[2] < 0:
+        raise node.unsupported(f"query of shape {qs} (3-D with a static hidden size)")
+    packed = not node.has_input(1)
+    hs = qs[2] // (heads + 2 * kv_heads) if packed else qs[2] // heads
+    q = node.input(0)
+    if packed:
+        if node.has_input(2):
+            raise node.unsupported("value without key")
+        q, k, v = b.op("VariadicSplit", [q, b.i64(-1), b.i64([heads * hs, kv_heads * hs, kv_heads * hs])],
+                       num_outputs=3).results  # fmt: skip
+    else:
+        k, v = node.input(1), node.input(2)
+    if node.has_input(3) != node.has_input(4):
+        raise node.unsupported("only one of past_key / past_value")
+    past = dim_of(b, node.input(3), 2, scalar_out=True) if node.has_input(3) else b.i64(0)
+    rows = b.out("Add", [_steps(b, dim_of(b, q, 1, scalar_out=True)), past])  # positions of the queries
+    if node.attr("do_rotary", 0):
+        # rotated as [B, S, heads, H], before the heads' transpose
+        if not (node.has_input(7) and node.has_input(8)):
+            raise node.unsupported("do_rotary without cos_cache / sin_cache")
+        pos = b.convert(node.input(9), "i64") if node.has_input(9) else rows
+        cos, sin = (b.unsqueeze(b.gather(node.input(c), pos, 0), [-2]) for c in (7, 8))
+        half = (node.shape(7) or [-1])[-1]
+        if half < 0:
+            raise node.unsupported("cos_cache of dynamic width")
+        interleaved = bool(node.attr("rotary_interleaved", 0))
+        q, k = (rotate_heads(b, b.reshape(t, [0, 0, n, hs], special_zero=True), cos, sin, 2 * half,
+                             2 * half != hs, interleaved) for t, n in ((q, heads), (k, kv_heads)))  # fmt: skip
+        q, k = (b.out("Transpose", [t, b.i64([0, 2, 1, 3])]) for t in (q, k))
+    elif node.has_input(9):
+        raise node.unsupported("input 9 (position_ids) without do_rotary")
+    else:
+        q, k = to_heads(b, q, heads), to_heads(b, k, kv_heads)
+    v = to_heads(b, v, kv_heads)
+    if node.has_input(3):
+        k, v = b.concat([node.input(3), k], 2), b.concat([node.input(4), v], 2)
+    kh, vh = (_repeat_heads(b, t, heads // kv_heads, heads, hs) for t in (k, v))
+    scale = _scale(node, hs)
+    scores = b.out("MatMul", [b.out("Multiply", [q, like_scalar(b, scale, q)]), kh], {"transpose_b": True})
+    cols = _steps(b, dim_of(b, k, 2, scalar_out=True))  # [T]
+    last = b.reshape(b.convert(node.input(5), "i64"), [-1, 1, 1, 1])  # the last key of each row
+    keep = b.out("LessEqual", [cols, last])
+    if int(node.attr("causal", 1)):
+        keep = b.out("LogicalAnd", [keep, b.out("LessEqual", [cols, b.unsqueeze(rows, [1])])])
+    lowest = like_scalar(b, float(np.finfo(np.float32).min), scores)
+    scores = b.out("Select", [keep, scores, lowest])
+    if node.has_input(10):
+        scores = b.out("Add", [scores, node.input(10)])
+    probs = b.out("Softmax", [scores], {"axis": -1})
+    y = b.out("Transpose", [b.out("MatMul", [probs, vh]), b.i64([0, 2, 1, 3])])
+    y = b.reshape(y, [0, 0, -1], special_zero=True)
+    return [y, k if wanted(node, 1) else None, v if wanted(node, 2) else None, None][: node.num_outputs]

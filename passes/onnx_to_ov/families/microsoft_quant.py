@@ -32,6 +32,8 @@ from xmo.passes.onnx_to_ov.families.pooling import pool_attrs
 from xmo.passes.onnx_to_ov.families.quantization import (
     dequantize,
     dequantize_linear,
+    dynamic_quantize_linear,
+    integer_matmul_of,
     quantize,
     quantize_linear,
 )
@@ -88,6 +90,34 @@ def qlinear_concat(node: ConverterNode, b: Builder):
     return _q(node, b, b.concat(xs, int(node.attr("axis"))), 0, 1, 2)
 
 
+@converter("QLinearWhere", domain=MS)
+def qlinear_where(node: ConverterNode, b: Builder):
+    """``condition, X, x_scale, x_zp, Y, y_scale, y_zp, z_scale, z_zp``."""
+    known_attrs(node)
+    y = b.out("Select", [node.input(0), _deq(node, b, 1), _deq(node, b, 4)])
+    return _q(node, b, y, 7, 8, 1)
+
+
+@converter("QLinearSoftmax", domain=MS)
+def qlinear_softmax(node: ConverterNode, b: Builder):
+    """Softmax of the dequantized input, quantized; ``opset`` below 13:
+    over the input flattened to 2-D at ``axis``."""
+    known_attrs(node, "axis", "opset")
+    x = _deq(node, b, 0)
+    r = rank_of(node, x)
+    axis = int(node.attr("axis", -1))
+    axis = axis + r if axis < 0 else axis
+    if int(node.attr("opset", 13)) >= 13 or axis == r - 1:
+        y = b.out("Softmax", [x], {"axis": axis})
+    else:
+        dims = node.shape(0)
+        if dims is None or any(d < 0 for d in dims[axis:]):
+            raise node.unsupported(f"opset < 13 with input of shape {dims} (static dims from axis expected)")
+        flat = b.reshape(x, [-1, int(np.prod(dims[axis:]))])
+        y = b.reshape(b.out("Softmax", [flat], {"axis": 1}), b.shape_of(x))
+    return _q(node, b, y, 3, 4)
+
+
 def _channels_first(node: ConverterNode, b: Builder, x: SSAValue, back: bool) -> SSAValue:
     """NHWC <-> NCHW for ``channels_last``."""
     r = rank_of(node, x)
@@ -130,6 +160,28 @@ def _unpack_zero_points(node: ConverterNode, zp: np.ndarray, n: int, blocks: int
     return vals.reshape(n, row * per_byte)[:, :blocks]
 
 
+def _decompressed_blocks(node: ConverterNode, b: Builder, raw: np.ndarray, shape: list[int], bits: int,
+                         scales: int, zero_points: int) -> SSAValue:  # fmt: skip
+    """The constant 4- or 8-bit values ``raw`` (packed bytes) of ``shape``
+    ``[N, blocks, block_size]`` dequantized in f32 with the per-block
+    ``scales`` input and the packed u8 ``zero_points`` input (default
+    ``2**(bits-1)``), as ``[N, blocks * block_size]``: a compressed Constant
+    with its decompression sub-graph."""
+    n, blocks, bs = shape
+    w = b.packed_const(raw, "u4", shape) if bits == 4 else b.const(raw.reshape(shape), "u8")
+    wf = b.convert(w, "f32")
+    wf.owner.set_rt_info(NO_FOLD)
+    zp = node.const(zero_points) if node.has_input(zero_points) else None
+    if node.has_input(zero_points) and (zp is None or zp.dtype != np.uint8):
+        raise node.unsupported(f"input {zero_points} (zero_points) that is not a constant of packed u8 values")
+    zeros = (_unpack_zero_points(node, zp, n, blocks, bits) if zp is not None
+             else np.full((n, blocks), 1 << (bits - 1), np.uint8))  # fmt: skip
+    if zeros.any():
+        wf = b.out("Subtract", [wf, b.const(zeros.reshape(n, blocks, 1).astype(np.float32), "f32")])
+    s = b.reshape(b.convert(node.input(scales), "f32"), [n, blocks, 1])
+    return b.reshape(b.out("Multiply", [wf, s]), [n, blocks * bs])
+
+
 @converter("MatMulNBits", domain=MS)
 def matmul_nbits(node: ConverterNode, b: Builder):
     """``A @ dequantize(B)^T (+ bias)``: constant ``B`` ``[N, blocks, bytes]``
@@ -148,18 +200,7 @@ def matmul_nbits(node: ConverterNode, b: Builder):
         raise node.unsupported("input 1 (B) is not a constant")
     if raw.size * 8 != n * blocks * bs * bits:
         raise node.unsupported(f"B of {raw.size} bytes for K={k}, N={n}, block_size={bs}, bits={bits}")
-    w = b.packed_const(raw, "u4", [n, blocks, bs]) if bits == 4 else b.const(raw.reshape(n, blocks, bs), "u8")
-    wf = b.convert(w, "f32")
-    wf.owner.set_rt_info(NO_FOLD)
-    zp = node.const(3) if node.has_input(3) else None
-    if node.has_input(3) and (zp is None or zp.dtype != np.uint8):
-        raise node.unsupported("input 3 (zero_points) that is not a constant of packed u8 values")
-    zeros = (_unpack_zero_points(node, zp, n, blocks, bits) if zp is not None
-             else np.full((n, blocks), 1 << (bits - 1), np.uint8))  # fmt: skip
-    if zeros.any():
-        wf = b.out("Subtract", [wf, b.const(zeros.reshape(n, blocks, 1).astype(np.float32), "f32")])
-    scales = b.reshape(b.convert(node.input(2), "f32"), [n, blocks, 1])
-    wf = b.reshape(b.out("Multiply", [wf, scales]), [n, blocks * bs])
+    wf = _decompressed_blocks(node, b, raw, [n, blocks, bs], bits, 2, 3)
     if blocks * bs != k:
         wf = b.out("Slice", [wf, b.i64([0]), b.i64([k]), b.i64([1]), b.i64([1])])
     a = node.input(0)
@@ -169,6 +210,30 @@ def matmul_nbits(node: ConverterNode, b: Builder):
     if node.has_input(5):
         y = b.out("Add", [y, node.input(5)])
     return y
+
+
+@converter("GatherBlockQuantized", domain=MS)
+def gather_block_quantized(node: ConverterNode, b: Builder):
+    """Rows of a constant u8 table ``[rows, D * bits / 8]`` (4- or 8-bit
+    values, blocks of ``block_size`` along the last axis with ``scales``
+    ``[rows, D / block_size]`` and packed u8 zero points) gathered along
+    axis 0, dequantized."""
+    known_attrs(node, "bits", "block_size", "gather_axis", "quantize_axis")
+    raw = node.const(0)
+    if raw is None or raw.dtype != np.uint8 or raw.ndim != 2:
+        raise node.unsupported("input 0 (data) that is not a 2-D constant of u8 (int4 / uint4 / float8 data too)")
+    bits, bs = int(node.attr("bits", 4)), int(node.attr("block_size", 128))
+    if bits not in (4, 8):
+        raise node.unsupported(f"attribute 'bits' = {bits} (4 and 8 supported)")
+    if int(node.attr("gather_axis", 0)) != 0 or int(node.attr("quantize_axis", 1)) not in (1, -1):
+        raise node.unsupported("gather_axis other than 0 or quantize_axis other than the last")
+    rows, d = raw.shape[0], raw.shape[1] * 8 // bits
+    if bs <= 0 or d % bs:
+        raise node.unsupported(f"attribute 'block_size' = {bs} for rows of {d} values")
+    table = _decompressed_blocks(node, b, raw, [rows, d // bs, bs], bits, 2, 3)
+    y = b.gather(table, node.input(1), 0)
+    t = value_etype(node.input(2))
+    return y if t == "f32" else b.convert(y, t)
 
 
 # -- DynamicQuantizeLSTM --------------------------------------------------------------------------
@@ -201,3 +266,35 @@ def dynamic_quantize_lstm(node: ConverterNode, b: Builder):
     known_attrs(node, "activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
                 "input_forget")  # fmt: skip
     return recurrent_of(node, b, "LSTM", _lstm_weight(node, b, 1, 8), _lstm_weight(node, b, 2, 10))
+
+
+# -- MatMulIntegerToFloat, DynamicQuantizeMatMul ------------------------------------------------
+
+
+def _scaled_matmul(node: ConverterNode, b: Builder, a: SSAValue, a_zp: SSAValue | None, a_scale: SSAValue,
+                   w_zp: int, w_scale: int, bias: int) -> SSAValue:  # fmt: skip
+    """``(a - a_zp) @ (B - B_zp) * a_scale * B_scale (+ bias)`` with the
+    8-bit B as input 1 and its scale (per tensor or per column), zero point
+    and the bias as inputs ``w_scale``, ``w_zp``, ``bias``."""
+    y = integer_matmul_of(node, b, a, node.input(1), a_zp, node.optional_input(w_zp))
+    scale = b.out("Multiply", [b.convert(a_scale, "f32"), b.convert(node.input(w_scale), "f32")])
+    y = b.out("Multiply", [y, scale])
+    if node.has_input(bias):
+        y = b.out("Add", [y, node.input(bias)])
+    return y
+
+
+@converter("MatMulIntegerToFloat", domain=MS)
+def matmul_integer_to_float(node: ConverterNode, b: Builder):
+    """``A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias``."""
+    known_attrs(node)
+    return _scaled_matmul(node, b, node.input(0), node.optional_input(4), node.input(2), 5, 3, 6)
+
+
+@converter("DynamicQuantizeMatMul", domain=MS)
+def dynamic_quantize_matmul(node: ConverterNode, b: Builder):
+    """``A, B, b_scale, b_zero_point, bias``: A quantized to u8 as by
+    DynamicQuantizeLinear, then MatMulIntegerToFloat."""
+    known_attrs(node)
+    a, a_scale, a_zp = dynamic_quantize_linear(node, b)
+    return _scaled_matmul(node, b, a, a_zp, a_scale, 3, 2, 4)

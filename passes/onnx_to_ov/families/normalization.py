@@ -78,7 +78,7 @@ def _batch_norm_training(node: ConverterNode, b: Builder, x, r, scale, bias, eps
 # -- Instance / Layer / Group / RMS -------------------------------------------------------
 
 
-def _mvn(b: Builder, x: SSAValue, axes: list[int], eps: float, inside: bool = True) -> SSAValue:
+def mvn_of(b: Builder, x: SSAValue, axes: list[int], eps: float, inside: bool = True) -> SSAValue:
     return b.out(
         "MVN",
         [x, b.i64(axes)],
@@ -94,7 +94,7 @@ def _mvn(b: Builder, x: SSAValue, axes: list[int], eps: float, inside: bool = Tr
 def instance_norm(node: ConverterNode, b: Builder):
     x = node.input(0)
     r = rank_of(node, x)
-    y = _mvn(b, x, list(range(2, r)), float(node.attr("epsilon", 1e-5)))
+    y = mvn_of(b, x, list(range(2, r)), float(node.attr("epsilon", 1e-5)))
     y = b.out("Multiply", [y, _channel(b, node.input(1), x, r)])
     return b.out("Add", [y, _channel(b, node.input(2), x, r)])
 
@@ -147,7 +147,7 @@ def layer_norm_of(
     decomposition that also gives the mean and the inverse standard
     deviation (keep_dims) -> ``(y, mean, inv_std)``."""
     if not stats:
-        y = b.convert(_mvn(b, x, axes, eps), t)
+        y = b.convert(mvn_of(b, x, axes, eps), t)
         y = b.out("Multiply", [y, _to(b, scale, like)])
         if bias is not None:
             y = b.out("Add", [y, _to(b, bias, like)])
@@ -174,7 +174,7 @@ def group_norm(node: ConverterNode, b: Builder):
     x, t = _stash(node, b, x0) if node.version >= 21 else (x0, value_etype(x0))
     # [N, C, ...] -> [N, G, -1], normalize each group
     xr = b.reshape(x, [0, groups, -1], special_zero=True)
-    y = _mvn(b, xr, [2], eps)
+    y = mvn_of(b, xr, [2], eps)
     y = b.convert(y, t)
     scale, bias = _to(b, node.input(1), x0), _to(b, node.input(2), x0)
     if node.version < 21:  # scale/bias per group
@@ -233,7 +233,7 @@ def mean_variance_norm(node: ConverterNode, b: Builder):
     r = rank_of(node, x)
     axes = [norm_axis(node, a, r) for a in (node.attr("axes", None) or [0, 2, 3])]
     # (x - mean) / (sqrt(var) + 1e-9)
-    return _mvn(b, x, axes, 1e-9, inside=False)
+    return mvn_of(b, x, axes, 1e-9, inside=False)
 
 
 @converter("LRN")

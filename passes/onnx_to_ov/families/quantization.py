@@ -195,12 +195,18 @@ def _shifted(node: ConverterNode, b: Builder, v: SSAValue, zp: SSAValue | None, 
 
 @converter("MatMulInteger")
 def matmul_integer(node: ConverterNode, b: Builder):
-    a, w = node.input(0), node.input(1)
-    ra, rw = rank_of(node, a), rank_of(node, w)
-    af = _shifted(node, b, a, node.optional_input(2), max(ra - 2, 0))
-    wf = _shifted(node, b, w, node.optional_input(3), rw - 1)
-    y = b.out("MatMul", [af, wf], {"transpose_a": False, "transpose_b": False})
+    y = integer_matmul_of(node, b, node.input(0), node.input(1), node.optional_input(2), node.optional_input(3))
     return _round_to_i32(b, y)
+
+
+def integer_matmul_of(node: ConverterNode, b: Builder, a: SSAValue, w: SSAValue, a_zp: SSAValue | None,
+                      w_zp: SSAValue | None) -> SSAValue:  # fmt: skip
+    """``(a - a_zp) @ (w - w_zp)`` in f32 (exact for integer sums below
+    2**24); ``a_zp`` per row of ``a``, ``w_zp`` per column of ``w``."""
+    ra, rw = rank_of(node, a), rank_of(node, w)
+    af = _shifted(node, b, a, a_zp, max(ra - 2, 0))
+    wf = _shifted(node, b, w, w_zp, rw - 1)
+    return b.out("MatMul", [af, wf], {"transpose_a": False, "transpose_b": False})
 
 
 def _round_to_i32(b: Builder, y: SSAValue) -> SSAValue:

@@ -240,7 +240,11 @@ def constant_of_shape(node: ConverterNode, b: Builder):
 @converter("Range")
 def range_(node: ConverterNode, b: Builder):
     t = node.etype(0)
-    ins = [b.reshape(node.input(i), []) if node.rank(i) not in (0, None) else node.input(i) for i in range(3)]
+    # com.microsoft's Range: delta is optional (1)
+    n = 3 if node.has_input(2) else 2
+    ins = [b.reshape(node.input(i), []) if node.rank(i) not in (0, None) else node.input(i) for i in range(n)]
+    if n == 2:
+        ins.append(scalar(b, 1, t))
     if t in ("f16", "bf16"):
         # computed in f32, like ONNX's function body (which casts nothing, but
         # f32 is exact for the lengths that fit in memory)
