@@ -10,6 +10,7 @@ from xmo.passes.caffe_to_ov.convert import blob
 from xmo.passes.caffe_to_ov.families._common import along_axis, flatten_from, pair, param
 from xmo.passes.caffe_to_ov.registry import caffe_converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
+from xmo.passes.to_ov.helpers import rank_of
 
 
 def _window(node: ConverterNode, p, n: int) -> dict:  # noqa: ANN001
@@ -26,9 +27,7 @@ def _conv_common(node: ConverterNode) -> tuple[dict, np.ndarray, int, int]:
     p = param(node, "convolution_param")
     if p.axis != 1:
         raise node.unsupported(f"convolution axis {p.axis}")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     n = rank - 2
     w = blob(node, 0, "weights")
     if w.ndim != n + 2:
@@ -46,12 +45,17 @@ def _bias(node: ConverterNode, b: Builder, y: SSAValue, rank: int) -> SSAValue:
     return b.out("Add", [y, along_axis(b, bias.reshape(-1), 1, rank)])
 
 
+def _window_attrs(win: dict) -> dict:
+    """The strides / dilations / explicit pads of a (de)convolution window."""
+    return {"strides": win["stride"], "dilations": win["dilation"],
+            "pads_begin": win["pad"], "pads_end": win["pad"], "auto_pad": "explicit"}
+
+
 @caffe_converter("Convolution")
 def convolution(node: ConverterNode, b: Builder) -> SSAValue:
     win, w, group, n = _conv_common(node)
     p = param(node, "convolution_param")
-    attrs = {"strides": win["stride"], "dilations": win["dilation"],
-             "pads_begin": win["pad"], "pads_end": win["pad"], "auto_pad": "explicit"}
+    attrs = _window_attrs(win)
     x = node.input(0)
     if group == 1:
         y = b.out("Convolution", [x, b.const(w)], attrs)
@@ -65,8 +69,7 @@ def convolution(node: ConverterNode, b: Builder) -> SSAValue:
 def deconvolution(node: ConverterNode, b: Builder) -> SSAValue:
     win, w, group, n = _conv_common(node)
     p = param(node, "convolution_param")
-    attrs = {"strides": win["stride"], "dilations": win["dilation"],
-             "pads_begin": win["pad"], "pads_end": win["pad"], "auto_pad": "explicit"}
+    attrs = _window_attrs(win)
     x = node.input(0)
     if group == 1:
         y = b.out("ConvolutionBackpropData", [x, b.const(w)], attrs)

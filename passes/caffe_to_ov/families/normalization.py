@@ -9,6 +9,7 @@ from xmo.passes.caffe_to_ov.convert import blob, blobs
 from xmo.passes.caffe_to_ov.families._common import along_axis, norm_axis, param
 from xmo.passes.caffe_to_ov.registry import caffe_converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
+from xmo.passes.to_ov.helpers import rank_of
 
 
 @caffe_converter("BatchNorm")
@@ -48,9 +49,7 @@ def _second(node: ConverterNode, b: Builder, axis: int, rank: int) -> SSAValue:
 @caffe_converter("Scale")
 def scale(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "scale_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axis = norm_axis(node, p.axis, rank)
     x = node.input(0)
     if node.num_inputs > 1:
@@ -67,9 +66,7 @@ def scale(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("Bias")
 def bias(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "bias_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axis = norm_axis(node, p.axis, rank)
     if node.num_inputs > 1:
         return b.out("Add", [node.input(0), _second(node, b, axis, rank)])
@@ -90,9 +87,7 @@ def lrn(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("Normalize")
 def normalize(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "norm_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axes = [1] if not p.across_spatial else list(range(1, rank))
     y = b.out("NormalizeL2", [node.input(0), b.i64(axes)],
               {"eps": float(p.eps), "eps_mode": "add"})
@@ -106,9 +101,7 @@ def normalize(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("MVN")
 def mvn(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "mvn_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axes = list(range(1 if p.across_channels else 2, rank))
     return b.out("MVN", [node.input(0), b.i64(axes)], {
         "normalize_variance": bool(p.normalize_variance), "eps": float(p.eps),

@@ -9,6 +9,7 @@ from xdsl.ir import SSAValue
 from xmo.passes.caffe_to_ov.families._common import norm_axis, param, static_dims
 from xmo.passes.caffe_to_ov.registry import caffe_converter
 from xmo.passes.to_ov.builder import Builder, ConverterNode
+from xmo.passes.to_ov.helpers import rank_of
 
 
 @caffe_converter("Eltwise")
@@ -88,9 +89,7 @@ def silence(node: ConverterNode, b: Builder) -> None:
 @caffe_converter("Flatten")
 def flatten(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "flatten_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axis, end = norm_axis(node, p.axis, rank), norm_axis(node, p.end_axis, rank)
     dims = node.shape(0)
     assert dims is not None
@@ -107,9 +106,7 @@ def flatten(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("Reshape")
 def reshape(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "reshape_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     target = [int(d) for d in p.shape.dim]
     axis = p.axis if p.axis >= 0 else rank + 1 + p.axis
     end = rank if p.num_axes == -1 else axis + p.num_axes
@@ -128,9 +125,7 @@ def reshape(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("Permute")
 def permute(node: ConverterNode, b: Builder) -> SSAValue:
     order = [int(v) for v in param(node, "permute_param").order]
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     for a in range(rank):  # Caffe completes a partial order with the missing axes
         if a not in order:
             order.append(a)
@@ -142,9 +137,7 @@ def permute(node: ConverterNode, b: Builder) -> SSAValue:
 @caffe_converter("Crop")
 def crop(node: ConverterNode, b: Builder) -> SSAValue:
     p = param(node, "crop_param")
-    rank = node.rank(0)
-    if rank is None:
-        raise node.unsupported("the input's rank is unknown")
+    rank = rank_of(node, node.input(0))
     axis = norm_axis(node, p.axis, rank)
     ref = static_dims(node, 1, "Crop")
     offsets = [int(v) for v in p.offset] or [0]
