@@ -187,11 +187,15 @@ def fold_values(
     return values
 
 
+#: results up to this size always pass the size guard
+FOLD_ALWAYS_BYTES = 1 << 20
+
+
 def _too_large(op: OVOp, out_bytes: int, in_bytes: int, max_growth: float) -> bool:
     """The size guard (module docstring)."""
     if (
         max_growth > 0
-        and out_bytes > max(max_growth * in_bytes, 1 << 20)
+        and out_bytes > max(max_growth * in_bytes, FOLD_ALWAYS_BYTES)
         and not feeds_weights_only(op)
     ):
         log.debug("not folding %s: result of %d bytes from %d", op.name, out_bytes, in_bytes)

@@ -4,8 +4,12 @@ Dropout, BitCast."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.ir import SSAValue
+from xmo import budget
+from xmo.passes.ov_constant_fold import FOLD_ALWAYS_BYTES
 from xmo.passes.to_ov.builder import Builder, ConverterNode
 from xmo.passes.to_ov.helpers import norm_axis, rank_of, scalar
 from xmo.passes.onnx_to_ov.families._types import onnx_dtype_to_etype
@@ -233,6 +237,19 @@ def constant_of_shape(node: ConverterNode, b: Builder):
     if value is None:
         value = np.zeros((), dtype=np.float32)
     value = np.asarray(value).reshape(())
+    dims = node.const(0)
+    if dims is not None and dims.ndim == 1 and (dims >= 0).all():
+        # a known shape: the Constant ov-constant-fold would make of the
+        # Broadcast, made here (weights of the ONNX "light" models are
+        # ConstantOfShape: this saves a Broadcast and its fold per weight).
+        # Only below the folding guard's floor and within the memory budget,
+        # so the model comes out as the fold would leave it.
+        shape = tuple(int(d) for d in dims)
+        nbytes = value.nbytes * math.prod(shape)
+        mem = budget.current()
+        if nbytes <= FOLD_ALWAYS_BYTES and mem.fits(nbytes):
+            mem.charge(nbytes, "its folded result")
+            return b.const(np.broadcast_to(value, shape))
     c = b.const(value)
     return b.out("Broadcast", [c, b.convert(node.input(0), "i64")], {"mode": "numpy"})
 
