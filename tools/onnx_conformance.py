@@ -42,6 +42,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xmo.validate.worker import one_line
+
 SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple", "light")
 EXCLUDED_TAGS = frozenset(
     {"unrepresentable_dtype", "string", "sequence_io", "optional_io", "map_io", "random", "training"}
@@ -325,13 +327,13 @@ def _run_on_xmo_cpu(res: Result, model, sets, rtol: float, atol: float) -> None:
     try:
         compiled = xmo.compile_model(xmo.convert_model(model))
     except Exception as e:  # noqa: BLE001
-        res.status, res.error = "convert_fail", _one_line(e)
+        res.status, res.error = "convert_fail", one_line(e)
         return
     for inputs, outputs in sets:
         try:
             got = list(compiled([np.asarray(v) for v in inputs]))
         except Exception as e:  # noqa: BLE001
-            res.status, res.error = "infer_fail", _one_line(e)
+            res.status, res.error = "infer_fail", one_line(e)
             return
         if not check_outputs(res, got, outputs, rtol, atol, undefined_by_spec(model, inputs)):
             return
@@ -350,13 +352,13 @@ def _run_on_openvino(res: Result, model, sets, rtol: float, atol: float) -> None
             xmo.save_model(module, xml)
             del module
         except Exception as e:  # noqa: BLE001
-            res.status, res.error = "convert_fail", _one_line(e)
+            res.status, res.error = "convert_fail", one_line(e)
             return
         try:
             core = ov.Core()
             compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
         except Exception as e:  # noqa: BLE001
-            res.status, res.error = "compile_fail", _one_line(e)
+            res.status, res.error = "compile_fail", one_line(e)
             return
         for inputs, outputs in sets:
             try:
@@ -371,7 +373,7 @@ def _run_on_openvino(res: Result, model, sets, rtol: float, atol: float) -> None
                 req.infer()
                 got = [_from_ov(req.get_output_tensor(i)) for i in range(len(compiled.outputs))]
             except Exception as e:  # noqa: BLE001
-                res.status, res.error = "infer_fail", _one_line(e)
+                res.status, res.error = "infer_fail", one_line(e)
                 return
             if not check_outputs(res, got, outputs, rtol, atol, undefined_by_spec(model, inputs)):
                 return
@@ -440,11 +442,6 @@ def _from_ov(t):  # noqa: ANN001, ANN202
     return codes.view(getattr(ml_dtypes, ml)).reshape(shape)
 
 
-def _one_line(e: BaseException) -> str:
-    msg = " ".join(str(e).split()) or type(e).__name__
-    return msg[:500]
-
-
 # ---------------------------------------------------------------------------
 # Worker processes
 # ---------------------------------------------------------------------------
@@ -460,7 +457,7 @@ def _worker(jobs: list[tuple[str, str]], runtime: str) -> None:
         try:
             r = run_case(suite, name, runtime)
         except Exception as e:  # noqa: BLE001
-            r = Result(suite, name, "convert_fail", f"runner: {_one_line(e)}")
+            r = Result(suite, name, "convert_fail", f"runner: {one_line(e)}")
             if os.environ.get("XMO_CONF_DEBUG"):
                 traceback.print_exc()
         print("RESULT " + json.dumps(asdict(r)), flush=True)
