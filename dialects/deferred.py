@@ -20,6 +20,7 @@ A class completed this way is the same as one decorated with
 
 from __future__ import annotations
 
+import keyword
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -108,3 +109,21 @@ def define_all(classes: Iterable[type[IRDLOperation]] | None = None) -> None:
     """Complete every deferred class among ``classes`` (all when None)."""
     for cls in list(_PENDING if classes is None else classes):
         define(cls)
+
+
+def reserved_field_names(base: type) -> frozenset[str]:
+    """Names a generated op class derived from ``base`` cannot use as fields."""
+    return frozenset({n for c in base.mro() for n in vars(c)}
+                     | {"name", "traits", "irdl_options", "assembly_format", "custom_directives"})
+
+
+def python_field_name(attr_name: str, reserved: frozenset[str]) -> str:
+    """Python field under which a framework attribute ``attr_name`` is declared:
+    non-identifier characters become ``_``; ``_`` is appended on a clash with
+    ``reserved``, a keyword or a leading digit."""
+    f = attr_name if attr_name.isidentifier() else "".join(
+        c if c.isalnum() or c == "_" else "_" for c in attr_name
+    )
+    if f in reserved or keyword.iskeyword(f) or f[:1].isdigit():
+        f += "_"
+    return f

@@ -43,7 +43,6 @@ op type or version).
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -83,7 +82,7 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
-from xmo.dialects.deferred import DeferredOperation, defer
+from xmo.dialects.deferred import DeferredOperation, defer, python_field_name, reserved_field_names
 from xmo.dialects.onnx.types import StringTensorAttr, describe, type_key
 from xmo.dialects.ov.weights import make_constant_attr
 
@@ -603,20 +602,12 @@ _OpT = TypeVar("_OpT", bound=ONNXOp)
 # Defining ops
 # ---------------------------------------------------------------------------
 
-_RESERVED = (
-    {n for c in ONNXOp.mro() for n in vars(c)}
-    | {"name", "traits", "irdl_options", "assembly_format", "custom_directives"}
-)
+_RESERVED = reserved_field_names(ONNXOp)
 
 
 def field_name(attr_name: str) -> str:
     """Python field name under which an ONNX attribute is declared."""
-    f = attr_name if attr_name.isidentifier() else "".join(
-        c if c.isalnum() or c == "_" else "_" for c in attr_name
-    )
-    if f in _RESERVED or keyword.iskeyword(f) or f[:1].isdigit():
-        f = f + "_"
-    return f
+    return python_field_name(attr_name, _RESERVED)
 
 
 def onnx_op(cls: type[_OpT]) -> type[_OpT]:

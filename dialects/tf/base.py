@@ -52,7 +52,6 @@ list(...)      ``[...]`` of the forms above               list of the values abo
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -91,6 +90,7 @@ from xdsl.irdl.operations import OptPropertyDef
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
+from xmo.dialects.deferred import python_field_name, reserved_field_names
 from xmo.dialects.tf import dtypes
 from xmo.dialects.tf.types import (
     BytesHexAttr,
@@ -779,20 +779,12 @@ def _verify_tf_op(self: TFNodeOp) -> None:
         self._verify_structure()
 
 
-_RESERVED_FIELDS = (
-    {n for c in TFOp.mro() for n in vars(c)}
-    | {"name", "traits", "irdl_options", "assembly_format", "custom_directives"}
-)
+_RESERVED_FIELDS = reserved_field_names(TFOp)
 
 
 def field_name(attr_name: str) -> str:
     """Python field under which a TF attr is declared (``_`` appended on clashes)."""
-    f = attr_name if attr_name.isidentifier() else "".join(
-        c if c.isalnum() or c == "_" else "_" for c in attr_name
-    )
-    if f in _RESERVED_FIELDS or keyword.iskeyword(f) or f[:1].isdigit():
-        f += "_"
-    return f
+    return python_field_name(attr_name, _RESERVED_FIELDS)
 
 
 _NodeT = TypeVar("_NodeT", bound=TFNodeOp)
