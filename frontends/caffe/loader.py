@@ -40,7 +40,7 @@ from xmo.context import weight_store
 from xmo.dialects.caffe import InputOp, LayerOp, OutputOp, param_attr
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import make_constant_attr
-from xmo.errors import ModelError, printable
+from xmo.errors import ModelError, first_line, printable
 from xmo.frontends.caffe import schema
 from xmo.frontends.caffe.wire import RawLayer, WireError, read_caffemodel
 from xmo.frontends.protobuf_file import check_size
@@ -65,11 +65,6 @@ def _read_bytes(path: str) -> bytes:
         raise CaffeFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
-def _one_line(e: object) -> str:
-    s = str(e).strip()
-    return printable(s.splitlines()[0] if s else type(e).__name__)
-
-
 def read_prototxt(path: str) -> Any:
     """The NetParameter of a text ``.prototxt``."""
     data = _read_bytes(path)
@@ -78,7 +73,7 @@ def read_prototxt(path: str) -> Any:
     except UnicodeDecodeError:
         raise CaffeFrontendError(f"{path}: not a text prototxt (not UTF-8)") from None
     except text_format.ParseError as e:
-        raise CaffeFrontendError(f"{path}: not a valid prototxt: {_one_line(e)}") from None
+        raise CaffeFrontendError(f"{path}: not a valid prototxt: {printable(first_line(e))}") from None
     except RecursionError:
         raise CaffeFrontendError(f"{path}: nested too deeply") from None
 
@@ -91,7 +86,7 @@ def read_weights(path: str) -> tuple[Any, list[RawLayer]]:
     try:
         net, layers = read_caffemodel(data)
     except (WireError, DecodeError) as e:
-        raise CaffeFrontendError(f"{path}: not a valid caffemodel: {_one_line(e)}") from None
+        raise CaffeFrontendError(f"{path}: not a valid caffemodel: {printable(first_line(e))}") from None
     except RecursionError:
         raise CaffeFrontendError(f"{path}: nested too deeply") from None
     if not layers:
@@ -291,7 +286,7 @@ def load_caffe(
         try:
             params = layer.params()
         except (TypeError, ValueError) as e:
-            raise CaffeFrontendError(f"{what}: layer '{layer.name}': {_one_line(e)}") from None
+            raise CaffeFrontendError(f"{what}: layer '{layer.name}': {printable(first_line(e))}") from None
         op = LayerOp.make(
             layer.name, layer.type, operands, layer.bottoms, layer.tops,
             [UnrankedTensorType(f32)] * len(layer.tops), params, attrs,

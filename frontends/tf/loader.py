@@ -31,7 +31,7 @@ from xmo.frontends.protobuf_file import mapped_message
 from xmo.frontends.tf import schema
 from xmo.frontends.tf.frames import FrameError, has_frames, raise_frames
 from xmo.frontends.tf.attrs import AttrDecodeError, attr_from_proto
-from xmo.errors import ModelError, printable
+from xmo.errors import ModelError, first_line, printable
 
 #: op types that are never default graph outputs (inputs and constants)
 _NOT_OUTPUTS = frozenset({"Const", "Placeholder"})
@@ -48,11 +48,6 @@ class TFFrontendError(ModelError):
     def __init__(self, msg: object = "") -> None:
         # names from the file may hold newlines / control characters: escape them
         super().__init__(printable(str(msg)))
-
-
-def _one_line(msg: object) -> str:
-    s = str(msg).strip()
-    return s.splitlines()[0] if s else ""
 
 
 # ---------------------------------------------------------------------------
@@ -98,7 +93,7 @@ def _parse_binary(data: bytes | memoryview, what: str) -> Any:
     except (DecodeError, ValueError, RuntimeError) as e:
         raise TFFrontendError(
             f"{what}: not a valid TensorFlow GraphDef (truncated or corrupt protobuf: "
-            f"{_one_line(e) or type(e).__name__})"
+            f"{first_line(e)})"
         ) from None
     if not len(g.node):
         raise TFFrontendError(
@@ -118,7 +113,7 @@ def _parse_text(data: bytes, what: str) -> Any:
     except RecursionError:
         raise TFFrontendError(f"{what}: not a valid text GraphDef: nested too deeply") from None
     except text_format.ParseError as e:
-        raise TFFrontendError(f"{what}: not a valid text GraphDef: {_one_line(e)}") from None
+        raise TFFrontendError(f"{what}: not a valid text GraphDef: {first_line(e)}") from None
     if not len(g.node):
         raise TFFrontendError(f"{what}: the GraphDef has no nodes")
     return g
