@@ -19,8 +19,8 @@ A task that ends its process that way is recorded with its status, and the
 next task gets a fresh process: one bad task costs one restart. A worker
 whose resident set stays above half the limit after a task is replaced too
 (so what one task leaves behind does not count against the next).
-:func:`run_isolated` is one task in a fresh process (what ``xmo validate``
-does by default); :func:`run_batch` many tasks in one reused worker.
+:func:`run_batch` runs tasks in one reused worker (a Dask task; a batch of
+one is a task in a fresh process, what ``xmo validate`` does by default).
 
 The peak RSS of a task is the kernel's high-water mark (``VmHWM``, reset
 before each task; ``wait4`` when the process died). The result file the
@@ -270,13 +270,6 @@ class IsolatedWorker:
             result.status = "error"
             result.error = f"worker exited with {code}{where}: {stderr_tail}"
         return result.to_json()
-
-
-def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int,
-                 env: dict[str, str] | None = None) -> dict[str, Any]:
-    """One task in a fresh process (see :meth:`IsolatedWorker.run`)."""
-    with IsolatedWorker(env) as worker:
-        return worker.run(task_json, timeout, memory_limit)
 
 
 def run_batch(task_jsons: list[dict[str, Any]], timeout: float, memory_limit: int,
