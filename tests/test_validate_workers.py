@@ -76,3 +76,24 @@ def test_resume_skips_finished_tasks(run) -> None:  # noqa: ANN001
         assert not db.done(moved, moved.key(), retry_failed=False)
         assert [c.name for c in db.calls("test")] == sorted(t.name for t in tasks)
     assert task_from_json(tasks[0].to_json()) == tasks[0]
+
+
+def test_models_on_reused_workers(tmp_path) -> None:  # noqa: ANN001
+    """``xmo validate --reuse-workers`` over the generated suite: the same
+    statuses as a fresh process per model (``tests/test_validate.py``)."""
+    import json
+    import subprocess
+    import sys
+
+    from xmo.tools.make_validate_models import EXPECTED, make_suite
+
+    manifest = make_suite(tmp_path / "models", good=2, hang_timeout=4)
+    r = subprocess.run([sys.executable, "-m", "xmo.tools.xmo_main", "validate", "--manifest", str(manifest),
+                        "--reuse-workers", "--jobs", "2", "--timeout", "60", "--memory-limit", "1G",
+                        "--db", str(tmp_path / "v.db"), "--json", str(tmp_path / "v.json")],
+                       capture_output=True, text=True, timeout=240)
+    got = {x["name"].removesuffix(".onnx"): x for x in json.loads((tmp_path / "v.json").read_text())}
+    assert {k: v["status"] for k, v in got.items()} == {"good_00": "pass", "good_01": "pass", **EXPECTED}, r.stdout
+    assert "2 pass, 2 mismatch, 1 unsupported, 1 error, 1 crash, 1 timeout, 2 oom" in r.stdout
+    assert "SIGSEGV" in got["crash"]["error"] and got["crash"]["step"] == "convert"
+    assert got["good_00"]["peak_rss"] > 10 * 2**20 and got["good_00"]["latency_ms"]["openvino"] > 0
