@@ -11,7 +11,8 @@ bomb: ``tools/make_validate_models.py``).
 4. the HTML report (``--report``), and with ``--screenshot FILE.png`` a
    picture of it taken by headless Chromium.
 
-    python benchmarks/bench_validate.py [--out DIR] [--good 42] [--with-ovc] [--screenshot docs/validate-report.png]
+    python benchmarks/bench_validate.py [--out DIR] [--good 42] [--with-ovc] [--reuse-workers]
+        [--screenshot docs/validate-report.png]
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--with-ovc", action="store_true")
     ap.add_argument("--screenshot", type=Path)
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--reuse-workers", action="store_true", help="xmo validate --reuse-workers in every run")
     args = ap.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="xmo-bench-validate-"))
     manifest = make_suite(out / "models", good=args.good, hang_timeout=10)
@@ -70,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 **{f"{k}.onnx": v for k, v in EXPECTED.items()}}
     limits = ["--timeout", "120", "--memory-limit", "2G", "--progress", "off"]
     extra = ["--with-ovc"] if args.with_ovc else []
+    extra += ["--reuse-workers"] if args.reuse_workers else []
     print(f"{n} models in {out / 'models'}")
 
     db = out / "local.db"

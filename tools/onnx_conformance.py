@@ -19,10 +19,13 @@ count (tags: unrepresentable_dtype, string, sequence_io, optional_io, map_io,
 random, training).
 
     python tools/onnx_conformance.py [--suite node] [--filter REGEX] [--jobs 2]
-        [--json results.json] [-v]
+        [--json results.json] [--db conformance.db [--retry-failed]] [-v]
 
-Cases run in worker processes (a crash in the runtime fails one case, not
-the run).
+Cases run in ``xmo validate``'s isolated workers (:mod:`xmo.validate.runner`,
+many cases per worker process: a crash, a hang or an out-of-memory fails one
+case and restarts the worker for the rest), with their results in its SQLite
+database (``--db``: a rerun skips the cases done with the same xmo sources,
+package versions and runtime).
 """
 
 from __future__ import annotations
@@ -31,14 +34,12 @@ import argparse
 import json
 import os
 import re
-import selectors
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,8 @@ EXCLUDED_TAGS = frozenset(
     {"unrepresentable_dtype", "string", "sequence_io", "optional_io", "map_io", "random", "training"}
 )
 RTOL, ATOL = 1e-3, 1e-7
+#: the kind of the cases' rows in the results database
+KIND = "onnx-conformance"
 
 _RANDOM_OPS = {"Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial"}
 _TRAINING_DOMAINS = {"ai.onnx.preview.training"}
@@ -58,7 +61,9 @@ _TRAINING_DOMAINS = {"ai.onnx.preview.training"}
 class Result:
     suite: str
     name: str
-    status: str  # pass | convert_fail | compile_fail | infer_fail | mismatch | crash
+    # pass | convert_fail | compile_fail | infer_fail | mismatch, or what ended its worker:
+    # crash | timeout | oom | error
+    status: str
     error: str | None = None
     tags: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -443,24 +448,31 @@ def _from_ov(t):  # noqa: ANN001, ANN202
 
 
 # ---------------------------------------------------------------------------
-# Worker processes
+# Many cases: xmo validate's workers and database
 # ---------------------------------------------------------------------------
 
 
-def _worker(jobs: list[tuple[str, str]], runtime: str) -> None:
-    """Run cases, printing 'START i' then a JSON result line per case."""
-    import logging
+def case_task(suite: str, name: str, runtime: str) -> dict[str, Any]:
+    """One case inside a validation worker (:class:`xmo.validate.manifest.CallTask`)."""
+    try:
+        r = run_case(suite, name, runtime)
+    except Exception as e:  # noqa: BLE001 - recorded as the case's failure
+        r = Result(suite, name, "convert_fail", f"runner: {one_line(e)}")
+        if os.environ.get("XMO_CONF_DEBUG"):
+            traceback.print_exc()
+    return asdict(r)
 
-    logging.disable(logging.CRITICAL)
-    for i, (suite, name) in enumerate(jobs):
-        print(f"START {i}", flush=True)
-        try:
-            r = run_case(suite, name, runtime)
-        except Exception as e:  # noqa: BLE001
-            r = Result(suite, name, "convert_fail", f"runner: {one_line(e)}")
-            if os.environ.get("XMO_CONF_DEBUG"):
-                traceback.print_exc()
-        print("RESULT " + json.dumps(asdict(r)), flush=True)
+
+def call_tasks(jobs: list[tuple[str, str]], runtime: str) -> list:  # noqa: ANN201 - list[CallTask]
+    from xmo.validate.manifest import CallTask
+
+    here = str(Path(__file__).resolve())
+    depends = installed_versions()
+    return [
+        CallTask(f"{here}:case_task", f"{runtime}/{suite}/{name}", KIND,
+                 {"suite": suite, "name": name, "runtime": runtime}, depends)
+        for suite, name in jobs
+    ]
 
 
 def run_all(
@@ -469,81 +481,45 @@ def run_all(
     progress: bool = False,
     timeout: float = 300.0,
     runtime: str = "openvino",
+    db: str | Path | None = None,
+    retry_failed: bool = False,
+    memory_limit: int = 4 << 30,
 ) -> list[Result]:
-    """Run ``jobs`` in ``workers`` subprocesses; a crashed case is a 'crash'."""
-    chunks = [jobs[i::workers] for i in range(workers)]
-    results: list[Result] = []
+    """Run ``jobs`` on ``workers`` reused isolated workers; the results are
+    recorded in ``db`` (a temporary database when None), whose finished cases
+    (same key) are not run again unless they failed and ``retry_failed``."""
+    from xmo.validate.db import ResultsDB
+    from xmo.validate.runner import run_tasks
 
-    def start(chunk: list[tuple[str, str]]) -> subprocess.Popen:
-        payload = json.dumps(chunk)
-        p = subprocess.Popen(
-            [sys.executable, __file__, "--worker", "--runtime", runtime],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "OMP_NUM_THREADS": "1"},
-        )
-        assert p.stdin is not None
-        p.stdin.write(payload)
-        p.stdin.close()
-        return p
-
-    procs = {}
-    sel = selectors.DefaultSelector()
-    state: dict[int, dict] = {}
-    for c in (c for c in chunks if c):
-        p = start(c)
-        procs[p.pid] = p
-        state[p.pid] = {"chunk": c, "current": None, "t": time.monotonic()}
-        sel.register(p.stdout, selectors.EVENT_READ, p.pid)
-    done = 0
-    total = len(jobs)
-    while procs:
-        events = sel.select(timeout=5)
-        now = time.monotonic()
-        for key, _ in events:
-            pid = key.data
-            p = procs[pid]
-            line = p.stdout.readline()  # type: ignore[union-attr]
-            st = state[pid]
-            if line.startswith("START "):
-                st["current"] = int(line.split()[1])
-                st["t"] = now
-            elif line.startswith("RESULT "):
-                results.append(Result(**json.loads(line[7:])))
-                st["current"] = None
-                done += 1
-                if progress:
-                    r = results[-1]
-                    print(f"[{done}/{total}] {r.suite}/{r.name}: {r.status}", file=sys.stderr, flush=True)
-            elif line == "":
-                sel.unregister(p.stdout)
-                p.wait()
-                del procs[pid]
-                cur = st["current"]
-                if cur is not None:  # died inside a case
-                    suite, name = st["chunk"][cur]
-                    results.append(Result(suite, name, "crash", f"worker died (exit {p.returncode})"))
-                    done += 1
-                    rest = st["chunk"][cur + 1 :]
-                    if rest:
-                        q = start(rest)
-                        procs[q.pid] = q
-                        state[q.pid] = {"chunk": rest, "current": None, "t": now}
-                        sel.register(q.stdout, selectors.EVENT_READ, q.pid)
-        for pid, p in list(procs.items()):
-            st = state[pid]
-            if st["current"] is not None and now - st["t"] > timeout:
-                p.kill()  # reported as a crash when its stdout closes
-    # tags of crashed cases
-    for r in results:
-        if r.status == "crash" and not r.tags:
-            try:
-                r.tags = case_tags(load_case(r.suite, r.name)[0])
-            except Exception:  # noqa: BLE001
-                pass
+    tasks = call_tasks(jobs, runtime)
+    with tempfile.TemporaryDirectory(prefix="xmo-conf-") as tmp, \
+            ResultsDB(db or Path(tmp) / "conformance.db") as rdb:
+        todo = [t for t in tasks if not rdb.done(t, t.key(), retry_failed)]
+        if db:
+            print(f"{len(tasks) - len(todo)} of {len(tasks)} cases unchanged in {db}", file=sys.stderr)
+        done = len(tasks) - len(todo)
+        for task, cr in run_tasks(todo, jobs=workers, timeout=timeout, memory_limit=memory_limit,
+                                  reuse_workers=True, env={"OMP_NUM_THREADS": "1"}):
+            rdb.put(task, cr)
+            done += 1
+            if progress:
+                print(f"[{done}/{len(tasks)}] {task.args['suite']}/{task.args['name']}: {cr.status}",
+                      file=sys.stderr, flush=True)
+        results = [_result_of(t.args, rdb.get(t)) for t in tasks]
     return sorted(results, key=lambda r: (r.suite, r.name))
+
+
+def _result_of(args: dict[str, str], cr) -> Result:  # noqa: ANN001 - a CallResult
+    """The case's :class:`Result`: what it returned, or what ended its worker (then with its tags)."""
+    if cr.data:
+        known = {f.name for f in fields(Result)}
+        return Result(**{k: v for k, v in cr.data.items() if k in known})
+    r = Result(args["suite"], args["name"], cr.status, cr.error, seconds=cr.seconds or 0.0)
+    try:
+        r.tags = case_tags(load_case(r.suite, r.name)[0])
+    except Exception:  # noqa: BLE001
+        pass
+    return r
 
 
 def summarize(results: list[Result]) -> dict[str, dict[str, int]]:
@@ -659,18 +635,24 @@ def main(argv: list[str] | None = None) -> int:
         default="openvino",
         help="openvino: IR through the OpenVINO runtime; xmo-cpu: xmo's CPU backend",
     )
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--db", metavar="FILE",
+                    help="record the results in this SQLite file (xmo validate's); a rerun skips the "
+                    "cases done with the same xmo, package versions and runtime")
+    ap.add_argument("--retry-failed", action="store_true", help="with --db: rerun the cases that failed")
+    ap.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per case (default 300)")
+    ap.add_argument("--memory-limit", default="4G", metavar="SIZE",
+                    help="resident memory of a worker during a case (default 4G)")
     args = ap.parse_args(argv)
-    if args.worker:
-        _worker([tuple(j) for j in json.loads(sys.stdin.read())], args.runtime)
-        return 0
+    from xmo.budget import parse_size
+
     suites = args.suite or list(SUITES)
     jobs = [(s, n) for s in suites for n in case_names(s)]
     if args.filter:
         rx = re.compile(args.filter)
         jobs = [j for j in jobs if rx.search(j[1])]
     t0 = time.perf_counter()
-    results = run_all(jobs, args.jobs, progress=args.verbose, runtime=args.runtime)
+    results = run_all(jobs, args.jobs, progress=args.verbose, timeout=args.timeout, runtime=args.runtime,
+                      db=args.db, retry_failed=args.retry_failed, memory_limit=parse_size(args.memory_limit))
     wall = time.perf_counter() - t0
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(r) for r in results], indent=1))

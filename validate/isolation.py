@@ -1,7 +1,8 @@
-"""The process around one model's validation: limits and what ended it.
+"""The process around validation tasks: limits and what ended each task.
 
-:func:`run_isolated` starts ``python -m xmo.validate.worker`` in a session of
-its own and watches it:
+:class:`IsolatedWorker` owns one ``python -m xmo.validate.worker`` process
+(in a session of its own) that takes tasks one after another over a pipe,
+and watches each task:
 
 * **time**: beyond ``timeout`` seconds the process group is killed: status
   ``timeout``;
@@ -14,9 +15,17 @@ its own and watches it:
 * the worker dies with its parent (``PR_SET_PDEATHSIG``): killing the driver
   leaves nothing running.
 
-The peak RSS comes from the kernel's accounting of the child (``wait4``). The
-result file the worker rewrites after each step keeps what was measured
-before the end. Runs on a Dask worker as well (:mod:`.runner`).
+A task that ends its process that way is recorded with its status, and the
+next task gets a fresh process: one bad task costs one restart. A worker
+whose resident set stays above half the limit after a task is replaced too
+(so what one task leaves behind does not count against the next).
+:func:`run_batch` runs tasks in one reused worker (a Dask task; a batch of
+one is a task in a fresh process, what ``xmo validate`` does by default).
+
+The peak RSS of a task is the kernel's high-water mark (``VmHWM``, reset
+before each task; ``wait4`` when the process died). The result file the
+worker rewrites after each step keeps what was measured before the end.
+Runs on a Dask worker as well (:mod:`.runner`).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -33,8 +43,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from xmo.validate.manifest import Task
-from xmo.validate.worker import Result
+from xmo.validate.manifest import CallTask, Task, task_from_json
+from xmo.validate.worker import CallResult, Result, new_result
 
 #: how often the watcher looks (seconds)
 POLL = 0.05
@@ -72,38 +82,144 @@ def _rss(pid: int) -> int:
         return 0
 
 
-def _last_line(path: Path) -> str:
+def _high_water(pid: int) -> int:
+    """The kernel's peak RSS of a live process (``VmHWM``), 0 when unknown."""
     try:
-        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
+def _reset_high_water(pid: int) -> None:
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:  # not Linux >= 4.0: the sampled peak stays
+        pass
+
+
+def _last_line(path: Path, offset: int = 0) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode(errors="replace")
     except OSError:
         return ""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[-1][:300] if lines else ""
 
 
-def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -> dict[str, Any]:
-    """Validate one task (:meth:`Task.to_json`) in a child process; its
-    :class:`Result` as JSON. Never raises for what the model does.
-    ``timeout``: seconds, unless the task has its own."""
-    task = Task.from_json(task_json)
-    timeout = task.timeout if task.timeout is not None else timeout
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="xmo-validate-task-") as tmp:
-        tmp_path = Path(tmp)
-        task_file, result_file, err_file = tmp_path / "task.json", tmp_path / "result.json", tmp_path / "stderr"
-        task_file.write_text(json.dumps(task.to_json()))
-        env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
-        with open(err_file, "wb") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "xmo.validate.worker", str(task_file), str(result_file)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env,
-                start_new_session=True, preexec_fn=_die_with_parent,
-            )
+def _read_result(path: Path, task: Task | CallTask) -> Result | CallResult:
+    """What the worker wrote (its key is the driver's: the worker leaves it out)."""
+    key = task.key()
+    result = new_result(task, key)
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return result
+    result = type(result).from_json(d)
+    result.key = key
+    return result
+
+
+class IsolatedWorker:
+    """One worker process, started on the first task and after a task ended it.
+
+    ``env``: variables added to the worker's environment."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.env = {**os.environ, "PYTHONFAULTHANDLER": "1", **(env or {})}
+        self.proc: subprocess.Popen | None = None
+        self._tmp = tempfile.TemporaryDirectory(prefix="xmo-validate-worker-")
+        self.dir = Path(self._tmp.name)
+        self.err_file = self.dir / "stderr"
+        self.err_file.touch()
+        self._replies = -1
+        self._tasks_run = 0
+
+    def __enter__(self) -> IsolatedWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+        self._tmp.cleanup()
+
+    def _start(self) -> subprocess.Popen:
+        read_end, write_end = os.pipe()
+        try:
+            with open(self.err_file, "ab") as err:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "xmo.validate.worker", str(write_end)],
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, env=self.env,
+                    start_new_session=True, preexec_fn=_die_with_parent, pass_fds=(write_end,),
+                )
+        finally:
+            os.close(write_end)
+        self._replies = read_end
+        self._tasks_run = 0
         with _RUNNING_LOCK:
             _RUNNING.add(proc.pid)
-        killed_for = ""
-        peak = 0
+        self.proc = proc
+        return proc
+
+    def close(self) -> None:
+        """End the process (if any) and what it started: it holds nothing unsaved
+        between tasks, so it is killed rather than asked to exit."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.returncode is None:
+            _kill_group(proc.pid)
+        proc.wait()
         try:
+            if proc.stdin:
+                proc.stdin.close()
+        except OSError:  # its reader is gone with unread data
+            pass
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc.pid)
+        os.close(self._replies)
+        self._replies = -1
+
+    def run(self, task_json: dict[str, Any], timeout: float, memory_limit: int) -> dict[str, Any]:
+        """Run one task (:meth:`Task.to_json` or :meth:`CallTask.to_json`); its
+        result as JSON. Never raises for what the task does. ``timeout``:
+        seconds, unless the task has its own."""
+        task = task_from_json(task_json)
+        timeout = task.timeout if task.timeout is not None else timeout
+        t0 = time.monotonic()
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else None
+        if proc is None:
+            self.close()
+            proc = self._start()
+        result_file = self.dir / f"result-{self._tasks_run}.json"
+        result_file.unlink(missing_ok=True)
+        err_offset = self.err_file.stat().st_size
+        _reset_high_water(proc.pid)
+        first = self._tasks_run == 0
+        self._tasks_run += 1
+        killed_for, replied, peak, usage = "", False, 0, None
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write((json.dumps({"task": task.to_json(), "result": str(result_file)}) + "\n").encode())
+            proc.stdin.flush()
+        except OSError:  # died before taking it: seen below as an exit without a result
+            pass
+        try:
+            eof = False
             while True:
+                if eof:
+                    time.sleep(POLL)
+                elif select.select([self._replies], [], [], POLL)[0]:
+                    replied = os.read(self._replies, 64) != b""
+                    if replied:
+                        peak = max(peak, _high_water(proc.pid))
+                        break
+                    eof = True  # it is ending: reap it below
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -115,23 +231,25 @@ def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -
                     killed_for = "timeout"
                 if killed_for:
                     _kill_group(proc.pid)
-                time.sleep(POLL)
         finally:
-            if proc.returncode is None:  # the driver is being interrupted
+            if not replied and proc.returncode is None:  # the driver is being interrupted
                 _kill_group(proc.pid)
-                proc.wait()
-            with _RUNNING_LOCK:
-                _RUNNING.discard(proc.pid)
-        try:
-            result = Result.from_json(json.loads(result_file.read_text()))
-        except (OSError, ValueError):
-            result = Result(task.name, task.model, key=task.key())
-        result.peak_rss = max(usage.ru_maxrss * 1024, peak)
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+        result = _read_result(result_file, task)
+        if usage is not None and first:  # the process ran this task only: the kernel's peak
+            peak = max(peak, usage.ru_maxrss * 1024)
+        result.peak_rss = peak
         result.seconds = time.monotonic() - t0
         result.finished = time.time()
+        if replied:
+            if memory_limit and _rss(proc.pid) > memory_limit // 2:  # start the next task afresh
+                self.close()
+            return result.to_json()
+        self.close()
         code = proc.returncode
         where = f" (while in step '{result.step}')" if result.step and result.step != "done" else ""
-        stderr_tail = _last_line(err_file)
+        stderr_tail = _last_line(self.err_file, err_offset)
         if killed_for == "timeout":
             result.status, result.error = "timeout", f"no result within {timeout:g} s{where}"
         elif killed_for == "oom":
@@ -139,8 +257,6 @@ def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -
 
             result.status = "oom"
             result.error = f"resident memory beyond the limit {format_size(memory_limit)}{where}"
-        elif result.step == "done" and code == 0:
-            pass
         elif code is not None and code < 0:
             sig = signal.Signals(-code).name
             if -code == signal.SIGKILL:
@@ -154,6 +270,14 @@ def run_isolated(task_json: dict[str, Any], timeout: float, memory_limit: int) -
             result.status = "error"
             result.error = f"worker exited with {code}{where}: {stderr_tail}"
         return result.to_json()
+
+
+def run_batch(task_jsons: list[dict[str, Any]], timeout: float, memory_limit: int,
+              env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Tasks one after another in one reused worker (a fresh one after a task
+    that ended it); their results in order."""
+    with IsolatedWorker(env) as worker:
+        return [worker.run(t, timeout, memory_limit) for t in task_jsons]
 
 
 def _kill_group(pid: int) -> None:

@@ -1,5 +1,6 @@
 """What ``xmo validate`` validates: :class:`Task` (a model and its options)
-and the manifests listing them.
+and the manifests listing them; :class:`CallTask`, a named function the same
+workers run (e.g. one ONNX conformance case).
 
 A manifest is a text file of one model a line (``#`` starts a comment), or a
 JSON (``.json``) or YAML (``.yaml`` / ``.yml``, when PyYAML is installed) list
@@ -77,6 +78,70 @@ class Task:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Task:
         return cls(**d)
+
+
+@dataclass
+class CallTask:
+    """A function run in a validation worker: ``function`` is ``module:name``
+    or ``path/to/file.py:name``, called with ``args`` as keywords; it returns
+    a JSON-able dict with at least ``status`` (``"pass"`` or a failure) and,
+    for a failure, ``error`` (see :func:`xmo.validate.worker.run_call`).
+
+    ``kind`` groups the results in the database (``kind`` + ``name`` is a row);
+    ``depends``: what else its result depends on (package versions, options),
+    part of :meth:`key` with the function, its arguments and xmo's source."""
+
+    function: str
+    name: str
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+    depends: dict[str, Any] = field(default_factory=dict)
+    #: seconds for this task (default: the run's)
+    timeout: float | None = None
+
+    def key(self) -> str:
+        what = {"function": self.function.rsplit(":", 1)[-1], "args": self.args, "depends": self.depends,
+                "checks": CHECKS_VERSION, "xmo": xmo_fingerprint()}
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CallTask:
+        return cls(**d)
+
+
+def task_from_json(d: dict[str, Any]) -> Task | CallTask:
+    """The task of :meth:`Task.to_json` or :meth:`CallTask.to_json`."""
+    return CallTask.from_json(d) if "function" in d else Task.from_json(d)
+
+
+_FINGERPRINT: str | None = None
+
+
+def xmo_fingerprint() -> str:
+    """xmo's version and a digest of its Python sources (a changed checkout
+    is another xmo)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        import xmo
+
+        try:
+            v = version("xmo")
+        except PackageNotFoundError:
+            v = "unknown"
+        root = Path(xmo.__file__).resolve().parent
+        h = hashlib.sha256()
+        dirs = [d for d in sorted(root.iterdir()) if d.is_dir() and (d / "__init__.py").is_file()
+                and d.name not in ("tests", "benchmarks")]
+        for f in [*sorted(root.glob("*.py")), *(f for d in dirs for f in sorted(d.rglob("*.py")))]:
+            h.update(str(f.relative_to(root)).encode() + b"\0")
+            _hash_file(h, f)
+        _FINGERPRINT = f"{v}+{h.hexdigest()[:16]}"
+    return _FINGERPRINT
 
 
 def file_digest(path: str) -> str:

@@ -1,6 +1,14 @@
-"""One model's validation, inside its own process (see :mod:`.isolation`).
+"""Validation tasks, inside an isolated worker process (see :mod:`.isolation`).
 
-    python -m xmo.validate.worker TASK.json RESULT.json
+    python -m xmo.validate.worker REPLY_FD
+
+reads tasks from stdin, one JSON line each (``{"task": ..., "result":
+"RESULT.json"}``), runs each, writes its result file and then one line to the
+file descriptor ``REPLY_FD``; it ends at the end of stdin. A task is a model
+(:class:`Task`: :func:`validate`) or a named function (:class:`CallTask`:
+:func:`run_call`).
+
+A model's validation:
 
 Steps: convert with xmo (timed, with the per-pass times of ``--time-passes``)
 and optionally with OpenVINO's converter; count layers by type; build the
@@ -27,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xmo.validate.manifest import Task
+from xmo.validate.manifest import CallTask, Task, task_from_json
 
 #: statuses, best first
 STATUSES = ("pass", "mismatch", "unsupported", "error", "crash", "timeout", "oom")
@@ -75,6 +83,42 @@ class Result:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
+@dataclass
+class CallResult:
+    """The result of a :class:`CallTask`: ``data`` is what its function returned."""
+
+    name: str
+    kind: str
+    key: str = ""
+    status: str = "error"
+    error: str = ""
+    step: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    peak_rss: int | None = None
+    seconds: float | None = None
+    finished: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CallResult:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+def result_from_json(d: dict[str, Any]) -> Result | CallResult:
+    """The result of :meth:`Result.to_json` or :meth:`CallResult.to_json`."""
+    return CallResult.from_json(d) if "kind" in d else Result.from_json(d)
+
+
+def new_result(task: Task | CallTask, key: str = "") -> Result | CallResult:
+    """The result of ``task`` before anything ran (status ``error``); ``key``: its :meth:`key`."""
+    if isinstance(task, CallTask):
+        return CallResult(task.name, task.kind, key=key)
+    return Result(task.name, task.model, key=key)
+
+
 def one_line(e: BaseException) -> str:
     text = " ".join(str(e).split()) or type(e).__name__
     return text[:500]
@@ -83,7 +127,7 @@ def one_line(e: BaseException) -> str:
 class _Recorder:
     """Writes the result after each step (atomically)."""
 
-    def __init__(self, result: Result, path: Path) -> None:
+    def __init__(self, result: Result | CallResult, path: Path) -> None:
         self.result, self.path = result, path
 
     def step(self, name: str) -> None:
@@ -337,18 +381,69 @@ def compare(got: dict[str, Any], want: dict[str, Any], rtol: float, atol: float
     return ok, max_abs, max_rel, why
 
 
-def main(argv: list[str] | None = None) -> int:
-    task_file, result_file = (argv if argv is not None else sys.argv[1:])[:2]
-    task = Task.from_json(json.loads(Path(task_file).read_text()))
-    logging.disable(logging.CRITICAL)
-    result = Result(task.name, task.model, key=task.key())
-    rec = _Recorder(result, Path(result_file))
+_FUNCTIONS: dict[str, Any] = {}
+
+
+def _function(spec: str) -> Any:  # noqa: ANN401 - any task function
+    """``module:name`` or ``path/to/file.py:name`` (the file imported once, as its stem)."""
+    if spec not in _FUNCTIONS:
+        import importlib
+        import importlib.util
+
+        where, _, name = spec.rpartition(":")
+        if where.endswith(".py"):
+            mod_name = Path(where).stem
+            module = sys.modules.get(mod_name)
+            if module is None or getattr(module, "__file__", None) != where:
+                file_spec = importlib.util.spec_from_file_location(mod_name, where)
+                module = importlib.util.module_from_spec(file_spec)
+                sys.modules[mod_name] = module
+                file_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+        _FUNCTIONS[spec] = getattr(module, name)
+    return _FUNCTIONS[spec]
+
+
+def run_call(task: CallTask, rec: _Recorder) -> None:
+    """Call the task's function; what it returns is the result's ``data``, its
+    ``status`` and ``error`` the result's (an exception is an ``error``)."""
+    r = rec.result
+    rec.step("call")
+    try:
+        data = _function(task.function)(**task.args)
+    except Exception as e:  # noqa: BLE001 - the task's failure is its status
+        r.status, r.error = "error", f"{type(e).__name__}: {one_line(e)}"
+        return
+    r.data = dict(data)
+    r.status, r.error = str(data.get("status", "error")), str(data.get("error") or "")
+
+
+def run_one(task_json: dict[str, Any], result_file: Path) -> None:
+    task = task_from_json(task_json)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="xmo-validate-") as tmp:
-        validate(task, rec, Path(tmp))
+    result = new_result(task)
+    rec = _Recorder(result, result_file)
+    if isinstance(task, CallTask):
+        run_call(task, rec)  # type: ignore[arg-type]
+    else:
+        with tempfile.TemporaryDirectory(prefix="xmo-validate-") as tmp:
+            validate(task, rec, Path(tmp))
     result.seconds = time.perf_counter() - t0
     result.step = "done"
     rec.save()
+
+
+def main(argv: list[str] | None = None) -> int:
+    reply_fd = int((argv if argv is not None else sys.argv[1:])[0])
+    logging.disable(logging.CRITICAL)
+    with os.fdopen(reply_fd, "wb", buffering=0) as reply:
+        for line in sys.stdin.buffer:
+            if not line.strip():
+                continue
+            request = json.loads(line)
+            run_one(request["task"], Path(request["result"]))
+            reply.write(b"done\n")
     return 0
 
 
