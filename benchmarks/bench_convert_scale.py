@@ -13,7 +13,7 @@ Groups (``--groups``, comma-separated; default ``light,real,tf,graphs``):
   MobileNetV3-Small, RegNet-Y; ONNX) and ``keras`` (the frozen Keras ``.pb``
   graphs, given like the ``tf`` group); the summary gives one median per family;
 * ``zoo``: the full-size models of the benchmark cache (``$XMO_BENCH_MODELS``
-  or ``benchmarks/models``, made by ``tools/make_real_models.py --size full``;
+  or ``~/.cache/xmo/bench_models``, made by ``tools/make_real_models.py --size full``;
   not in the default groups), labelled by their manifest's family:
   ``transformers`` (BERT-small, GPT-2 width, ViT-Ti, whisper-tiny's encoder),
   ``cnn`` (torchvision classifiers and DeepLabV3), ``keras`` (frozen Keras

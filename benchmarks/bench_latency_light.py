@@ -3,7 +3,7 @@
 or (``--suite real``) the small real models of ``tests/data/real`` (ONNX ones,
 fed their recorded inputs; made by ``tools/make_real_models.py``), or
 (``--suite zoo``) the full-size ONNX models of the benchmark cache
-(``$XMO_BENCH_MODELS`` or ``benchmarks/models``; ``tools/make_real_models.py
+(``$XMO_BENCH_MODELS`` or ``~/.cache/xmo/bench_models``; ``tools/make_real_models.py
 --size full``), fed their recorded inputs, with a median per family.
 
 Both in this process, f32, the same inputs (light: ``arange(n)/n``), the same

@@ -12,10 +12,14 @@ from xmo.tools import bench_models
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_models_dir_default_is_ignored_by_git(monkeypatch):
+def test_models_dir_default_is_the_user_cache_outside_the_checkout(monkeypatch, tmp_path):
     monkeypatch.delenv(bench_models.ENV, raising=False)
-    assert bench_models.models_dir() == ROOT / "benchmarks" / "models"
-    assert "/benchmarks/models/" in (ROOT / ".gitignore").read_text().splitlines()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert bench_models.models_dir() == tmp_path / "xmo" / "bench_models"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    default = bench_models.models_dir()
+    assert default == Path.home() / ".cache" / "xmo" / "bench_models"
+    assert ROOT not in default.parents
 
 
 def test_models_dir_from_environment(monkeypatch, tmp_path):

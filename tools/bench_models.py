@@ -1,9 +1,10 @@
 """Where the full-size benchmark models live, and reading their manifest.
 
 ``tools/make_real_models.py --size full`` writes random-weight models of
-public architectures at realistic sizes (tens to hundreds of MB each, too
-large for git) into a cache folder: ``$XMO_BENCH_MODELS`` if set, else
-``benchmarks/models/`` of the checkout (ignored by git). The benchmarks
+public architectures at realistic sizes (9-120 MB each, too large for git)
+into a cache folder outside the checkout, shared by all worktrees:
+``$XMO_BENCH_MODELS`` if set, else ``$XDG_CACHE_HOME/xmo/bench_models``
+(``~/.cache/xmo/bench_models``). The benchmarks
 (``bench_latency_light.py --suite zoo``, ``bench_convert_scale.py --groups
 zoo``) read the folder's ``manifest.json``. numpy and json only: no
 framework is imported here.
@@ -18,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 ENV = "XMO_BENCH_MODELS"
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "models"
 #: the manifest's ``family`` values, in report order
 FAMILIES = ("transformers", "cnn", "keras", "ocr_detection")
 GENERATE = ("generate them with /path/to/torch-venv/bin/python tools/make_real_models.py "
@@ -26,9 +26,12 @@ GENERATE = ("generate them with /path/to/torch-venv/bin/python tools/make_real_m
 
 
 def models_dir() -> Path:
-    """The cache folder: ``$XMO_BENCH_MODELS``, else ``benchmarks/models``."""
+    """The cache folder: ``$XMO_BENCH_MODELS``, else ``$XDG_CACHE_HOME/xmo/bench_models``."""
     env = os.environ.get(ENV)
-    return Path(env).expanduser() if env else DEFAULT_DIR
+    if env:
+        return Path(env).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "xmo" / "bench_models"
 
 
 def read_manifest(folder: Path | None = None) -> dict:
@@ -37,7 +40,8 @@ def read_manifest(folder: Path | None = None) -> dict:
     folder = models_dir() if folder is None else folder
     path = folder / "manifest.json"
     if not path.exists():
-        raise SystemExit(f"no full-size models in {folder} (${ENV} or benchmarks/models): {GENERATE}")
+        raise SystemExit(f"no full-size models in {folder} (${ENV}, else $XDG_CACHE_HOME/xmo/bench_models): "
+                         f"{GENERATE}")
     manifest = json.loads(path.read_text())
     for name, entry in manifest["models"].items():
         if entry.get("family") not in FAMILIES:

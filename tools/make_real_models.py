@@ -47,8 +47,8 @@ activations stay in range):
 * ``regnet_y``: torchvision RegNet with Y blocks (group convolutions, SE).
 
 ``--size full`` writes the benchmark suite instead: the same kinds of models
-at realistic sizes (tens to 120 MB each), into a cache folder outside git
-(``$XMO_BENCH_MODELS``, else ``benchmarks/models``; ``tools/bench_models.py``)
+at realistic sizes (9-120 MB each), into a cache folder outside the checkout
+(``$XMO_BENCH_MODELS``, else ``~/.cache/xmo/bench_models``; ``tools/bench_models.py``)
 with the same manifest plus a ``family`` per model (``transformers``, ``cnn``,
 ``keras``, ``ocr_detection``), for ``benchmarks/bench_latency_light.py
 --suite zoo`` and ``benchmarks/bench_convert_scale.py --groups zoo``. Seeded
@@ -871,7 +871,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--framework", choices=("torch", "tf"), required=True)
     ap.add_argument("--size", choices=("small", "full"), default="small",
                     help="small: the test suite (tests/data/real); full: realistic sizes for the benchmarks, "
-                         "into $XMO_BENCH_MODELS or benchmarks/models (not in git)")
+                         "into $XMO_BENCH_MODELS or ~/.cache/xmo/bench_models")
     ap.add_argument("--out", type=Path, help="output folder (default: by --size)")
     ap.add_argument("--only", nargs="*", help="build only these models (the manifest keeps the others)")
     args = ap.parse_args(argv)
