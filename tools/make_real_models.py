@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the real-architecture model suite (``tests/data/real``).
+"""Write the real-architecture model suites: ``tests/data/real`` (small) and,
+with ``--size full``, the benchmarks' full-size models.
 
 Small random-weight models of public architectures, made by the frameworks
 themselves, for measuring graph quality against OpenVINO's own conversion
