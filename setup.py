@@ -40,6 +40,7 @@ DEV_ONLY = (
     "tools/onnx_conformance.py",
     "tools/fuzz_inputs.py",
     "tools/differential.py",
+    "tools/bench_models.py",  # the benchmark models' cache folder (benchmarks/)
 )
 """Paths (from the root, glob patterns) of modules left out of the wheel."""
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """``xmo convert`` against OpenVINO's ``ovc`` at scale: time, peak RSS, linearity.
 
-    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,real,tf,graphs]
+    python benchmarks/bench_convert_scale.py [--runs 3] [--groups light,real,zoo,tf,graphs]
                                              [--sizes 5000,50000] [--gb 2.0] [--dir D]
 
 Groups (``--groups``, comma-separated; default ``light,real,tf,graphs``):
@@ -12,6 +12,13 @@ Groups (``--groups``, comma-separated; default ``light,real,tf,graphs``):
   and dynamo, ViT, Whisper's encoder), ``cnn`` (ConvNeXt, EfficientNet-B0,
   MobileNetV3-Small, RegNet-Y; ONNX) and ``keras`` (the frozen Keras ``.pb``
   graphs, given like the ``tf`` group); the summary gives one median per family;
+* ``zoo``: the full-size models of the benchmark cache (``$XMO_BENCH_MODELS``
+  or ``~/.cache/xmo/bench_models``, made by ``tools/make_real_models.py --size full``;
+  not in the default groups), labelled by their manifest's family:
+  ``transformers`` (BERT-small, GPT-2 width, ViT-Ti, whisper-tiny's encoder),
+  ``cnn`` (torchvision classifiers and DeepLabV3), ``keras`` (frozen Keras
+  applications, ``.pb``) and ``ocr_detection`` (a CRNN, a PicoDet-style
+  detector); one median per family;
 * ``tf``: the TensorFlow frozen graphs of ``tests/data/tf`` (those needing
   xmo extensions skipped), given to both tools as ``.pb`` without ``--input``;
 * ``graphs``: generated ONNX graphs (``xmo.tools.make_large_models``): a deep
@@ -59,12 +66,16 @@ from pathlib import Path
 import onnx
 from _measure import find_tool, run_measured, run_measured_cpu  # benchmarks/_measure.py
 
+from xmo.tools.bench_models import FAMILIES as ZOO_FAMILIES
+from xmo.tools.bench_models import model_entries
+
 ROOT = Path(__file__).resolve().parents[1]
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 TF_DATA = ROOT / "tests" / "data" / "tf"
 REAL_DATA = ROOT / "tests" / "data" / "real"
-GROUPS = ("light", "real", "tf", "graphs", "weights", "detection")
+GROUPS = ("light", "real", "zoo", "tf", "graphs", "weights", "detection")
 REAL_FAMILIES = ("transformers", "cnn", "keras")
+FAMILIES = {"real": REAL_FAMILIES, "zoo": ZOO_FAMILIES}  # groups reported per family
 TRANSFORMERS = ("gpt2", "bert", "vit", "whisper")
 TOOLS = ("xmo", "ovc")
 
@@ -75,7 +86,7 @@ class Case:
     name: str
     path: Path
     nodes: int
-    kind: str = ""  # graphs: chain / wide; real: the family (REAL_FAMILIES)
+    kind: str = ""  # graphs: chain / wide; real, zoo: the family (FAMILIES)
     baseline: bool = False  # graphs: the small start-up reference, not in the medians
     times: dict[str, list[float]] = field(default_factory=lambda: {t: [] for t in TOOLS})
     peaks: dict[str, list[int]] = field(default_factory=lambda: {t: [] for t in TOOLS})
@@ -132,6 +143,11 @@ def real_cases() -> list[Case]:
     return [Case("real", name, REAL_DATA / e["file"], int(e.get("node_count", 0)),
                  kind=real_family(name, e["framework"]))
             for name, e in entries.items()]
+
+
+def zoo_cases() -> list[Case]:
+    return [Case("zoo", name, path, int(e.get("node_count", 0)), kind=e["family"])
+            for name, path, e in model_entries()]
 
 
 def graph_cases(work: Path, sizes: list[int], baseline: int, kinds: set[str]) -> list[Case]:
@@ -240,7 +256,7 @@ def report(cases: list[Case], runs: int) -> None:
         x, o = c.med("xmo"), c.med("ovc")
         px, po = c.rss("xmo"), c.rss("ovc")
         name = f"{c.name} (baseline)" if c.baseline else c.name
-        group = f"{c.group}/{c.kind}" if c.group == "real" else c.group
+        group = f"{c.group}/{c.kind}" if c.group in FAMILIES else c.group
         print(f"| {group} | {name} | {c.nodes} | {x:.2f} | {o:.2f} | {x / o:.2f} "
               f"| {c.cpu('xmo') / c.cpu('ovc'):.2f} "
               f"| {px / mib:.0f} | {po / mib:.0f} | {px / po:.2f} "
@@ -255,12 +271,11 @@ def report(cases: list[Case], runs: int) -> None:
         if gc:
             print(f"| {g} | {len(gc)} | {_median_ratio(gc, 'time')} | {_median_ratio(gc, 'cpu')} "
                   f"| {_median_ratio(gc, 'rss')} |")
-        if g == "real":
-            for fam in REAL_FAMILIES:
-                fc = [c for c in gc if c.kind == fam]
-                if fc:
-                    print(f"| real/{fam} | {len(fc)} | {_median_ratio(fc, 'time')} "
-                          f"| {_median_ratio(fc, 'cpu')} | {_median_ratio(fc, 'rss')} |")
+        for fam in FAMILIES.get(g, ()):
+            fc = [c for c in gc if c.kind == fam]
+            if fc:
+                print(f"| {g}/{fam} | {len(fc)} | {_median_ratio(fc, 'time')} "
+                      f"| {_median_ratio(fc, 'cpu')} | {_median_ratio(fc, 'rss')} |")
     print(f"| all | {len(good)} | {_median_ratio(good, 'time')} | {_median_ratio(good, 'cpu')} "
           f"| {_median_ratio(good, 'rss')} |")
 
@@ -326,6 +341,8 @@ def main() -> None:
                 cases += light_cases()
             elif g == "real":
                 cases += real_cases()
+            elif g == "zoo":
+                cases += zoo_cases()
             elif g == "tf":
                 cases += tf_cases()
             elif g == "graphs":

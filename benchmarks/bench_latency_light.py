@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Latency of xmo's CPU backend against onnxruntime: the nine light models,
 or (``--suite real``) the small real models of ``tests/data/real`` (ONNX ones,
-fed their recorded inputs; made by ``tools/make_real_models.py``).
+fed their recorded inputs; made by ``tools/make_real_models.py``), or
+(``--suite zoo``) the full-size ONNX models of the benchmark cache
+(``$XMO_BENCH_MODELS`` or ``~/.cache/xmo/bench_models``; ``tools/make_real_models.py
+--size full``), fed their recorded inputs, with a median per family.
 
 Both in this process, f32, the same inputs (light: ``arange(n)/n``), the same
 thread count (1 and 2: onnxruntime's intra-op threads; xmo's count set with
@@ -13,7 +16,7 @@ also checks xmo's outputs against onnxruntime.
 process burning one core (a busy loop started before and killed after that
 model's runs); the table gets the busy ratio and how much it rose.
 
-    python benchmarks/bench_latency_light.py [--suite light|real] [--runs 20] [--block 5] [--threads 1,2]
+    python benchmarks/bench_latency_light.py [--suite light|real|zoo] [--runs 20] [--block 5] [--threads 1,2]
         [--models a,b] [--busy-neighbour]
 """
 
@@ -48,6 +51,19 @@ def real_models() -> list[tuple[str, Path, dict[str, np.ndarray] | None]]:
     return out
 
 
+def zoo_models() -> list[tuple[str, Path, dict[str, np.ndarray] | None]]:
+    from xmo.tools.bench_models import model_entries, models_dir, recorded_inputs
+
+    folder = models_dir()
+    return [(name, path, recorded_inputs(folder, e)) for name, path, e in model_entries(folder, "onnx")]
+
+
+def zoo_families() -> dict[str, str]:
+    from xmo.tools.bench_models import model_entries
+
+    return {name: e["family"] for name, _, e in model_entries()}
+
+
 def start_neighbour() -> subprocess.Popen:
     """A second process burning one core until killed."""
     p = subprocess.Popen([sys.executable, "-c", "while True: pass"])
@@ -75,7 +91,7 @@ def alternate(ours: Callable[[], object], theirs: Callable[[], object],
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--suite", choices=("light", "real"), default="light")
+    ap.add_argument("--suite", choices=("light", "real", "zoo"), default="light")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--block", type=int, default=5,
                     help="runs per block; the runtimes alternate block by block")
@@ -90,7 +106,7 @@ def main() -> None:
     from xmo.backends.cpu.threads import set_threads
 
     busy = args.busy_neighbour
-    models = light_models() if args.suite == "light" else real_models()
+    models = {"light": light_models, "real": real_models, "zoo": zoo_models}[args.suite]()
     if args.models:
         keep = set(args.models.split(","))
         models = [m for m in models if m[0] in keep]
@@ -102,6 +118,8 @@ def main() -> None:
     print(head)
     print(rule)
     ratios: dict[int, list[float]] = {}
+    by_family: dict[tuple[int, str], list[float]] = {}
+    families = zoo_families() if args.suite == "zoo" else {}
     busy_ratios: dict[int, list[float]] = {}
     rises: dict[int, list[float]] = {}
     for name, path, feeds in models:
@@ -130,6 +148,8 @@ def main() -> None:
 
             mx, mo = alternate(run_ours, run_theirs, args.runs, args.block)
             ratios.setdefault(threads, []).append(mx / mo)
+            if name in families:
+                by_family.setdefault((threads, families[name]), []).append(mx / mo)
             diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - b), initial=0.0))
                        for a, b in zip(ours, ref))
             row = f"| {name} | {threads} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {diff:.2g} |"
@@ -148,6 +168,9 @@ def main() -> None:
     for t, r in ratios.items():
         print(f"median ratio xmo/onnxruntime, {t} thread(s): {statistics.median(r):.2f} "
               f"(max {max(r):.2f})")
+        for (ft, fam), fr in sorted(by_family.items()):
+            if ft == t:
+                print(f"  {fam}: median {statistics.median(fr):.2f} over {len(fr)} (max {max(fr):.2f})")
         if busy:
             print(f"  busy neighbour: median ratio {statistics.median(busy_ratios[t]):.2f}, "
                   f"median rise {statistics.median(rises[t]):.2f} (max {max(rises[t]):.2f})")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Write the real-architecture model suite (``tests/data/real``).
+"""Write the real-architecture model suites: ``tests/data/real`` (small) and,
+with ``--size full``, the benchmarks' full-size models.
 
 Small random-weight models of public architectures, made by the frameworks
 themselves, for measuring graph quality against OpenVINO's own conversion
@@ -46,6 +47,21 @@ activations stay in range):
   (Hardswish, Hardsigmoid squeeze-excite).
 * ``regnet_y``: torchvision RegNet with Y blocks (group convolutions, SE).
 
+``--size full`` writes the benchmark suite instead: the same kinds of models
+at realistic sizes (9-120 MB each), into a cache folder outside the checkout
+(``$XMO_BENCH_MODELS``, else ``~/.cache/xmo/bench_models``; ``tools/bench_models.py``)
+with the same manifest plus a ``family`` per model (``transformers``, ``cnn``,
+``keras``, ``ocr_detection``), for ``benchmarks/bench_latency_light.py
+--suite zoo`` and ``benchmarks/bench_convert_scale.py --groups zoo``. Seeded
+weights, calibrated batch norms and standardized classifier heads as above,
+batch 1: BERT-small shape (4 x 512, 128 tokens, 28 of them padding), GPT-2
+width (4 layers x 768, 12 heads), ViT-Ti (224), whisper-tiny's encoder
+(80 x 3000), torchvision MobileNetV3-S, EfficientNet-B0, ConvNeXt-T,
+RegNetY-400MF, ResNet-50 (224) and DeepLabV3-MobileNetV3-Large (320), a CRNN
+text recognizer (32x128, BiLSTM) and a PicoDet-style detector (320) built
+from torch modules; Keras MobileNetV3Small, EfficientNetB0 and ResNet50V2
+(224, 1000 classes) frozen. Transformer vocabularies are kept at 1000.
+
 TensorFlow models (frozen GraphDefs, NHWC, dynamic batch):
 
 * ``keras_transformer``: a Keras text classifier: token + position
@@ -78,6 +94,7 @@ DEFAULT_OUT = ROOT / "tests" / "data" / "real"
 MAX_BYTES = 3 * 1024 * 1024
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_models  # noqa: E402  (the full-size models' cache folder)
 import make_tf_fixtures as tfx  # noqa: E402  (the TF freeze path; numpy-only at import)
 
 torch = None  # imported in main() for --framework torch
@@ -227,23 +244,35 @@ def build_whisper_encoder():
     }
 
 
-def _vision(model, feeds: dict[str, np.ndarray], description: str, calib_seed: int):
-    x = torch.from_numpy(_images(calib_seed, 8, *next(iter(feeds.values())).shape[1:]))
+def _vision(model, feeds: dict[str, np.ndarray], description: str, calib_seed: int,
+            head=None, outputs=("logits",), calib_n: int = 8):
+    """Batch norms calibrated, affines randomized, and the classifier ``head``
+    (default: the last Linear; or a 1x1 Conv2d, per pixel) standardized on a
+    calibration batch: logits of a few units."""
+    x = torch.from_numpy(_images(calib_seed, calib_n, *next(iter(feeds.values())).shape[1:]))
     _calibrate_bn(model, x)
     _randomize_affine(model)
     model.eval()
-    # the classifier standardized on the calibration batch: logits of a few units
-    head = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
+    if head is None:
+        head = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
+    conv = isinstance(head, torch.nn.Conv2d)
     seen = []
-    hook = head.register_forward_hook(lambda mod, args, out: seen.append(args[0].double().numpy()))
+
+    def hook(mod, args, out):
+        a = args[0].double()
+        seen.append((a.movedim(1, -1) if conv else a).reshape(-1, a.shape[1 if conv else -1]).numpy())
+
+    handle = head.register_forward_hook(hook)
     with torch.no_grad():
         model(x)
-    hook.remove()
-    w, b = tfx.standardizing_dense(np.random.default_rng(calib_seed), seen[0], head.out_features)
+    handle.remove()
+    feats = seen[0][::len(seen[0]) // 4096 + 1]  # (a segmentation head: every k-th pixel)
+    w, b = tfx.standardizing_dense(np.random.default_rng(calib_seed), feats,
+                                   head.out_channels if conv else head.out_features)
     with torch.no_grad():
-        head.weight.copy_(torch.from_numpy(w.T.copy()))
+        head.weight.copy_(torch.from_numpy(w.T.copy()).reshape(head.weight.shape))
         head.bias.copy_(torch.from_numpy(b))
-    return {"module": model, "feeds": feeds, "outputs": ["logits"], "exporter": "torchscript",
+    return {"module": model, "feeds": feeds, "outputs": list(outputs), "exporter": "torchscript",
             "description": description}
 
 
@@ -342,7 +371,7 @@ def export_onnx(spec: dict, path: Path) -> int:
     return 18
 
 
-def write_torch_model(out: Path, name: str, spec: dict) -> dict:
+def write_torch_model(out: Path, name: str, spec: dict, max_bytes: int | None = MAX_BYTES) -> dict:
     import onnx
     import onnxruntime as ort
 
@@ -355,12 +384,13 @@ def write_torch_model(out: Path, name: str, spec: dict) -> dict:
             raise RuntimeError(f"{name}/{o}: degenerate reference (std {r.std()})")
     opset = export_onnx(spec, path)
     size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise RuntimeError(f"{name}.onnx is {size} bytes (> 3 MB)")
+    if max_bytes is not None and size > max_bytes:
+        raise RuntimeError(f"{name}.onnx is {size} bytes (> {max_bytes})")
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got = sess.run(spec["outputs"], spec["feeds"])
     for g, r, o in zip(got, ref, spec["outputs"]):
-        np.testing.assert_allclose(g, r, rtol=1e-3, atol=1e-4, err_msg=f"{name}/{o}: onnxruntime vs torch")
+        np.testing.assert_allclose(g, r, rtol=1e-3, atol=spec.get("atol", 1e-4),
+                                   err_msg=f"{name}/{o}: onnxruntime vs torch")
     tfx.save_npz(out / f"{name}.inputs.npz", spec["feeds"])
     tfx.save_npz(out / f"{name}.outputs.npz", dict(zip(spec["outputs"], ref)))
     model = onnx.load(str(path))
@@ -384,6 +414,7 @@ def write_torch_model(out: Path, name: str, spec: dict) -> dict:
         "node_count": len(model.graph.node),
         "op_histogram": dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0]))),
         "bytes": size,
+        **({"family": spec["family"]} if "family" in spec else {}),
     }
 
 
@@ -418,11 +449,12 @@ def _keras_randomize_all(model, rng: np.random.Generator) -> None:
     assert all(isinstance(layer, keras.layers.Layer) for layer in extra)
 
 
-def _keras_vision(model, name: str, size: int, seed: int, description: str, required: set[str]):
+def _keras_vision(model, name: str, size: int, seed: int, description: str, required: set[str],
+                  calib_n: int = 16):
     tf, keras = tfx.tf, tfx.keras
     rng = np.random.default_rng(seed)
     _keras_randomize_all(model, rng)
-    calib = tfx.blocky_images(np.random.default_rng(seed + 1000), 16, size, size, 3)
+    calib = tfx.blocky_images(np.random.default_rng(seed + 1000), calib_n, size, size, 3)
     calib = (0.25 * calib + 0.5).astype(np.float32) * 255.0  # pixel range, as the preprocessing expects
     tfx.keras_calibrate_bn(model, calib, rng)
     head = [layer for layer in model.layers if layer.weights][-1]  # Dense, or MobileNetV3's 1x1 Conv2D
@@ -552,11 +584,284 @@ TF_BUILDERS = {
 }
 
 
-def write_tf_model(out: Path, name: str, spec: dict) -> dict:
-    entry = tfx.write_model(out, name, spec)
+def write_tf_model(out: Path, name: str, spec: dict, max_bytes: int | None = MAX_BYTES) -> dict:
+    entry = tfx.write_model(out, name, spec, max_bytes=max_bytes)
     return {"file": entry.pop("file"), "framework": "tf",
             "exporter": f"tensorflow {tfx.tf.__version__}, keras {tfx.keras.__version__}, frozen GraphDef",
-            **entry}
+            **entry, **({"family": spec["family"]} if "family" in spec else {})}
+
+
+# ----------------------------------------------------------------------------
+# Full-size models (--size full): realistic sizes, for the benchmarks
+# ----------------------------------------------------------------------------
+
+def _full_text_inputs(seed: int, vocab: int, seq: int = 128, pad: int = 28) -> dict[str, np.ndarray]:
+    """One sequence of ``seq`` tokens whose last ``pad`` are padding."""
+    ids = np.random.default_rng(seed).integers(0, vocab, (1, seq), dtype=np.int64)
+    mask = np.ones((1, seq), np.int64)
+    mask[0, seq - pad:] = 0
+    return {"input_ids": ids, "attention_mask": mask}
+
+
+def build_full_bert_small():
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(501)
+    cfg = BertConfig(hidden_size=512, num_hidden_layers=4, num_attention_heads=8, intermediate_size=2048,
+                     vocab_size=1000, max_position_embeddings=512)
+    model = BertModel(cfg).eval()
+    _randomize_affine(model)
+    feeds = _full_text_inputs(601, cfg.vocab_size)
+    return {
+        "module": _HFOutputs.wrap(model, list(feeds), ("last_hidden_state", "pooler_output")),
+        "feeds": feeds, "outputs": ["last_hidden_state", "pooler_output"], "dynamic": TEXT_DYNAMIC,
+        "exporter": "torchscript", "family": "transformers",
+        "description": "transformers BertModel, BERT-small shape (4 layers, hidden 512, 8 heads, FFN 2048; "
+                       "vocab 1000), 128 tokens (28 padded): erf GELU, LayerNorm, Tanh pooler",
+    }
+
+
+def build_full_gpt2_small():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(502)
+    cfg = GPT2Config(n_embd=768, n_layer=4, n_head=12, vocab_size=1000, n_positions=256, use_cache=False,
+                     tie_word_embeddings=True)
+    model = GPT2LMHeadModel(cfg).eval()
+    _randomize_affine(model)
+    feeds = _full_text_inputs(602, cfg.vocab_size)
+    return {
+        "module": _HFOutputs.wrap(model, list(feeds), ("logits",)),
+        "feeds": feeds, "outputs": ["logits"], "dynamic": TEXT_DYNAMIC, "exporter": "torchscript",
+        "family": "transformers",
+        "description": "transformers GPT2LMHeadModel, GPT-2 small width (4 of its 12 layers, hidden 768, 12 heads; "
+                       "vocab 1000, tied LM head), 128 tokens (28 padded): tanh GELU, Conv1D (Gemm)",
+    }
+
+
+def build_full_vit_tiny():
+    from transformers import ViTConfig, ViTModel
+
+    torch.manual_seed(503)
+    cfg = ViTConfig(hidden_size=192, num_hidden_layers=12, num_attention_heads=3, intermediate_size=768,
+                    image_size=224, patch_size=16, num_channels=3)
+    model = ViTModel(cfg).eval()
+    _randomize_affine(model)
+    feeds = {"pixel_values": _images(603, 1, 3, 224, 224)}
+    return {
+        "module": _HFOutputs.wrap(model, list(feeds), ("last_hidden_state", "pooler_output")),
+        "feeds": feeds, "outputs": ["last_hidden_state", "pooler_output"], "exporter": "torchscript",
+        "family": "transformers",
+        "description": "transformers ViTModel, ViT-Ti (12 layers, hidden 192, 3 heads, 224x224, 16x16 patches)",
+    }
+
+
+def build_full_whisper_tiny_encoder():
+    from transformers import WhisperConfig, WhisperModel
+
+    torch.manual_seed(504)
+    cfg = WhisperConfig(d_model=384, encoder_layers=4, encoder_attention_heads=6, encoder_ffn_dim=1536,
+                        decoder_layers=1, decoder_attention_heads=6, decoder_ffn_dim=1536, num_mel_bins=80,
+                        max_source_positions=1500)
+    encoder = WhisperModel(cfg).get_encoder().eval()
+    _randomize_affine(encoder)
+    feeds = {"input_features": np.random.default_rng(604).standard_normal((1, 80, 3000)).astype(np.float32)}
+    return {
+        "module": _HFOutputs.wrap(encoder, list(feeds), ("last_hidden_state",)),
+        "feeds": feeds, "outputs": ["last_hidden_state"], "exporter": "torchscript", "family": "transformers",
+        "atol": 1e-3,
+        "description": "transformers WhisperModel's encoder, whisper-tiny shape (4 layers, d_model 384, 6 heads), "
+                       "80 mel bins x 3000 frames (30 s)",
+    }
+
+
+def _full_torchvision(name: str, seed: int, description: str, size: int = 224):
+    import torchvision.models as tvm
+
+    torch.manual_seed(seed)
+    model = getattr(tvm, name)(weights=None)
+    if name == "convnext_tiny":  # layer scales spread around 0.5 (torchvision: 1e-6, a no-op model)
+        with torch.no_grad():
+            for pname, p in model.named_parameters():
+                if pname.endswith("layer_scale"):
+                    p.copy_(torch.rand_like(p) + 0.25)
+    spec = _vision(model, {"input": _images(seed + 100, 1, 3, size, size)}, description, seed + 200)
+    return {**spec, "family": "cnn", "atol": 1e-3}
+
+
+def build_full_deeplabv3():
+    from torchvision.models.segmentation import deeplabv3_mobilenet_v3_large
+
+    torch.manual_seed(511)
+    net = deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=21, aux_loss=False)
+
+    class Seg(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            return self.net(x)["out"]
+
+    spec = _vision(Seg(), {"input": _images(611, 1, 3, 320, 320)},
+                   "torchvision DeepLabV3 with a MobileNetV3-Large backbone (dilated), 320x320, 21 classes: "
+                   "ASPP (dilated 3x3, global pooling), bilinear Resize", 711,
+                   head=net.classifier[-1], outputs=("out",), calib_n=4)
+    return {**spec, "family": "cnn", "atol": 1e-3}
+
+
+def build_full_crnn():
+    """A CRNN text recognizer (Shi et al.): a VGG-style conv stack with batch
+    norms turns a 32x128 grey text line into 31 columns of 512 features, then
+    two bidirectional LSTM layers (256 units) and a per-column classifier."""
+    nn = torch.nn
+    torch.manual_seed(512)
+
+    def cbr(cin, cout, k=3, p=1):
+        return [nn.Conv2d(cin, cout, k, 1, p), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    class CRNN(nn.Module):
+        def __init__(self, classes: int = 37) -> None:
+            super().__init__()
+            self.cnn = nn.Sequential(
+                *cbr(1, 64), nn.MaxPool2d(2, 2), *cbr(64, 128), nn.MaxPool2d(2, 2),
+                *cbr(128, 256), *cbr(256, 256), nn.MaxPool2d((2, 1), (2, 1)),
+                *cbr(256, 512), *cbr(512, 512), nn.MaxPool2d((2, 1), (2, 1)),
+                *cbr(512, 512, 2, 0))
+            self.rnn1 = nn.LSTM(512, 256, bidirectional=True)
+            self.mid = nn.Linear(512, 256)
+            self.rnn2 = nn.LSTM(256, 256, bidirectional=True)
+            self.fc = nn.Linear(512, classes)
+
+        def forward(self, x):
+            f = self.cnn(x).squeeze(2).permute(2, 0, 1)  # [T, N, C]
+            h, _ = self.rnn1(f)
+            h, _ = self.rnn2(self.mid(h))
+            return self.fc(h)
+
+    spec = _vision(CRNN(), {"input": _images(612, 1, 1, 32, 128)},
+                   "CRNN text recognizer (torch modules): 7 conv + BN + ReLU layers, max pools, 32x128 grey "
+                   "input -> 31 columns, 2 bidirectional LSTM layers (256 units), 37 classes per column", 712)
+    return {**spec, "family": "ocr_detection", "atol": 1e-3}
+
+
+def build_full_picodet():
+    """A PicoDet-style anchor-free detector from torch modules: MobileNetV3-Large
+    features (strides 8/16/32), a lite PAN neck (1x1 laterals, nearest
+    upsampling + Add, depthwise 5x5 + pointwise blocks, stride-2 depthwise
+    downsampling), per-level GFL heads (80 class scores with Sigmoid, 4 x 8-bin
+    distance distributions with Softmax and their expectation), boxes decoded
+    from the grid (no NMS)."""
+    import torchvision
+
+    nn = torch.nn
+    torch.manual_seed(513)
+    size, width, bins, classes = 320, 96, 8, 80
+
+    def cba(cin, cout, k=1, s=1, groups=1):
+        return nn.Sequential(nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False),
+                             nn.BatchNorm2d(cout), nn.Hardswish())
+
+    def dw_pw(c, s=1):
+        return nn.Sequential(cba(c, c, 5, s, groups=c), cba(c, c))
+
+    class Detector(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            f = torchvision.models.mobilenet_v3_large(weights=None).features
+            self.c3, self.c4, self.c5 = f[:7], f[7:13], f[13:16]
+            self.lat = nn.ModuleList([cba(40, width), cba(112, width), cba(160, width)])
+            self.td = nn.ModuleList([dw_pw(width), dw_pw(width)])
+            self.down = nn.ModuleList([dw_pw(width, 2), dw_pw(width, 2)])
+            self.bu = nn.ModuleList([dw_pw(width), dw_pw(width)])
+            self.head = nn.ModuleList([nn.Sequential(dw_pw(width), dw_pw(width)) for _ in range(3)])
+            self.pred = nn.ModuleList([nn.Conv2d(width, classes + 4 * bins, 1) for _ in range(3)])
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            self.register_buffer("proj", torch.arange(bins, dtype=torch.float32))
+            for i, s in enumerate((8, 16, 32)):
+                n = size // s
+                ys, xs = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+                c = (torch.stack([xs, ys, xs, ys], -1).reshape(-1, 4).float() + 0.5) * s
+                self.register_buffer(f"centers{i}", c)
+
+        def forward(self, x):
+            c3 = self.c3(x)
+            c4 = self.c4(c3)
+            c5 = self.c5(c4)
+            p3, p4, p5 = (lat(c) for lat, c in zip(self.lat, (c3, c4, c5)))
+            p4 = self.td[0](p4 + self.up(p5))
+            p3 = self.td[1](p3 + self.up(p4))
+            p4 = self.bu[0](p4 + self.down[0](p3))
+            p5 = self.bu[1](p5 + self.down[1](p4))
+            scores, boxes = [], []
+            for i, (p, s) in enumerate(zip((p3, p4, p5), (8, 16, 32))):
+                out = self.pred[i](self.head[i](p)).flatten(2).permute(0, 2, 1)  # [N, HW, C]
+                scores.append(torch.sigmoid(out[..., :classes]))
+                dist = out[..., classes:].reshape(out.shape[0], out.shape[1], 4, bins).softmax(-1) @ self.proj
+                sign = torch.tensor([-1.0, -1.0, 1.0, 1.0])
+                boxes.append(getattr(self, f"centers{i}") + sign * dist * s)
+            return torch.cat(scores, 1), torch.cat(boxes, 1)
+
+    model = Detector()
+    x = torch.from_numpy(_images(713, 4, 3, size, size))
+    _calibrate_bn(model, x)
+    _randomize_affine(model)
+    with torch.no_grad():  # class logits around -2 (a detector's prior)
+        for p in model.pred:
+            p.bias[:classes] -= 2.0
+    model.eval()
+    return {"module": model, "feeds": {"input": _images(613, 1, 3, size, size)}, "outputs": ["scores", "boxes"],
+            "exporter": "torchscript", "family": "ocr_detection", "atol": 1e-2,  # boxes: pixels
+            "description": "PicoDet-style detector (torch modules), 320x320: MobileNetV3-Large features "
+                           "(strides 8/16/32), lite PAN neck (nearest upsampling, depthwise 5x5 + pointwise, "
+                           "Hardswish), GFL heads: 80 Sigmoid scores and 4 x 8-bin Softmax distances per "
+                           "point, boxes decoded from the grid (2100 points, no NMS)"}
+
+
+FULL_TORCH_BUILDERS = {
+    "bert_small": build_full_bert_small,
+    "gpt2_small": build_full_gpt2_small,
+    "vit_tiny": build_full_vit_tiny,
+    "whisper_tiny_encoder": build_full_whisper_tiny_encoder,
+    "mobilenet_v3_small": lambda: _full_torchvision(
+        "mobilenet_v3_small", 505, "torchvision MobileNetV3-Small, 224x224, 1000 classes: Hardswish, "
+                                   "Hardsigmoid squeeze-excite, depthwise convolutions"),
+    "efficientnet_b0": lambda: _full_torchvision(
+        "efficientnet_b0", 506, "torchvision EfficientNet-B0, 224x224, 1000 classes: MBConv, SiLU, squeeze-excite"),
+    "convnext_tiny": lambda: _full_torchvision(
+        "convnext_tiny", 507, "torchvision ConvNeXt-T, 224x224, 1000 classes: depthwise 7x7, LayerNorm2d, "
+                              "erf GELU, layer scale"),
+    "regnet_y_400mf": lambda: _full_torchvision(
+        "regnet_y_400mf", 508, "torchvision RegNetY-400MF, 224x224, 1000 classes: group convolutions, "
+                               "squeeze-excite"),
+    "resnet50": lambda: _full_torchvision(
+        "resnet50", 509, "torchvision ResNet-50, 224x224, 1000 classes"),
+    "deeplabv3_mobilenet_v3_large": build_full_deeplabv3,
+    "crnn": build_full_crnn,
+    "picodet_lite": build_full_picodet,
+}
+
+
+def build_full_keras(app: str, seed: int, required: set[str], description: str):
+    tfx.keras.backend.clear_session()
+    model = getattr(tfx.keras.applications, app)(weights=None, input_shape=(224, 224, 3), classes=1000)
+    spec = _keras_vision(model, app, 224, seed, description, required, calib_n=8)
+    return {**spec, "family": "keras"}
+
+
+FULL_TF_BUILDERS = {
+    "keras_mobilenetv3small": lambda: build_full_keras(
+        "MobileNetV3Small", 1501, {"Conv2D", "DepthwiseConv2dNative", "Relu6", "Mean", "Mul", "AddV2", "Softmax"},
+        "Keras MobileNetV3Small (alpha 1.0, 224x224, 1000 classes) with its Rescaling preprocessing: "
+        "hard-swish (Relu6 arithmetic), squeeze-excite, 1x1 Conv2D classifier, Softmax"),
+    "keras_efficientnetb0": lambda: build_full_keras(
+        "EfficientNetB0", 1502, {"Conv2D", "DepthwiseConv2dNative", "Sigmoid", "Mean", "Pad", "MatMul", "Softmax"},
+        "Keras EfficientNetB0 (224x224, 1000 classes) with its Rescaling + Normalization preprocessing: swish, "
+        "squeeze-excite, ZeroPadding2D"),
+    "keras_resnet50v2": lambda: build_full_keras(
+        "ResNet50V2", 1503, {"Conv2D", "AddV2", "Relu", "MaxPool", "Pad", "Mean", "MatMul", "Softmax"},
+        "Keras ResNet50V2 (224x224, 1000 classes): pre-activation batch norms, MaxPool shortcuts"),
+}
 
 
 # ----------------------------------------------------------------------------
@@ -565,10 +870,15 @@ def main(argv: list[str] | None = None) -> int:
     global torch
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--framework", choices=("torch", "tf"), required=True)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    ap.add_argument("--size", choices=("small", "full"), default="small",
+                    help="small: the test suite (tests/data/real); full: realistic sizes for the benchmarks, "
+                         "into $XMO_BENCH_MODELS or ~/.cache/xmo/bench_models")
+    ap.add_argument("--out", type=Path, help="output folder (default: by --size)")
     ap.add_argument("--only", nargs="*", help="build only these models (the manifest keeps the others)")
     args = ap.parse_args(argv)
-    builders = TORCH_BUILDERS if args.framework == "torch" else TF_BUILDERS
+    full = args.size == "full"
+    torch_builders, tf_builders = (FULL_TORCH_BUILDERS, FULL_TF_BUILDERS) if full else (TORCH_BUILDERS, TF_BUILDERS)
+    builders = torch_builders if args.framework == "torch" else tf_builders
     bad = sorted(set(args.only or ()) - set(builders))
     if bad:
         ap.error(f"not {args.framework} models: {bad}")
@@ -585,25 +895,26 @@ def main(argv: list[str] | None = None) -> int:
         write = write_tf_model
         versions = {"tensorflow": tfx.tf.__version__, "keras": tfx.keras.__version__}
 
-    out: Path = args.out
+    out: Path = args.out or (bench_models.models_dir() if full else DEFAULT_OUT)
+    max_bytes = None if full else MAX_BYTES
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / "manifest.json"
-    old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"models": {}}
-    models = dict(old["models"])
+    order = [*torch_builders, *tf_builders]
     for name in args.only or builders:
         print(f"== {name}", flush=True)
-        entry = write(out, name, builders[name]())
-        models[name] = entry
+        entry = write(out, name, builders[name](), max_bytes)
         print(f"  {entry['node_count']} nodes, {entry['bytes']} bytes; "
               + ", ".join(f"{k}:{v}" for k, v in list(entry["op_histogram"].items())[:12]))
-    order = [*TORCH_BUILDERS, *TF_BUILDERS]
-    manifest = {
-        "generator": "tools/make_real_models.py",
-        "versions": {**old.get("versions", {}), **versions},
-        "npz_keys": "inputs by graph input / Placeholder name, outputs by ONNX output / TF tensor name",
-        "models": {k: models[k] for k in order if k in models},
-    }
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+        # after each model, re-read: the other framework's run may write it meanwhile
+        old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"models": {}}
+        models = {**old["models"], name: entry}
+        manifest = {
+            "generator": "tools/make_real_models.py" + (" --size full" if full else ""),
+            "versions": {**old.get("versions", {}), **versions},
+            "npz_keys": "inputs by graph input / Placeholder name, outputs by ONNX output / TF tensor name",
+            "models": {k: models[k] for k in order if k in models},
+        }
+        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"wrote {manifest_path}")
     return 0
 

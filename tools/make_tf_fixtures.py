@@ -1234,7 +1234,7 @@ def _histogram(nodes) -> dict[str, int]:
     return dict(sorted(hist.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def write_model(out: Path, name: str, spec: dict) -> dict:
+def write_model(out: Path, name: str, spec: dict, max_bytes: int | None = MAX_BYTES) -> dict:
     from google.protobuf import text_format
 
     gd = spec["graph_def"]
@@ -1256,8 +1256,8 @@ def write_model(out: Path, name: str, spec: dict) -> dict:
     check_outputs(name, ref, spec["labels"])
 
     blob = gd.SerializeToString(deterministic=True)
-    if len(blob) > MAX_BYTES:
-        raise RuntimeError(f"{name}.pb is {len(blob)} bytes (> 3 MB)")
+    if max_bytes is not None and len(blob) > max_bytes:
+        raise RuntimeError(f"{name}.pb is {len(blob)} bytes (> {max_bytes})")
     (out / f"{name}.pb").write_bytes(blob)
     entry = {"file": f"{name}.pb"}
     if name in TEXT_MODELS:
