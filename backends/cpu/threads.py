@@ -29,7 +29,7 @@ _LOCK = threading.Lock()
 _THREADS: int | None = None  # None: not configured yet
 _POOL: ThreadPoolExecutor | None = None
 _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
-_BLAS: tuple[int, Any] = (-1, None)  # (pid, threadpoolctl selection of the BLAS libraries)
+_BLAS: tuple[int, Any] = (-1, [])  # (pid, threadpoolctl controllers of the BLAS libraries)
 
 
 def available_cores() -> int:
@@ -128,17 +128,24 @@ def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:
 
 @contextmanager
 def blas_threads(n: int) -> Iterator[None]:
-    """BLAS on ``n`` threads inside the block (then back to the count in
-    force), for kernels that split their matrix products over the helper pool
-    themselves: one BLAS thread per task instead of every task waking all of
-    BLAS's threads (which serialise and spin). Process-wide while it lasts;
-    about 0.1 ms to enter and leave."""
+    """BLAS on ``n`` threads inside the block (then back to what it was), for
+    kernels that split their matrix products over the helper pool themselves:
+    one BLAS thread per task instead of every task waking all of BLAS's
+    threads (which serialise and spin). Process-wide while it lasts; a few
+    microseconds to enter and leave (the BLAS libraries are looked up once
+    per process)."""
     global _BLAS
-    pid, blas = _BLAS
+    pid, libs = _BLAS
     if pid != os.getpid():
         from threadpoolctl import ThreadpoolController
 
-        blas = ThreadpoolController().select(user_api="blas")
-        _BLAS = (os.getpid(), blas)
-    with blas.limit(limits=n):
+        libs = ThreadpoolController().select(user_api="blas").lib_controllers
+        _BLAS = (os.getpid(), libs)
+    before = [lib.get_num_threads() for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(n)
+    try:
         yield
+    finally:
+        for lib, count in zip(libs, before):
+            lib.set_num_threads(count)

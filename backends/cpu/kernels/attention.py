@@ -9,8 +9,11 @@ place with numpy (SIMD ``exp``; the row sums are numpy's pairwise f32 sums)
 and is left unnormalised: the context ``P V`` is divided by the row sums
 after the product (``rows x Ev`` divisions instead of ``rows x S``). A
 causal block computes only the key columns up to its last row and masks the
-triangle on its diagonal square. Large problems run their blocks on the
-helper pool (:func:`threads.run_tasks`) with BLAS on one thread per task.
+triangle on its diagonal square. With more than one thread, problems above
+``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
+(:func:`threads.run_tasks`) with BLAS on one thread per task: BLAS's own
+threads, woken for every small product, wait on each other (and on a busy
+machine for a core).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from xmo.backends.cpu.registry import register_kernel
 
 #: score elements per block (f32: 768 KB, in L2 next to a K^T of 64 x S)
 BLOCK_SCORES = 196608
-#: multiply-adds below which a call stays on the calling thread
-PARALLEL_MIN_WORK = 1 << 24
+#: multiply-adds below which a call stays on the calling thread (BLAS as set)
+PARALLEL_MIN_WORK = 1 << 22
 
 
 def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
@@ -86,7 +89,13 @@ def _sdpa(
         return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
     q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
     q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
+    work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
+    parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
+    want = 2 * threads.threads() if parallel else 1  # tasks: a few per thread
     rows = min(n_l, max(1, BLOCK_SCORES // max(n_s, 1)))
+    if n_b < want:
+        rows = min(rows, max(8, -(-n_l * n_b // want)))
+    per_b = 1 if rows < n_l else max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
     tri = bias = None
     if causal:
         tri = np.triu(np.ones((rows, rows), np.bool_), k=1)
@@ -96,14 +105,12 @@ def _sdpa(
         else:
             bias = mask.astype(work, copy=False)
         bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
-    per_b = 1 if rows < n_l else max(1, BLOCK_SCORES // max(n_l * n_s, 1))
     tasks = [
         (_block, (q3, k3, v3, bias, tri, out, b0, min(n_b, b0 + per_b), r0, min(n_l, r0 + rows)))
         for b0 in range(0, n_b, per_b)
         for r0 in range(0, n_l, rows)
     ]
-    work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
-    if len(tasks) > 1 and threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK:
+    if parallel and len(tasks) > 1:
         with threads.blas_threads(1):
             threads.run_tasks(tasks)
     else:
