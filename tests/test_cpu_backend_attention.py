@@ -125,3 +125,17 @@ def test_sdpa_fully_masked_row_is_nan_and_empty_shapes(small_blocks):
     np.testing.assert_allclose(got[0, 0, [0, 2]], want[0, 0, [0, 2]], rtol=1e-5, atol=1e-6)
     empty = kernel_for("ov.ScaledDotProductAttention")(_node(), q[:, :, :0], k, v)
     assert empty.shape == (1, 1, 0, 4)
+
+
+def test_blas_threads_is_temporary_and_run_tasks_runs_all(n_threads):
+    from threadpoolctl import threadpool_info
+
+    def blas() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    with threads.blas_threads(1):
+        assert blas() == {1}
+    assert blas() == {n_threads}
+    done: list[int] = []
+    threads.run_tasks([(done.append, (i,)) for i in range(7)])
+    assert sorted(done) == list(range(7))
