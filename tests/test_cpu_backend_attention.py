@@ -139,3 +139,17 @@ def test_blas_threads_is_temporary_and_run_tasks_runs_all(n_threads):
     done: list[int] = []
     threads.run_tasks([(done.append, (i,)) for i in range(7)])
     assert sorted(done) == list(range(7))
+
+
+@pytest.mark.parametrize("value", [0.0, 1.5, -np.inf])
+def test_sdpa_one_element_mask(value):
+    """A scalar float mask (what converters pass with an explicit scale) and a
+    [1, 1, 1, 1] one that raises the rank of 3-D inputs."""
+    rng = np.random.default_rng(5)
+    q, k, v = _rand(rng, [3, 5, 4]), _rand(rng, [3, 6, 4]), _rand(rng, [3, 6, 4])
+    with np.errstate(invalid="ignore"):
+        for mask in (np.float32(value), np.full((1, 1, 1, 1), value, np.float32)):
+            got = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, mask, np.float32(0.4))
+            want = _reference(q, k, v, mask, 0.4)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -18,6 +18,8 @@ machine for a core).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xmo.backends.cpu import threads
@@ -33,16 +35,19 @@ PARALLEL_MIN_WORK = 1 << 22
 def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
     """``x [..., R, C]`` as ``[n_b or 1, R, C]`` (a copy only where the
     batch dims broadcast and cannot merge)."""
+    if x.shape[:-2] == batch:
+        return x.reshape((n_b,) + x.shape[-2:])
     if all(d == 1 for d in x.shape[:-2]):
         return x.reshape((1,) + x.shape[-2:])
     return np.broadcast_to(x, batch + x.shape[-2:]).reshape((n_b,) + x.shape[-2:])
 
 
 def _block(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None,
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | float | None,
     tri: np.ndarray | None, out: np.ndarray, b0: int, b1: int, r0: int, r1: int,
 ) -> None:
-    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled)."""
+    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled;
+    ``bias`` a ``[B or 1, L or 1, S or 1]`` array, a float or None)."""
     n_k = k.shape[1] if tri is None else min(k.shape[1], r1)
     kb = k[b0:b1] if k.shape[0] > 1 else k
     vb = v[b0:b1] if v.shape[0] > 1 else v
@@ -50,12 +55,14 @@ def _block(
     if tri is not None:
         if r0 < n_k:
             np.copyto(s[:, :, r0:n_k], -np.inf, where=tri[: r1 - r0, : n_k - r0])
+    elif type(bias) is float:
+        s += bias
     elif bias is not None:
         bb = bias[b0:b1] if bias.shape[0] > 1 else bias
         s += bb[:, r0:r1] if bb.shape[1] > 1 else bb
-    s -= np.max(s, axis=-1, keepdims=True)
+    s -= np.maximum.reduce(s, axis=-1, keepdims=True)
     np.exp(s, out=s)
-    den = np.sum(s, axis=-1, keepdims=True)
+    den = np.add.reduce(s, axis=-1, keepdims=True)
     o = out[b0:b1, r0:r1]
     np.matmul(s, vb[:, :n_k], out=o)
     o /= den
@@ -78,17 +85,23 @@ def _sdpa(
         scale = work(1.0) / np.sqrt(work(q.shape[-1]))
     q = np.multiply(q, scale, dtype=work)  # the scale on Q: L x E products, not L x S
     k, v = k.astype(work, copy=False), v.astype(work, copy=False)
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     causal = bool(node.attr("causal", False))
-    if mask is not None and not causal:
-        batch = np.broadcast_shapes(batch, mask.shape[:-2])
+    mask_batch = () if mask is None or causal else mask.shape[:-2]
+    shift = None  # a one-element float mask: a scalar bias
+    if mask is not None and not causal and mask.size == 1 and mask.dtype != np.bool_:
+        shift = float(mask.reshape(-1)[0])
+        mask = None
+    batch = q.shape[:-2]
+    if k.shape[:-2] != batch or v.shape[:-2] != batch or (mask_batch and mask_batch != batch):
+        batch = np.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2], mask_batch)
     n_l, n_s, n_ev = q.shape[-2], k.shape[-2], v.shape[-1]
-    n_b = int(np.prod(batch))
+    n_b = math.prod(batch)
     out = np.empty((n_b, n_l, n_ev), work)
     if out.size == 0:
         return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
     q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
-    q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
+    if q3.shape[0] != n_b:
+        q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
     work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
     parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
     want = 2 * threads.threads() if parallel else 1  # tasks: a few per thread
@@ -99,6 +112,8 @@ def _sdpa(
     tri = bias = None
     if causal:
         tri = np.triu(np.ones((rows, rows), np.bool_), k=1)
+    elif shift is not None and shift != 0.0:
+        bias = shift
     elif mask is not None:
         if mask.dtype == np.bool_:
             bias = np.where(mask, work(0), work(-np.inf))
