@@ -4,7 +4,8 @@ Three things may run threads under the CPU backend: the BLAS library numpy
 uses (matrix products; its own pthreads, which spin a while after each call),
 numba's threading layer (only for ``parallel`` kernels: xmo has none and never
 starts it) and xmo's own helper pool (the FFT and attention kernels'
-tasks). Left alone, each sizes itself to the machine (BLAS counts every online CPU, not the ones this process may use), and together they
+tasks). Left alone, each sizes itself to the machine (BLAS counts every
+online CPU, not the ones this process may use), and together they
 oversubscribe the cores. :func:`set_threads` gives them one count -- by
 default the cores in the process's affinity mask (``os.sched_getaffinity``)
 -- and :func:`pool` is the one helper pool (``threads - 1`` workers: the
