@@ -39,3 +39,23 @@ def test_mvn_rows(rk, dtype, inside):
     var = (y * y).mean(axis=1, keepdims=True)
     ref = y / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
     np.testing.assert_allclose(out, ref, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 1500])
+def test_softmax_rows_f32_long_and_infinite(rk, n):
+    """f32 rows (the vectorised exponential): long rows, -inf entries (exact
+    zeros), rows with +inf or all -inf (NaN, as the formula gives)."""
+    x = (np.random.default_rng(2).normal(size=(6, n)) * 20).astype(np.float32)
+    x[1, 0] = -np.inf
+    x[2, -1] = 80.0  # exp(80 - max) on the other side of the range
+    x[4, :] = -np.inf
+    x[5, 0] = np.inf
+    out = np.empty_like(x)
+    rk.softmax(x, out)
+    with np.errstate(invalid="ignore"):
+        e = np.exp((x - x.max(axis=1, keepdims=True)).astype(np.float64))
+        ref = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(out[:4], ref[:4], rtol=1e-6, atol=1e-30)
+    assert np.isnan(out[4]).all() and np.isnan(out[5, 0])
+    if n > 1:
+        assert out[1, 0] == 0.0

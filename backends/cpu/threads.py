@@ -3,8 +3,9 @@
 Three things may run threads under the CPU backend: the BLAS library numpy
 uses (matrix products; its own pthreads, which spin a while after each call),
 numba's threading layer (only for ``parallel`` kernels: xmo has none and never
-starts it) and xmo's own helper pool (the FFT kernel's tasks). Left alone, each sizes itself to the machine (BLAS counts
-every online CPU, not the ones this process may use), and together they
+starts it) and xmo's own helper pool (the FFT and attention kernels'
+tasks). Left alone, each sizes itself to the machine (BLAS counts every
+online CPU, not the ones this process may use), and together they
 oversubscribe the cores. :func:`set_threads` gives them one count -- by
 default the cores in the process's affinity mask (``os.sched_getaffinity``)
 -- and :func:`pool` is the one helper pool (``threads - 1`` workers: the
@@ -20,12 +21,16 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
 
 _LOCK = threading.Lock()
 _THREADS: int | None = None  # None: not configured yet
 _POOL: ThreadPoolExecutor | None = None
 _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
+_BLAS: tuple[int, Any] = (-1, [])  # (pid, threadpoolctl controllers of the BLAS libraries)
 
 
 def available_cores() -> int:
@@ -91,3 +96,57 @@ def pool() -> ThreadPoolExecutor:
                 _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu")
                 _POOL_KEY = key
     return _POOL
+
+
+def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:
+    """Run ``(fn, args)`` tasks: the calling thread and up to ``threads() - 1``
+    pool threads take them from a shared queue (dynamic load balance: on a
+    busy machine a late helper only delays the task it took, the caller takes
+    the rest). ``fn`` should release the GIL (numba ``nogil``, BLAS, large
+    numpy operations)."""
+    helpers = min(len(tasks), threads()) - 1
+    if helpers <= 0:
+        for fn, args in tasks:
+            fn(*args)
+        return
+    order = iter(range(len(tasks)))
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            fn, args = tasks[i]
+            fn(*args)
+
+    futures = [pool().submit(drain) for _ in range(helpers)]
+    drain()
+    for f in futures:
+        f.result()
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """BLAS on ``n`` threads inside the block (then back to what it was), for
+    kernels that split their matrix products over the helper pool themselves:
+    one BLAS thread per task instead of every task waking all of BLAS's
+    threads (which serialise and spin). Process-wide while it lasts; a few
+    microseconds to enter and leave (the BLAS libraries are looked up once
+    per process)."""
+    global _BLAS
+    pid, libs = _BLAS
+    if pid != os.getpid():
+        from threadpoolctl import ThreadpoolController
+
+        libs = ThreadpoolController().select(user_api="blas").lib_controllers
+        _BLAS = (os.getpid(), libs)
+    before = [lib.get_num_threads() for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(n)
+    try:
+        yield
+    finally:
+        for lib, count in zip(libs, before):
+            lib.set_num_threads(count)

@@ -2,6 +2,7 @@
 
 from xmo.backends.cpu.kernels import (  # noqa: F401  (registration)
     activations,
+    attention,
     col2im,
     control,
     convolution,

@@ -1,4 +1,4 @@
-"""MatMul, Einsum and ScaledDotProductAttention."""
+"""MatMul and Einsum (ScaledDotProductAttention: attention.py)."""
 
 from __future__ import annotations
 
@@ -28,28 +28,3 @@ def _einsum(node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
     eq = str(node.attr("equation", "")).replace(" ", "")
     return np.einsum(eq, *inputs, optimize=len(inputs) > 2)
 
-
-@register_kernel("ov.ScaledDotProductAttention")
-def _sdpa(
-    node: KernelNode, q: np.ndarray, k: np.ndarray, v: np.ndarray, *extra: np.ndarray
-) -> np.ndarray:
-    """softmax(q @ k^T * scale + bias, -1) @ v (opset13): the scale defaults
-    to 1 / sqrt(E); the bias is a causal upper triangle of -inf, else the
-    mask (boolean: -inf where False; float: added), else 0."""
-    dtype = q.dtype
-    work = np.float32 if dtype == np.float16 else dtype.type
-    q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
-    mask = extra[0] if extra else None
-    if len(extra) > 1:
-        scale = np.asarray(extra[1], work).reshape(-1)[0]
-    else:
-        scale = work(1.0) / np.sqrt(work(q.shape[-1]))
-    w = np.matmul(q, np.swapaxes(k, -1, -2)) * scale
-    if node.attr("causal", False):
-        n_l, n_s = w.shape[-2], w.shape[-1]
-        w = w + np.triu(np.full((n_l, n_s), -np.inf, work), k=1)
-    elif mask is not None:
-        w = w + (np.where(mask, work(0), work(-np.inf)) if mask.dtype == np.bool_ else mask.astype(work))
-    w = np.exp(w - np.max(w, axis=-1, keepdims=True))
-    w /= np.sum(w, axis=-1, keepdims=True)
-    return np.matmul(w, v).astype(dtype, copy=False)

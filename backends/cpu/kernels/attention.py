@@ -1,0 +1,134 @@
+"""ScaledDotProductAttention: softmax(Q K^T * scale + bias) V, blocked.
+
+The batch (and head) dims are flattened to one axis B and the queries cut
+into row blocks small enough that a block's scores ``[rows, S]`` stay in the
+L2 cache (about 768 KB); short problems take several batch entries per block
+instead. Per block: the scores are one matrix product of the pre-scaled Q
+block with K^T into a scratch buffer, the mask is added, the softmax runs in
+place with numpy (SIMD ``exp``; the row sums are numpy's pairwise f32 sums)
+and is left unnormalised: the context ``P V`` is divided by the row sums
+after the product (``rows x Ev`` divisions instead of ``rows x S``). A
+causal block computes only the key columns up to its last row and masks the
+triangle on its diagonal square. With more than one thread, problems above
+``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
+(:func:`threads.run_tasks`) with BLAS on one thread per task: BLAS's own
+threads, woken for every small product, wait on each other (and on a busy
+machine for a core).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.registry import register_kernel
+
+#: score elements per block (f32: 768 KB, in L2 next to a K^T of 64 x S)
+BLOCK_SCORES = 196608
+#: multiply-adds below which a call stays on the calling thread (BLAS as set)
+PARALLEL_MIN_WORK = 1 << 22
+
+
+def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
+    """``x [..., R, C]`` as ``[n_b or 1, R, C]`` (a copy only where the
+    batch dims broadcast and cannot merge)."""
+    if x.shape[:-2] == batch:
+        return x.reshape((n_b,) + x.shape[-2:])
+    if all(d == 1 for d in x.shape[:-2]):
+        return x.reshape((1,) + x.shape[-2:])
+    return np.broadcast_to(x, batch + x.shape[-2:]).reshape((n_b,) + x.shape[-2:])
+
+
+def _block(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | float | None,
+    tri: np.ndarray | None, out: np.ndarray, b0: int, b1: int, r0: int, r1: int,
+) -> None:
+    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled;
+    ``bias`` a ``[B or 1, L or 1, S or 1]`` array, a float or None)."""
+    n_k = k.shape[1] if tri is None else min(k.shape[1], r1)
+    kb = k[b0:b1] if k.shape[0] > 1 else k
+    vb = v[b0:b1] if v.shape[0] > 1 else v
+    s = np.matmul(q[b0:b1, r0:r1], np.swapaxes(kb[:, :n_k], -1, -2))
+    if tri is not None:
+        if r0 < n_k:
+            np.copyto(s[:, :, r0:n_k], -np.inf, where=tri[: r1 - r0, : n_k - r0])
+    elif type(bias) is float:
+        s += bias
+    elif bias is not None:
+        bb = bias[b0:b1] if bias.shape[0] > 1 else bias
+        s += bb[:, r0:r1] if bb.shape[1] > 1 else bb
+    s -= np.maximum.reduce(s, axis=-1, keepdims=True)
+    np.exp(s, out=s)
+    den = np.add.reduce(s, axis=-1, keepdims=True)
+    o = out[b0:b1, r0:r1]
+    np.matmul(s, vb[:, :n_k], out=o)
+    o /= den
+
+
+@register_kernel("ov.ScaledDotProductAttention")
+def _sdpa(
+    node: KernelNode, q: np.ndarray, k: np.ndarray, v: np.ndarray, *extra: np.ndarray
+) -> np.ndarray:
+    """softmax(q @ k^T * scale + bias, -1) @ v (opset13): the scale defaults
+    to 1 / sqrt(E); the bias is a causal upper triangle of -inf, else the
+    mask (boolean: -inf where False; float: added), else 0. The batch dims of
+    q, k, v and the mask broadcast (grouped-query attention)."""
+    dtype = q.dtype
+    work = np.float32 if dtype in (np.float16, np.float32) else np.float64
+    mask = extra[0] if extra else None
+    if len(extra) > 1:
+        scale = np.asarray(extra[1], work).reshape(-1)[0]
+    else:
+        scale = work(1.0) / np.sqrt(work(q.shape[-1]))
+    q = np.multiply(q, scale, dtype=work)  # the scale on Q: L x E products, not L x S
+    k, v = k.astype(work, copy=False), v.astype(work, copy=False)
+    causal = bool(node.attr("causal", False))
+    mask_batch = () if mask is None or causal else mask.shape[:-2]
+    shift = None  # a one-element float mask: a scalar bias
+    if mask is not None and not causal and mask.size == 1 and mask.dtype != np.bool_:
+        shift = float(mask.reshape(-1)[0])
+        mask = None
+    batch = q.shape[:-2]
+    if k.shape[:-2] != batch or v.shape[:-2] != batch or (mask_batch and mask_batch != batch):
+        batch = np.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2], mask_batch)
+    n_l, n_s, n_ev = q.shape[-2], k.shape[-2], v.shape[-1]
+    n_b = math.prod(batch)
+    out = np.empty((n_b, n_l, n_ev), work)
+    if out.size == 0:
+        return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
+    q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
+    if q3.shape[0] != n_b:
+        q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
+    work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
+    parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
+    want = 2 * threads.threads() if parallel else 1  # tasks: a few per thread
+    rows = min(n_l, max(1, BLOCK_SCORES // max(n_s, 1)))
+    if n_b < want:
+        rows = min(rows, max(8, -(-n_l * n_b // want)))
+    per_b = 1 if rows < n_l else max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
+    tri = bias = None
+    if causal:
+        tri = np.triu(np.ones((rows, rows), np.bool_), k=1)
+    elif shift is not None and shift != 0.0:
+        bias = shift
+    elif mask is not None:
+        if mask.dtype == np.bool_:
+            bias = np.where(mask, work(0), work(-np.inf))
+        else:
+            bias = mask.astype(work, copy=False)
+        bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
+    tasks = [
+        (_block, (q3, k3, v3, bias, tri, out, b0, min(n_b, b0 + per_b), r0, min(n_l, r0 + rows)))
+        for b0 in range(0, n_b, per_b)
+        for r0 in range(0, n_l, rows)
+    ]
+    if parallel and len(tasks) > 1:
+        with threads.blas_threads(1):
+            threads.run_tasks(tasks)
+    else:
+        for fn, args in tasks:
+            fn(*args)
+    return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)

@@ -1,0 +1,155 @@
+"""The CPU backend's blocked ScaledDotProductAttention kernel against the
+plain formula: masks (boolean, additive, broadcast rows / heads), causal
+(L < S, L > S), grouped-query broadcasting, explicit scale, f16 / f64, row
+blocks and batch blocks, the helper pool on one and two threads."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels import attention
+from xmo.backends.cpu.registry import kernel_for
+
+
+def _node(causal: bool = False) -> SimpleNamespace:
+    attrs = {"causal": causal}
+    return SimpleNamespace(attr=lambda name, default=None: attrs.get(name, default))
+
+
+def _reference(q, k, v, mask=None, scale=None, causal=False):
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    scale = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
+    w = np.matmul(q, np.swapaxes(k, -1, -2)) * scale
+    if causal:
+        w = w + np.triu(np.full(w.shape[-2:], -np.inf), k=1)
+    elif mask is not None:
+        w = w + (np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask)
+    w = np.exp(w - w.max(axis=-1, keepdims=True))
+    return np.matmul(w / w.sum(axis=-1, keepdims=True), v)
+
+
+def _rand(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def n_threads(request):
+    threads.set_threads(request.param)
+    yield request.param
+    threads.set_threads(None)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few rows and no parallel threshold: many tasks on tiny inputs."""
+    monkeypatch.setattr(attention, "BLOCK_SCORES", 40)
+    monkeypatch.setattr(attention, "PARALLEL_MIN_WORK", 0)
+
+
+def _check(q, k, v, *extra, causal=False, rtol=1e-5, atol=1e-6):
+    got = kernel_for("ov.ScaledDotProductAttention")(_node(causal), q, k, v, *extra)
+    mask = extra[0] if extra else None
+    scale = float(np.asarray(extra[1]).reshape(-1)[0]) if len(extra) > 1 else None
+    want = _reference(q, k, v, mask, scale, causal)
+    assert got.dtype == q.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol)
+    return got
+
+
+CASES = {
+    "plain": ([2, 3, 9, 8], [2, 3, 11, 8], [2, 3, 11, 5], None),
+    "bool_mask_heads_broadcast": ([2, 3, 9, 8], [2, 3, 11, 8], [2, 3, 11, 8], [2, 1, 9, 11]),
+    "float_mask_row_broadcast": ([2, 3, 9, 8], [2, 3, 11, 8], [2, 3, 11, 8], [2, 1, 1, 11]),
+    "float_mask_2d": ([1, 4, 7, 8], [1, 4, 7, 8], [1, 4, 7, 8], [7, 7]),
+    "gqa": ([2, 2, 3, 9, 8], [2, 2, 1, 11, 8], [2, 2, 1, 11, 6], None),
+    "shared_kv_3d": ([4, 10, 8], [1, 12, 8], [1, 12, 8], None),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_sdpa_matches_formula(case, n_threads, small_blocks):
+    rng = np.random.default_rng(0)
+    sq, sk, sv, sm = CASES[case]
+    q, k, v = _rand(rng, sq), _rand(rng, sk), _rand(rng, sv)
+    extra = ()
+    if sm is not None:
+        if case.startswith("bool"):
+            mask = rng.random(sm) > 0.3
+            mask[..., 0] = True  # no fully masked row
+        else:
+            mask = _rand(rng, sm)
+        extra = (mask,)
+    _check(q, k, v, *extra)
+
+
+@pytest.mark.parametrize("l_len,s_len", [(9, 9), (5, 12), (12, 5)])
+def test_sdpa_causal(l_len, s_len, n_threads, small_blocks):
+    rng = np.random.default_rng(1)
+    q, k, v = _rand(rng, [2, 3, l_len, 8]), _rand(rng, [2, 3, s_len, 8]), _rand(rng, [2, 3, s_len, 8])
+    junk = np.full((l_len, s_len), -1e9, np.float32)  # causal ignores the mask
+    _check(q, k, v, junk, np.float32(0.3), causal=True)
+    _check(q, k, v, causal=True)
+
+
+def test_sdpa_explicit_scale_and_dtypes(small_blocks):
+    rng = np.random.default_rng(2)
+    q, k, v = _rand(rng, [1, 2, 6, 4]), _rand(rng, [1, 2, 7, 4]), _rand(rng, [1, 2, 7, 4])
+    mask = _rand(rng, [1, 1, 6, 7])
+    _check(q, k, v, mask, np.array([0.7], np.float32))
+    _check(*(x.astype(np.float64) for x in (q, k, v)), mask.astype(np.float64), rtol=1e-12, atol=1e-13)
+    _check(*(x.astype(np.float16) for x in (q, k, v)), mask.astype(np.float16), rtol=2e-3, atol=2e-3)
+
+
+def test_sdpa_default_blocks_large_rows(n_threads):
+    """Rows longer than a block (several row blocks per head) on the pool."""
+    rng = np.random.default_rng(3)
+    q, k, v = _rand(rng, [1, 2, 300, 16]), _rand(rng, [1, 2, 1400, 16]), _rand(rng, [1, 2, 1400, 16])
+    mask = rng.random([1, 1, 1, 1400]) > 0.1
+    mask[..., 0] = True
+    _check(q, k, v, mask)
+
+
+def test_sdpa_fully_masked_row_is_nan_and_empty_shapes(small_blocks):
+    rng = np.random.default_rng(4)
+    q, k, v = _rand(rng, [1, 1, 3, 4]), _rand(rng, [1, 1, 5, 4]), _rand(rng, [1, 1, 5, 4])
+    mask = np.ones((3, 5), np.bool_)
+    mask[1] = False
+    with np.errstate(invalid="ignore"):
+        got = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, mask)
+        want = _reference(q, k, v, mask)
+    assert np.isnan(got[0, 0, 1]).all() and np.isnan(want[0, 0, 1]).all()
+    np.testing.assert_allclose(got[0, 0, [0, 2]], want[0, 0, [0, 2]], rtol=1e-5, atol=1e-6)
+    empty = kernel_for("ov.ScaledDotProductAttention")(_node(), q[:, :, :0], k, v)
+    assert empty.shape == (1, 1, 0, 4)
+
+
+def test_blas_threads_is_temporary_and_run_tasks_runs_all(n_threads):
+    from threadpoolctl import threadpool_info
+
+    def blas() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    with threads.blas_threads(1):
+        assert blas() == {1}
+    assert blas() == {n_threads}
+    done: list[int] = []
+    threads.run_tasks([(done.append, (i,)) for i in range(7)])
+    assert sorted(done) == list(range(7))
+
+
+@pytest.mark.parametrize("value", [0.0, 1.5, -np.inf])
+def test_sdpa_one_element_mask(value):
+    """A scalar float mask (what converters pass with an explicit scale) and a
+    [1, 1, 1, 1] one that raises the rank of 3-D inputs."""
+    rng = np.random.default_rng(5)
+    q, k, v = _rand(rng, [3, 5, 4]), _rand(rng, [3, 6, 4]), _rand(rng, [3, 6, 4])
+    with np.errstate(invalid="ignore"):
+        for mask in (np.float32(value), np.full((1, 1, 1, 1), value, np.float32)):
+            got = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, mask, np.float32(0.4))
+            want = _reference(q, k, v, mask, 0.4)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
