@@ -16,8 +16,27 @@ def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if node.attr("transpose_b", False) and b.ndim >= 2:
         b = np.swapaxes(b, -1, -2)
     if a.dtype == np.float16:
-        return np.matmul(a.astype(np.float32), b.astype(np.float32))
-    return np.matmul(a, b)
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return _product(a, b)
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)``; an N-D ``a`` times a matrix (``b`` 2-D, or its
+    leading dims all 1) as one [M, K] x [K, N] GEMM of ``a``'s rows (a view
+    when ``a`` is contiguous): ``np.matmul`` would loop over the batch dims,
+    one small GEMM per matrix of ``a``."""
+    if a.ndim < 3 or b.ndim < 2 or b.ndim > a.ndim or a.dtype != b.dtype:
+        return np.matmul(a, b)
+    if b.ndim > 2:
+        if any(d != 1 for d in b.shape[:-2]):
+            return np.matmul(a, b)
+        b = b.reshape(b.shape[-2:])
+    k, n = b.shape
+    if a.shape[-1] != k or a.size == 0 or b.size == 0:
+        return np.matmul(a, b)  # its own error message, or an empty result
+    out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
+    np.matmul(a.reshape(-1, k), b, out=out.reshape(-1, n))
+    return out
 
 
 mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
