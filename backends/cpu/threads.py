@@ -20,12 +20,16 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
 
 _LOCK = threading.Lock()
 _THREADS: int | None = None  # None: not configured yet
 _POOL: ThreadPoolExecutor | None = None
 _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
+_BLAS: list[Any] | None = None  # threadpoolctl's controllers of the loaded BLAS libraries
 
 
 def available_cores() -> int:
@@ -91,3 +95,24 @@ def pool() -> ThreadPoolExecutor:
                 _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu")
                 _POOL_KEY = key
     return _POOL
+
+
+@contextmanager
+def serial_blas() -> Iterator[None]:
+    """BLAS runs one thread per call inside (for a caller that splits a
+    product over :func:`pool` itself: one join per product instead of
+    OpenBLAS's barriers, which a preempted thread stalls on a loaded
+    machine); the count in force is restored on exit."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS = list(ThreadpoolController().select(user_api="blas").lib_controllers)
+    for lib in _BLAS:
+        lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        n = threads()
+        for lib in _BLAS:
+            lib.set_num_threads(n)

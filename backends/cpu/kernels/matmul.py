@@ -7,6 +7,14 @@ import numpy as np
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
+from xmo.backends.cpu.threads import pool, serial_blas, threads
+
+#: multiply-adds below which a product stays one BLAS call
+_MIN_SPLIT = 1 << 20
+#: column ranges of a split product start at multiples of this
+_COL_ALIGN = 16
+#: element types whose products are split
+_SPLIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @register_kernel("ov.MatMul")
@@ -25,7 +33,7 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     leading dims all 1) as one [M, K] x [K, N] GEMM of ``a``'s rows (a view
     when ``a`` is contiguous): ``np.matmul`` would loop over the batch dims,
     one small GEMM per matrix of ``a``."""
-    if a.ndim < 3 or b.ndim < 2 or b.ndim > a.ndim or a.dtype != b.dtype:
+    if a.ndim < 2 or b.ndim < 2 or b.ndim > a.ndim or a.dtype != b.dtype:
         return np.matmul(a, b)
     if b.ndim > 2:
         if any(d != 1 for d in b.shape[:-2]):
@@ -35,8 +43,39 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape[-1] != k or a.size == 0 or b.size == 0:
         return np.matmul(a, b)  # its own error message, or an empty result
     out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
-    np.matmul(a.reshape(-1, k), b, out=out.reshape(-1, n))
+    _gemm(a.reshape(-1, k), b, out.reshape(-1, n))
     return out
+
+
+def _gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``out = a @ b`` (2-D, f32/f64 split): with several threads, a large
+    product is cut in one range of rows of ``a`` (when ``a`` is the larger
+    operand) or of columns of ``b`` per thread, each one single-threaded BLAS
+    call on the helper pool (numpy releases the GIL in BLAS)."""
+    m, k = a.shape
+    n = b.shape[1]
+    tasks = threads()
+    if tasks < 2 or m * n * k < _MIN_SPLIT or a.dtype not in _SPLIT_DTYPES:
+        np.matmul(a, b, out=out)
+        return
+    if m * k >= k * n:
+        cuts = [m * i // tasks for i in range(tasks + 1)]
+        parts = [(a[lo:hi], b, out[lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+    else:
+        cuts = [min(n, (n * i // tasks + _COL_ALIGN - 1) // _COL_ALIGN * _COL_ALIGN)
+                for i in range(tasks)] + [n]
+        parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+    with serial_blas():
+        futures = [pool().submit(_matmul_into, *p) for p in parts[1:]]
+        try:
+            _matmul_into(*parts[0])
+        finally:
+            for f in futures:
+                f.result()
+
+
+def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    np.matmul(a, b, out=out)
 
 
 mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
