@@ -17,10 +17,11 @@ what is set (the affinity default on first use).
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -116,3 +117,29 @@ def serial_blas() -> Iterator[None]:
         n = threads()
         for lib in _BLAS:
             lib.set_num_threads(n)
+
+
+def run_parts(fn: Callable[..., Any], parts: Sequence[tuple[Any, ...]]) -> None:
+    """``fn(*part)`` for every part, on the calling thread and up to
+    ``threads() - 1`` pool workers, each taking the next part not yet taken
+    (``fn`` must release the GIL to run in parallel). A worker that has not
+    started when the caller runs out of parts is cancelled, so a loaded
+    machine that leaves a worker waiting for a core costs no wait."""
+    if len(parts) < 2 or threads() < 2:
+        for p in parts:
+            fn(*p)
+        return
+    taken = itertools.count()  # next() is atomic under the GIL
+    n = len(parts)
+
+    def work() -> None:
+        while (i := next(taken)) < n:
+            fn(*parts[i])
+
+    futures = [pool().submit(work) for _ in range(min(threads(), len(parts)) - 1)]
+    try:
+        work()
+    finally:
+        for f in futures:
+            if not f.cancel():
+                f.result()

@@ -7,7 +7,7 @@ import numpy as np
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
-from xmo.backends.cpu.threads import pool, serial_blas, threads
+from xmo.backends.cpu.threads import run_parts, serial_blas, threads
 
 #: multiply-adds below which a product stays one BLAS call
 _MIN_SPLIT = 1 << 20
@@ -26,6 +26,9 @@ def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype == np.float16:
         a, b = a.astype(np.float32), b.astype(np.float32)
     return _product(a, b)
+
+
+mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
 
 
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -48,16 +51,18 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``out = a @ b`` (2-D, f32/f64 split): with several threads, a large
-    product is cut in one range of rows of ``a`` (when ``a`` is the larger
-    operand) or of columns of ``b`` per thread, each one single-threaded BLAS
-    call on the helper pool (numpy releases the GIL in BLAS)."""
+    """``out = a @ b`` (2-D): with several threads, a large f32/f64 product is
+    cut in ranges of rows of ``a`` (when ``a`` is the larger operand) or of
+    columns of ``b``, one or two per thread, each a single-threaded BLAS call
+    (numpy releases the GIL in BLAS) shared by the threads
+    (:func:`~xmo.backends.cpu.threads.run_parts`)."""
     m, k = a.shape
     n = b.shape[1]
-    tasks = threads()
-    if tasks < 2 or m * n * k < _MIN_SPLIT or a.dtype not in _SPLIT_DTYPES:
+    work = m * n * k
+    if threads() < 2 or work < _MIN_SPLIT or a.dtype not in _SPLIT_DTYPES:
         np.matmul(a, b, out=out)
         return
+    tasks = threads() * (2 if work >= 8 * _MIN_SPLIT else 1)  # two ranges per thread: balance
     if m * k >= k * n:
         cuts = [m * i // tasks for i in range(tasks + 1)]
         parts = [(a[lo:hi], b, out[lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
@@ -66,19 +71,11 @@ def _gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
                 for i in range(tasks)] + [n]
         parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     with serial_blas():
-        futures = [pool().submit(_matmul_into, *p) for p in parts[1:]]
-        try:
-            _matmul_into(*parts[0])
-        finally:
-            for f in futures:
-                f.result()
+        run_parts(_matmul_into, parts)
 
 
 def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     np.matmul(a, b, out=out)
-
-
-mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
 
 
 @register_kernel("ov.Einsum")

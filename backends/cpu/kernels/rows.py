@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from xmo.backends.cpu.threads import pool, threads
+from xmo.backends.cpu.threads import run_parts, threads
 
 #: element types the row kernels take
 ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -35,8 +35,8 @@ _ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,
           -1.3667240247640703e-08)
 _ERF_Q = (1.0, 0.4970295886182726, 0.11382673312671725, 0.015453622277942081,
           0.0013095944993118053, 6.401010100064748e-05)
-#: elements per task below which :func:`run_rows` stays on the calling thread
-_MIN_TASK = 1 << 15
+#: fewest elements in one range of :func:`run_rows`
+_MIN_TASK = 1 << 16
 
 _kernels: Any = None
 
@@ -71,10 +71,11 @@ def row_kernels() -> Any:
                 for j in range(n):
                     out[r, j] = out[r, j] / s
 
-        @numba.njit(cache=True, nogil=True)
-        def mvn(x, eps, inside_sqrt, out):  # pragma: no cover (compiled)
+        # reassoc: the f64 sums vectorize (their order changes, not their precision)
+        @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+        def mvn(x, eps, inside_sqrt, out, lo=0, hi=-1):  # pragma: no cover (compiled)
             rows, n = x.shape
-            for r in range(rows):
+            for r in range(lo, rows if hi < 0 else hi):
                 s = 0.0
                 for j in range(n):
                     s += x[r, j]
@@ -141,17 +142,11 @@ def row_kernels() -> Any:
 
 def run_rows(kernel: Callable[..., None], rows: int, per_row: int, *args: Any) -> None:
     """``kernel(*args, lo, hi)`` over rows ``0..rows`` (``per_row`` elements
-    each), split in one contiguous range per thread when each range has at
-    least ``_MIN_TASK`` elements (the calling thread takes the first; the
-    kernel must release the GIL)."""
-    tasks = min(threads(), rows, rows * per_row // _MIN_TASK)
+    each) in ranges of at least ``_MIN_TASK`` elements, shared by the threads
+    (:func:`~xmo.backends.cpu.threads.run_parts`; the kernel releases the GIL)."""
+    tasks = min(rows, rows * per_row // _MIN_TASK, 4 * threads())
     if tasks <= 1:
         kernel(*args, 0, rows)
         return
     bounds = [rows * i // tasks for i in range(tasks + 1)]
-    futures = [pool().submit(kernel, *args, bounds[i], bounds[i + 1]) for i in range(1, tasks)]
-    try:
-        kernel(*args, 0, bounds[1])
-    finally:
-        for f in futures:
-            f.result()
+    run_parts(kernel, [(*args, lo, hi) for lo, hi in zip(bounds, bounds[1:])])
