@@ -196,21 +196,21 @@ def test_large_products_split_over_threads_match_numpy():
     larger) or by columns (the right one larger); an N-D left operand is one
     GEMM of its rows, also when it is not contiguous."""
     from xmo.backends.cpu import threads
-    from xmo.backends.cpu.kernels.matmul import _product
+    from xmo.backends.cpu.kernels.matmul import product
 
     try:
         threads.set_threads(2)
         for m, k, n in ((301, 64, 70), (7, 300, 1000), (1, 2048, 600)):
             a = RNG.standard_normal((m, k)).astype(np.float32)
             b = RNG.standard_normal((k, n)).astype(np.float32)
-            np.testing.assert_allclose(_product(a, b), a @ b, rtol=1e-5, atol=1e-4)
+            np.testing.assert_allclose(product(a, b), a @ b, rtol=1e-5, atol=1e-4)
         a = RNG.standard_normal((3, 80, 40, 64)).astype(np.float32)
         b = RNG.standard_normal((1, 64, 50)).astype(np.float32)
         for lhs in (a, a.transpose(0, 2, 1, 3)):
-            got = _product(lhs, b)
+            got = product(lhs, b)
             assert got.shape == lhs.shape[:-1] + (50,)
             np.testing.assert_allclose(got, np.matmul(lhs, b), rtol=1e-5, atol=1e-4)
         ints = np.arange(24, dtype=np.int64).reshape(2, 3, 4)
-        np.testing.assert_array_equal(_product(ints, np.ones((4, 2), np.int64)), ints @ np.ones((4, 2), np.int64))
+        np.testing.assert_array_equal(product(ints, np.ones((4, 2), np.int64)), ints @ np.ones((4, 2), np.int64))
     finally:
         threads.set_threads(None)

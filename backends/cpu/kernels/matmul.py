@@ -25,13 +25,13 @@ def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         b = np.swapaxes(b, -1, -2)
     if a.dtype == np.float16:
         a, b = a.astype(np.float32), b.astype(np.float32)
-    return _product(a, b)
+    return product(a, b)
 
 
 mark_producer("MatMul", _matmul)  # a new array: its bias and activation may run in it
 
 
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)``; an N-D ``a`` times a matrix (``b`` 2-D, or its
     leading dims all 1) as one [M, K] x [K, N] GEMM of ``a``'s rows (a view
     when ``a`` is contiguous): ``np.matmul`` would loop over the batch dims,
@@ -46,11 +46,11 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.shape[-1] != k or a.size == 0 or b.size == 0:
         return np.matmul(a, b)  # its own error message, or an empty result
     out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
-    _gemm(a.reshape(-1, k), b, out.reshape(-1, n))
+    gemm(a.reshape(-1, k), b, out.reshape(-1, n))
     return out
 
 
-def _gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``out = a @ b`` (2-D): with several threads, a large f32/f64 product is
     cut in ranges of rows of ``a`` (when ``a`` is the larger operand) or of
     columns of ``b``, one or two per thread, each a single-threaded BLAS call
