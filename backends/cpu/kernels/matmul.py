@@ -36,15 +36,14 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     leading dims all 1) as one [M, K] x [K, N] GEMM of ``a``'s rows (a view
     when ``a`` is contiguous): ``np.matmul`` would loop over the batch dims,
     one small GEMM per matrix of ``a``."""
-    if a.ndim < 2 or b.ndim < 2 or b.ndim > a.ndim or a.dtype != b.dtype:
-        return np.matmul(a, b)
-    if b.ndim > 2:
-        if any(d != 1 for d in b.shape[:-2]):
-            return np.matmul(a, b)
+    if b.ndim > 2 and b.ndim <= a.ndim and all(d == 1 for d in b.shape[:-2]):
         b = b.reshape(b.shape[-2:])
+    if b.ndim != 2 or a.ndim < 2 or a.dtype != b.dtype or a.shape[-1] != b.shape[0]:
+        return np.matmul(a, b)  # batched, promoting, or its own error message
     k, n = b.shape
-    if a.shape[-1] != k or a.size == 0 or b.size == 0:
-        return np.matmul(a, b)  # its own error message, or an empty result
+    m = a.size // k if k else 0
+    if m * n * k < _MIN_SPLIT and (a.ndim == 2 or m == a.shape[-2]) or not (m and n):
+        return np.matmul(a, b)  # small and one matrix, or empty: as it is
     out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
     gemm(a.reshape(-1, k), b, out.reshape(-1, n))
     return out
