@@ -59,3 +59,44 @@ def test_softmax_rows_f32_long_and_infinite(rk, n):
     assert np.isnan(out[4]).all() and np.isnan(out[5, 0])
     if n > 1:
         assert out[1, 0] == 0.0
+
+
+def test_erf_rows_exact_to_f32_rounding():
+    import math
+
+    from xmo.backends.cpu.kernels.activations import erf
+
+    z = np.concatenate([np.linspace(-6, 6, 200_001, dtype=np.float32),
+                        np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30], np.float32)])
+    got = erf(z)
+    assert got.dtype == np.float32
+    ref = np.array([math.erf(float(v)) for v in z[:-6:7]])
+    assert np.abs(got[:-6:7] - ref).max() <= 6e-8  # half an ulp below 1 is 3e-8
+    np.testing.assert_array_equal(got[-6:-4], [1, -1])
+    assert np.isnan(got[-4]) and got[-3] == 0 and np.signbit(got[-2]) and got[-1] == np.float32(1.1283792e-30)
+    # f64 keeps math.erf
+    np.testing.assert_allclose(erf(z[:-6:1000].astype(np.float64)), [math.erf(float(v)) for v in z[:-6:1000]],
+                               rtol=1e-15, atol=1e-16)
+
+
+def test_bias_act_rows_split_over_threads(rk):
+    from xmo.backends.cpu import threads
+    from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_NONE, run_rows
+
+    x = np.random.default_rng(2).normal(size=(300, 257)).astype(np.float32)
+    a = np.random.default_rng(3).normal(size=257).astype(np.float32)
+    b = np.random.default_rng(4).normal(size=257).astype(np.float32)
+    none = np.empty(0, np.float32)
+    try:
+        threads.set_threads(2)
+        y = x.copy()
+        run_rows(rk.bias_act, 300, 257, y, a, b, ACT_NONE)
+        np.testing.assert_array_equal(y, x * a + b)  # the same f32 roundings as numpy
+        y = x.copy()
+        run_rows(rk.bias_act, 300, 257, y, none, none, ACT_GELU_ERF)
+    finally:
+        threads.set_threads(None)
+    import math
+
+    want = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64).ravel()])
+    np.testing.assert_allclose(y.ravel(), want, rtol=1e-6, atol=1e-7)

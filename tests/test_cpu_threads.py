@@ -83,3 +83,24 @@ def test_numba_threading_layer_is_never_started_by_xmo():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1]) == [False, 1]
+
+
+def test_run_tasks_runs_each_task_once_and_raises():
+    threads.set_threads(2)
+    seen: list[int] = []
+    threads.run_tasks([(seen.append, (i,)) for i in range(9)])
+    assert sorted(seen) == list(range(9))
+
+    def bad(i: int) -> None:
+        if i == 3:
+            raise ValueError("part 3")
+
+    with pytest.raises(ValueError, match="part 3"):
+        threads.run_tasks([(bad, (i,)) for i in range(6)])
+
+
+def test_blas_threads_one_restores_the_count():
+    threads.set_threads(2)
+    with threads.blas_threads(1):
+        assert _blas_threads() == {1}
+    assert _blas_threads() == {2}

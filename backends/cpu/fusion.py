@@ -9,12 +9,14 @@
   bias (a fused affine step) and/or an activation runs as one step: the
   affine part updates the product's fresh buffer in place, the activation
   is its own kernel called on it. Producers declare with :func:`mark_producer`
-  that their kernel returns a new array.
+  that their kernel returns a new array. When the affine part is one value
+  per column (or one value) and the activation has a row form (see
+  :func:`mark_row_epilogue`), both run as one pass over the product's rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from xdsl.ir import Operation
@@ -52,6 +54,37 @@ def mark_producer(op_type: str, kernel: Kernel) -> None:
     if op_type not in ("Convolution", "GroupConvolution", "MatMul"):
         raise ValueError(f"{op_type} is not an epilogue producer")
     _PRODUCERS[op_type] = kernel
+
+
+#: ``apply(x2d, a, b)``: ``act(x2d * a + b)`` in place on a C-contiguous 2-D
+#: array (``a``/``b``: one value per column, or None for none)
+RowEpilogue = Callable[[np.ndarray, "np.ndarray | None", "np.ndarray | None"], None]
+#: ``planner(act_node, act_extra, dtype)``: the activation's row epilogue, or None
+RowPlanner = Callable[["KernelNode | None", tuple[np.ndarray, ...], np.dtype], "RowEpilogue | None"]
+#: row epilogue planners, by activation kernel (None: no activation)
+_ROW_PLANNERS: dict[Kernel | None, RowPlanner] = {}
+
+
+def mark_row_epilogue(act_kernel: Kernel | None, planner: RowPlanner) -> None:
+    """Declare that ``planner`` gives the row form of epilogues ending with
+    ``act_kernel`` (None: a bias or scale without activation); it is asked
+    once per fused step and returns None when that node has none."""
+    _ROW_PLANNERS[act_kernel] = planner
+
+
+def _per_column(c: np.ndarray | None, shape: tuple[int, ...]) -> tuple[bool, np.ndarray | None]:
+    """(ok, ``c`` as one value per column of ``shape``: a contiguous 1-D array
+    of length ``shape[-1]``, None for no constant); not ok when ``c`` (an
+    affine constant broadcasting to ``shape``) varies along another axis, or
+    is one value and the last dim is dynamic."""
+    if c is None:
+        return True, None
+    if any(d != 1 for d in c.shape[:-1]):
+        return False, None
+    if c.size == 1:
+        n = shape[-1]
+        return (False, None) if n < 0 else (True, np.full(n, c.reshape(()), c.dtype))
+    return True, np.ascontiguousarray(c.reshape(-1))
 
 
 class AffineKernel:
@@ -108,6 +141,31 @@ class EpilogueKernel:
         self.act = act
         self.ops = [producer[0].op, *(affine[1].ops if affine else ()),
                     *([act[0].op] if act else ())]
+        self.rows: tuple[RowEpilogue, np.ndarray | None, np.ndarray | None] | None = None
+        self._plan_rows()
+
+    def _plan_rows(self) -> None:
+        """The one-pass row form (``self.rows``: apply, a, b) when the affine
+        constants are per column and the activation has a row epilogue."""
+        pnode = self.producer[0]
+        dtype = pnode.out_dtypes[0]
+        shape = pnode.out_shapes[0]
+        planner = _ROW_PLANNERS.get(self.act[1] if self.act else None)
+        if planner is None or dtype is None or shape is None or len(shape) < 1:
+            return
+        a = b = None
+        if self.affine is not None:
+            affine = self.affine[1]
+            if affine.shape != tuple(shape) or affine.dtype != dtype:
+                return
+            ok_a, a = _per_column(affine.a, tuple(shape))
+            ok_b, b = _per_column(affine.b, tuple(shape))
+            if not (ok_a and ok_b):
+                return
+        anode, extra = (self.act[0], self.act[2]) if self.act else (None, ())
+        apply = planner(anode, extra, dtype)
+        if apply is not None:
+            self.rows = (apply, a, b)
 
     @property
     def step_type(self) -> str:
@@ -121,6 +179,13 @@ class EpilogueKernel:
             raise
         except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
             raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
+        rows = self.rows
+        if (rows is not None and res.ndim and res.flags.c_contiguous and res.size
+                and res.dtype == pnode.out_dtypes[0]
+                and (rows[1] is None or rows[1].shape[0] == res.shape[-1])
+                and (rows[2] is None or rows[2].shape[0] == res.shape[-1])):
+            rows[0](res.reshape(-1, res.shape[-1]), rows[1], rows[2])
+            return res
         if self.affine is not None:
             fnode, affine = self.affine
             res = affine.run(res, True)  # the product's own new buffer

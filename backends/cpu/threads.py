@@ -18,6 +18,7 @@ what is set (the affinity default on first use).
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
@@ -100,41 +101,41 @@ def pool() -> ThreadPoolExecutor:
 
 def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:
     """Run ``(fn, args)`` tasks: the calling thread and up to ``threads() - 1``
-    pool threads take them from a shared queue (dynamic load balance: on a
-    busy machine a late helper only delays the task it took, the caller takes
-    the rest). ``fn`` should release the GIL (numba ``nogil``, BLAS, large
-    numpy operations)."""
-    helpers = min(len(tasks), threads()) - 1
-    if helpers <= 0:
+    pool workers each take the next task not yet taken (dynamic load balance:
+    on a busy machine a late worker only delays the task it took, the caller
+    takes the rest). A worker that has not started when the caller runs out of
+    tasks is cancelled, so a worker waiting for a core costs no wait. ``fn``
+    should release the GIL (numba ``nogil``, BLAS, large numpy operations).
+    A task's exception is raised here."""
+    n = len(tasks)
+    if n < 2 or threads() < 2:
         for fn, args in tasks:
             fn(*args)
         return
-    order = iter(range(len(tasks)))
-    lock = threading.Lock()
+    taken = itertools.count()  # next() is atomic under the GIL
 
-    def drain() -> None:
-        while True:
-            with lock:
-                i = next(order, None)
-            if i is None:
-                return
+    def work() -> None:
+        while (i := next(taken)) < n:
             fn, args = tasks[i]
             fn(*args)
 
-    futures = [pool().submit(drain) for _ in range(helpers)]
-    drain()
-    for f in futures:
-        f.result()
+    futures = [pool().submit(work) for _ in range(min(threads(), n) - 1)]
+    try:
+        work()
+    finally:
+        for f in futures:
+            if not f.cancel():
+                f.result()
 
 
 @contextmanager
 def blas_threads(n: int) -> Iterator[None]:
     """BLAS on ``n`` threads inside the block (then back to what it was), for
-    kernels that split their matrix products over the helper pool themselves:
-    one BLAS thread per task instead of every task waking all of BLAS's
-    threads (which serialise and spin). Process-wide while it lasts; a few
-    microseconds to enter and leave (the BLAS libraries are looked up once
-    per process)."""
+    kernels that split their matrix products over the helper pool themselves
+    (``blas_threads(1)``): one join per product instead of OpenBLAS's
+    barriers, which a preempted thread stalls on a loaded machine.
+    Process-wide while it lasts; a few microseconds to enter and leave (the
+    BLAS libraries are looked up once per process)."""
     global _BLAS
     pid, libs = _BLAS
     if pid != os.getpid():

@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
-from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
+from xmo.backends.cpu.fusion import RowEpilogue, mark_row_epilogue
+from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_NONE, ROW_DTYPES, row_kernels, run_rows
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
 # ---------------------------------------------------------------------------
-# erf: numba ufunc around math.erf (compiled on first use)
+# erf: f32 by the row kernels' rational form (SIMD), else a numba ufunc
+# around math.erf (compiled on first use)
 # ---------------------------------------------------------------------------
 
 _erf_ufunc = None
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """Vectorized error function (exact to double precision)."""
+    """Vectorized error function (exact to the precision of x's float type)."""
     global _erf_ufunc
+    x = np.asarray(x)
+    if x.dtype == np.float32 and x.size:
+        rk = row_kernels()
+        if rk is not None:
+            flat = np.ascontiguousarray(x).reshape(-1)
+            out = np.empty(x.shape, x.dtype)
+            run_rows(rk.erf, flat.size, 1, flat, out.reshape(-1))
+            return out
     if _erf_ufunc is None:
         try:
             from numba import vectorize
@@ -31,7 +42,6 @@ def erf(x: np.ndarray) -> np.ndarray:
             )(lambda v: math.erf(v))
         except Exception:  # noqa: BLE001  (numba missing: slow but exact)
             _erf_ufunc = np.vectorize(math.erf, otypes=[np.float64])
-    x = np.asarray(x)
     work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float64)
     return np.asarray(_erf_ufunc(work)).astype(x.dtype if x.dtype.kind == "f" else np.float64)
 
@@ -136,10 +146,20 @@ def _round(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.round(x) if mode == "half_to_even" else _round_away(x)
 
 
+def _gelu_mode(node: KernelNode) -> str:
+    return str(node.attr("approximation_mode", "erf")).lower()
+
+
 @register_kernel("ov.Gelu", "ov.Gelu_opset2")
 def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
-    mode = str(node.attr("approximation_mode", "erf")).lower()
+    mode = _gelu_mode(node)
+    if mode != "tanh" and x.dtype == np.float32 and x.size:
+        apply = _row_epilogue(ACT_GELU_ERF)
+        if apply is not None:
+            t = np.array(x, order="C")
+            apply(t.reshape(-1, t.shape[-1]) if t.ndim else t.reshape(1, 1), None, None)
+            return t
     # 0.5 * x * (1 + f(x)), in one buffer
     if mode == "tanh":
         t = np.multiply(x, x)
@@ -154,6 +174,42 @@ def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     t *= x
     t *= 0.5
     return t
+
+
+@functools.cache
+def _row_epilogue(act: int) -> RowEpilogue | None:
+    """``apply(x2d, a, b)``: ``act(x2d * a + b)`` in place by the row kernel
+    (rows split over the threads), None without numba."""
+    rk = row_kernels()
+    if rk is None:
+        return None
+    kernel = rk.bias_act
+    none = {dt: np.empty(0, dt) for dt in ROW_DTYPES}
+
+    def apply(x2d: np.ndarray, a: np.ndarray | None, b: np.ndarray | None) -> None:
+        e = none[x2d.dtype]
+        run_rows(kernel, x2d.shape[0], x2d.shape[1], x2d,
+                 e if a is None else a, e if b is None else b, act)
+
+    return apply
+
+
+def _plan_affine_rows(node: KernelNode | None, extra: tuple[np.ndarray, ...],
+                      dtype: np.dtype) -> RowEpilogue | None:
+    """A product's bias and scale without activation: f32 and f64."""
+    return _row_epilogue(ACT_NONE) if dtype in ROW_DTYPES else None
+
+
+def _plan_gelu_rows(node: KernelNode | None, extra: tuple[np.ndarray, ...],
+                    dtype: np.dtype) -> RowEpilogue | None:
+    """The erf form of Gelu on f32 (f64 keeps math.erf)."""
+    if node is None or _gelu_mode(node) == "tanh" or dtype != np.float32:
+        return None
+    return _row_epilogue(ACT_GELU_ERF)
+
+
+mark_row_epilogue(None, _plan_affine_rows)
+mark_row_epilogue(_gelu, _plan_gelu_rows)
 
 
 @register_kernel("ov.Swish")

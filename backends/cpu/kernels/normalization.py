@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
-from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels, run_rows
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -27,8 +27,9 @@ def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
         rk = row_kernels()
         if rk is not None:  # LayerNorm: one numba pass per row
             out = np.empty(x.shape, x.dtype)
-            rk.mvn(np.ascontiguousarray(x).reshape(-1, x.shape[-1]), eps_f, inside,
-                   out.reshape(-1, x.shape[-1]))
+            n = x.shape[-1]
+            run_rows(rk.mvn, x.size // n, n, np.ascontiguousarray(x).reshape(-1, n), eps_f, inside,
+                     out.reshape(-1, n))
             return out
     y = np.subtract(x, np.mean(x, axis=ax, keepdims=True))
     if node.attr("normalize_variance", False):
