@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+import warnings
 import weakref
 from typing import Any
 
@@ -82,7 +83,7 @@ def test_model_names_never_enter_the_source():
     # identifiers of the generated function: letters + an index, and a few helpers
     names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", src))
     allowed = re.compile(r"^([vcknDSP]\d+|run|r|x|ok|s|so|chk|ND|None|is|not|or|if|len|"
-                         r"return|def|reshape|transpose|shape|dtype|__class__)$")
+                         r"return|def|reshape|transpose|shape|dtype|__class__|with|ES)$")
     assert {n for n in names if not allowed.match(n)} == set()
 
 
@@ -170,3 +171,29 @@ def test_one_model_in_several_threads():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_elementwise_steps_are_ufunc_calls_without_float_warnings():
+    x = ParameterOp.new("f32", [2, 3], name="x")
+    y = ParameterOp.new("f32", [3], name="y")
+    add = _op("Add", [x, y], [2, 3], "add")
+    sub = _op("Subtract", [add, x], [2, 3], "sub", auto_broadcast="none")
+    less = op_class("Less").make([sub, y], {}, result_types=[tensor("boolean", [2, 3])], name="lt")
+    module = ModuleOp([x, y, add, sub, less, ResultOp.new(sub.results[0]),
+                       ResultOp.new(less.results[0])])
+    model = CompiledModel(module)
+    src = model._runner.source
+    assert "with ES():" in src
+    assert re.search(r"= k\d+\(v\d+, v\d+\)", src)  # Add, Less: the ufunc itself
+    assert re.search(r"= k\d+\(n\d+, v\d+, v\d+\)", src)  # Subtract (no broadcast): its kernel
+    a = np.array([[1, np.inf, 3], [4, 5, -np.inf]], np.float32)
+    b = np.array([np.inf, -np.inf, 1e38], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # inf - inf, overflow: no RuntimeWarning, as the kernels
+        got = model([a, b])
+    with np.errstate(all="ignore"):
+        want = (a + b) - a
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], want < b)
+    for g, w in zip(got, _observed(model, [a, b])):
+        np.testing.assert_array_equal(g, w)

@@ -172,6 +172,34 @@ def _view_call(st: Step, consts: Mapping[int, np.ndarray], x: str) -> tuple[str,
     return f"{x}.reshape(({''.join(p + ', ' for p in parts)}))", None, not fits
 
 
+#: built-in elementwise kernels that are one ufunc call in the floating-point
+#: error state their kernels set (numpy broadcasting)
+_UFUNCS = {
+    "ov.Add": np.add, "ov.Subtract": np.subtract, "ov.Multiply": np.multiply,
+    "ov.Maximum": np.maximum, "ov.Minimum": np.minimum,
+    "ov.Equal": np.equal, "ov.NotEqual": np.not_equal, "ov.Less": np.less,
+    "ov.LessEqual": np.less_equal, "ov.Greater": np.greater,
+    "ov.GreaterEqual": np.greater_equal, "ov.LogicalAnd": np.logical_and,
+    "ov.LogicalOr": np.logical_or,
+}
+
+
+def _ufunc(st: Step) -> np.ufunc | None:
+    """The ufunc a step's built-in binary elementwise kernel calls, when
+    its operands broadcast the numpy way (the kernel then does nothing else)."""
+    name = st.node.op.name
+    fn = _UFUNCS.get(name)
+    if fn is None or len(st.args) != 2 or not is_builtin_kernel(name, st.kernel):
+        return None
+    if str(st.node.attr("auto_broadcast", "numpy")).lower() != "numpy":
+        return None
+    return fn
+
+
+def _errstate() -> Any:
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 class ScheduleRunner:
     """A schedule as one compiled function: ``runner(args)`` takes the
     parameters' arrays (in ``params`` order) and returns the values of
@@ -206,6 +234,7 @@ class ScheduleRunner:
                 return f"c{s}"
             return f"v{s}"
 
+        uses_errstate = False
         head = ", ".join(["T"] * timed + [f"v{s}" for s in params])
         emit(f"def run({head}):")
         if timed:
@@ -218,7 +247,13 @@ class ScheduleRunner:
             if timed:
                 emit("    t = pc()", i)
             view = _view_call(st, consts, val(args[0])) if args else None
-            if view is not None:
+            ufunc = _ufunc(st) if view is None and steal is None else None
+            if ufunc is not None:
+                g[f"k{i}"] = ufunc
+                uses_errstate = True
+                call = f"k{i}({val(args[0])}, {val(args[1])})"
+                self._emit_outputs(i, node, outs, call, g, emit, checked=True)
+            elif view is not None:
                 expr, g[f"P{i}"], checked = view
                 self._emit_outputs(i, node, outs, expr.replace("(P)", f"(P{i})"), g, emit,
                                    checked=checked, one_array=True)
@@ -239,6 +274,10 @@ class ScheduleRunner:
             if timed:
                 emit(f"    T[{i}] += pc() - t", i)
         emit("    return (" + "".join(f"{val(s)}, " for s in results) + ")")
+        if uses_errstate:  # the whole run in the state those kernels set per call
+            g["ES"] = _errstate
+            lines[1:] = ["    with ES():", *("    " + line for line in lines[1:])]
+            owner[1:] = [-1, *owner[1:]]
         src = "\n".join(lines) + "\n"
         if not timed:
             self.source = src
