@@ -50,7 +50,8 @@ def _views_module() -> ModuleOp:
     c3 = ConstantOp.from_array(np.array([0.5], np.float32))
     mul = _op("Multiply", [r2, c2], [-1, 6], "mul")
     add = _op("Add", [mul, c3], [-1, 6], "add")
-    return ModuleOp([x, y, s1, p, ax, s2, s3, rev, c2, c3, relu, r1, t1, u, sq, r2, r3, t2, mul, add,
+    return ModuleOp([x, y, s1, p, ax, s2, s3, rev, c2, c3, relu, r1, t1, u, sq, r2, r3, t2, mul,
+                     add,
                      ResultOp.new(add.results[0], name="out"),
                      ResultOp.new(t2.results[0], name="out2")])
 
@@ -144,7 +145,8 @@ def test_kernel_exception_names_the_op_in_every_path():
         for run in (lambda: model([np.ones(3, np.float32)]),
                     lambda: model.profile([np.ones(3, np.float32)]),
                     lambda: _observed(model, [np.ones(3, np.float32)])):
-            with pytest.raises(KernelError, match=r"Relu.*'the_relu': ZeroDivisionError: no luck") as e:
+            with pytest.raises(KernelError,
+                               match=r"Relu.*'the_relu': ZeroDivisionError: no luck") as e:
                 run()
             assert isinstance(e.value.__cause__, ZeroDivisionError)
     finally:
@@ -178,7 +180,8 @@ def test_elementwise_steps_are_ufunc_calls_without_float_warnings():
     y = ParameterOp.new("f32", [3], name="y")
     add = _op("Add", [x, y], [2, 3], "add")
     sub = _op("Subtract", [add, x], [2, 3], "sub", auto_broadcast="none")
-    less = op_class("Less").make([sub, y], {}, result_types=[tensor("boolean", [2, 3])], name="lt")
+    less = op_class("Less").make([sub, y], {}, result_types=[tensor("boolean", [2, 3])],
+                                 name="lt")
     module = ModuleOp([x, y, add, sub, less, ResultOp.new(sub.results[0]),
                        ResultOp.new(less.results[0])])
     model = CompiledModel(module)

@@ -5,6 +5,8 @@ once, :mod:`.folding`), every intermediate array is dropped as soon as its last
 user has run, chains of elementwise ops with constant operands run as one
 step (:mod:`.fusion`), in place when their input is dead, and the shape
 computations of dynamic shapes once per input-shape signature (:mod:`.shapes`).
+The fused schedule runs as one generated straight-line function
+(:mod:`.runner`); with an observer, the unfused one step by step.
 """
 
 from __future__ import annotations
@@ -164,11 +166,10 @@ class CompiledModel:
         for i, p in enumerate(self.inputs):
             for n in p.names:
                 self._input_index.setdefault(n, i)
-        # an input array taken as is: exactly this dtype and (static) shape
+        # an input array taken as is: exactly this dtype, rank and known dims
         self._input_exact = [
-            (p.dtype, p.shape)
-            if p.dtype is not None and p.etype != "bf16" and p.shape is not None
-            and min(p.shape, default=0) >= 0 else None
+            (p.dtype, len(p.shape), tuple((i, d) for i, d in enumerate(p.shape) if d >= 0))
+            if p.dtype is not None and p.etype != "bf16" and p.shape is not None else None
             for p in self.inputs
         ]
         self._runner = ScheduleRunner(self._steps, [s for s, _ in self._params], self._results,
@@ -273,9 +274,14 @@ class CompiledModel:
         exact = self._input_exact
         for i, val in enumerate(values):
             want = exact[i]
-            if (want is not None and val.__class__ is np.ndarray and val.dtype is want[0]
-                    and val.shape == want[1]):
-                continue  # the common case: checked in one comparison
+            if want is not None and val.__class__ is np.ndarray and val.dtype is want[0]:
+                shape = val.shape
+                if len(shape) == want[1]:
+                    for j, d in want[2]:
+                        if shape[j] != d:
+                            break
+                    else:
+                        continue  # the common case, checked inline
             if val is None:
                 raise InputError(f"input {self._label(i)} is missing")
             values[i] = self._check_input(i, val, self.inputs[i])

@@ -138,7 +138,7 @@ def _view_call(st: Step, consts: Mapping[int, np.ndarray], x: str) -> tuple[str,
     if len(op.results) != 1 or not op.operands:
         return None
     et_in = et.of_tensor_type(op.operands[0].type)
-    if et_in is None or et_in == "bf16" or et_in != node.out_etypes[0] or node.out_dtypes[0] is None:
+    if et_in in (None, "bf16") or et_in != node.out_etypes[0] or node.out_dtypes[0] is None:
         return None
     din, dout = tensor_dims(op.operands[0].type), node.out_shapes[0]
     if din is None or dout is None:
