@@ -172,8 +172,10 @@ class CompiledModel:
             if p.dtype is not None and p.etype != "bf16" and p.shape is not None else None
             for p in self.inputs
         ]
-        self._runner = ScheduleRunner(self._steps, [s for s, _ in self._params], self._results,
-                                      self._consts, self._free_before_run)
+        # the generated function, made at the second run (a model run once
+        # does not pay for writing and compiling it)
+        self._runner: ScheduleRunner | None = None
+        self._runs = 0
 
     def _schedule(
         self,
@@ -234,6 +236,16 @@ class CompiledModel:
     @property
     def output_names(self) -> list[str]:
         return [p.name for p in self.outputs]
+
+    @property
+    def runner(self) -> ScheduleRunner:
+        """The fused schedule as one generated function (made on first use)."""
+        runner = self._runner
+        if runner is None:  # two threads may both make one: either will do
+            runner = self._runner = ScheduleRunner(
+                self._steps, [s for s, _ in self._params], self._results, self._consts,
+                self._free_before_run)
+        return runner
 
     @property
     def schedule(self) -> list[KernelNode]:
@@ -329,20 +341,25 @@ class CompiledModel:
         each step's seconds added (see :meth:`profile`).
 
         With an observer the unfused schedule runs step by step (every op
-        observed with its own result); without one, the fused schedule's
-        generated function (:mod:`.runner`): chains of elementwise ops with
-        constant operands run as one fused ``x*a + b`` step (see
-        :mod:`.fusion`), in place when its input is dead."""
+        observed with its own result); without one, the fused schedule: chains
+        of elementwise ops with constant operands run as one fused ``x*a + b``
+        step (see :mod:`.fusion`), in place when its input is dead; step by
+        step the first time, then as one generated function (:attr:`runner`)."""
         args = self._bind_inputs(inputs)
         if observer is not None:
-            values = self._run_steps(args, observer, step_times)
-        elif step_times is None:
-            values = self._runner(args)
-        else:
+            values = self._run_steps(self._plain_steps, args, observer, step_times)
+        elif step_times is not None:
             if len(step_times) != len(self._steps):
                 raise ValueError(f"step_times has {len(step_times)} entries, "
                                  f"the schedule {len(self._steps)} steps")
-            values = self._runner.timed(args, step_times)
+            values = self.runner.timed(args, step_times)
+        elif self._runner is not None:
+            values = self._runner(args)
+        elif self._runs == 0:  # the first run: step by step
+            self._runs = 1
+            values = self._run_steps(self._steps, args, None, None)
+        else:
+            values = self.runner(args)
         # the caller owns what it gets: a read-only result (a cached shape-block
         # array or a view of one, a constant) is copied
         outs = [a if a.__class__ is not np.ndarray or a.flags.writeable else a.copy()
@@ -353,12 +370,13 @@ class CompiledModel:
 
     def _run_steps(
         self,
+        steps: list[Step],
         args: list[np.ndarray],
-        observer: Callable[[Operation, list[np.ndarray]], None],
+        observer: Callable[[Operation, list[np.ndarray]], None] | None,
         step_times: list[float] | None,
     ) -> list[Any]:
-        """The unfused schedule, step by step, each op's outputs shown to
-        ``observer``; returns the results' values."""
+        """``steps`` one by one (the unfused schedule when an observer sees
+        each op's outputs); returns the results' values."""
         slots: list[Any] = self._slot_template.copy()  # the constants in place
         for (s, _), a in zip(self._params, args):
             slots[s] = a
@@ -366,7 +384,6 @@ class CompiledModel:
             slots[s] = None
         res: Any = None
         outs: Any = None
-        steps = self._plain_steps
         if step_times is not None and len(step_times) != len(steps):
             raise ValueError(
                 f"step_times has {len(step_times)} entries, the schedule {len(steps)} steps"
@@ -394,7 +411,8 @@ class CompiledModel:
             except Exception as e:  # noqa: BLE001  (name the op that failed)
                 raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
             outs = checked_outputs(node, res)
-            observer(node.op, outs)
+            if observer is not None:
+                observer(node.op, outs)
             if len(outs_s) == 1:
                 slots[outs_s[0]] = outs[0]
             else:
