@@ -204,3 +204,17 @@ def test_elementwise_steps_are_ufunc_calls_without_float_warnings():
         np.testing.assert_array_equal(got[1], want < b)
     for g, w in zip(got, _observed(model, [a, b])):
         np.testing.assert_array_equal(g, w)
+
+
+def test_huge_schedules_keep_running_step_by_step(monkeypatch):
+    from xmo.backends.cpu import compiled
+
+    monkeypatch.setattr(compiled, "GENERATE_MAX_STEPS", 3)
+    model = CompiledModel(_views_module())
+    feeds = [np.ones((2, 6), np.float32), np.ones((2, 3), np.float32)]
+    first = [a.copy() for a in model(feeds)]
+    for _ in range(2):
+        for a, b in zip(model(feeds), first):
+            np.testing.assert_array_equal(a, b)
+    assert model.profile(feeds).total > 0
+    assert model._runner is None

@@ -51,6 +51,11 @@ from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
 
 
+#: schedules longer than this always run step by step: ``compile()`` of the
+#: generated function takes ~0.1 ms per step, paid back only after ~100 runs
+GENERATE_MAX_STEPS = 10_000
+
+
 class CompiledModel:
     """An ``ov`` module ready to run on numpy arrays: the CPU backend's entry.
 
@@ -344,22 +349,21 @@ class CompiledModel:
         observed with its own result); without one, the fused schedule: chains
         of elementwise ops with constant operands run as one fused ``x*a + b``
         step (see :mod:`.fusion`), in place when its input is dead; step by
-        step the first time, then as one generated function (:attr:`runner`)."""
+        step the first time, then as one generated function (:attr:`runner`;
+        a schedule of more than :data:`GENERATE_MAX_STEPS` steps always step
+        by step)."""
         args = self._bind_inputs(inputs)
         if observer is not None:
             values = self._run_steps(self._plain_steps, args, observer, step_times)
-        elif step_times is not None:
-            if len(step_times) != len(self._steps):
-                raise ValueError(f"step_times has {len(step_times)} entries, "
-                                 f"the schedule {len(self._steps)} steps")
-            values = self.runner.timed(args, step_times)
-        elif self._runner is not None:
-            values = self._runner(args)
-        elif self._runs == 0:  # the first run: step by step
+        elif self._runner is None and (
+                (self._runs == 0 and step_times is None) or len(self._steps) > GENERATE_MAX_STEPS):
+            # the first run (and every run of a huge schedule): step by step
             self._runs = 1
-            values = self._run_steps(self._steps, args, None, None)
-        else:
+            values = self._run_steps(self._steps, args, None, step_times)
+        elif step_times is None:
             values = self.runner(args)
+        else:
+            values = self.runner.timed(args, self._step_times(step_times))
         # the caller owns what it gets: a read-only result (a cached shape-block
         # array or a view of one, a constant) is copied
         outs = [a if a.__class__ is not np.ndarray or a.flags.writeable else a.copy()
@@ -367,6 +371,12 @@ class CompiledModel:
         for i in self._bf16_outputs:
             outs[i] = np.asarray(outs[i]).astype(BF16)
         return ModelOutputs(outs, self.outputs, self._output_index)
+
+    def _step_times(self, step_times: list[float]) -> list[float]:
+        if len(step_times) != len(self._steps):
+            raise ValueError(f"step_times has {len(step_times)} entries, "
+                             f"the schedule {len(self._steps)} steps")
+        return step_times
 
     def _run_steps(
         self,
