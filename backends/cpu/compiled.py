@@ -34,7 +34,6 @@ from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, Ke
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
 from xmo.backends.cpu.node import (
-    Kernel,
     KernelCall,
     KernelNode,
     checked_outputs,
