@@ -8,8 +8,11 @@ last use -- and compiles it once. The source is made only of indices: a
 name from the model never enters it (kernels, nodes, constants, dtypes and
 shapes are bound in the function's globals as ``k3``, ``n3``, ``c12``...).
 A few steps need no kernel call: a built-in Reshape, Squeeze or Unsqueeze
-between static shapes is ``x.reshape(shape)``, a built-in Transpose with a
-constant order ``x.transpose(perm)`` (views, as their kernels return).
+with static dims or a constant shape is ``x.reshape(...)``, a built-in
+Transpose with a constant order ``x.transpose(perm)`` (views, as their
+kernels return); a built-in binary elementwise op broadcasting the numpy way
+is its ufunc, the whole function then running in the floating-point error
+state those kernels set around each call.
 
 The function keeps only locals, so a compiled model may run in several
 threads at once. A kernel's exception is reported as the step loop does
