@@ -16,7 +16,8 @@ get kernels the same way::
 
 Modules: :mod:`.registry` (kernels by op name), :mod:`.node` (the kernel calling
 convention), :mod:`.dtypes` (numpy dtypes of element types), :mod:`.compiled`
-(the schedule and its runner), :mod:`.fusion` and :mod:`.folding` (what the
+(the schedule), :mod:`.runner` (the schedule as one generated function),
+:mod:`.fusion` and :mod:`.folding` (what the
 schedule does ahead of time), :mod:`.ports`, :mod:`.errors`; the built-in
 kernels in :mod:`.kernels`, one module per op family.
 """

@@ -5,16 +5,17 @@ once, :mod:`.folding`), every intermediate array is dropped as soon as its last
 user has run, chains of elementwise ops with constant operands run as one
 step (:mod:`.fusion`), in place when their input is dead, and the shape
 computations of dynamic shapes once per input-shape signature (:mod:`.shapes`).
+The fused schedule runs as one generated straight-line function
+(:mod:`.runner`); with an observer, the unfused one step by step.
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -33,7 +34,6 @@ from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, Ke
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
 from xmo.backends.cpu.node import (
-    Kernel,
     KernelCall,
     KernelNode,
     checked_outputs,
@@ -43,49 +43,16 @@ from xmo.backends.cpu.node import (
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo, output_index
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
+from xmo.backends.cpu.runner import ScheduleRunner, Step, sole_owner
 from xmo.backends.cpu.shapes import memoize_shape_subgraphs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
 from xmo.dialects.ov.core_ops import ConstantOp, ParameterOp, ResultOp
 
 
-class _Step(NamedTuple):  # a tuple: the step loop unpacks it
-    node: KernelNode
-    kernel: Kernel
-    args: tuple[int, ...]
-    outs: tuple[int, ...]
-    free: tuple[int, ...]  # slots dropped once this step ran
-    steal: int | None = None  # fused affine step: its input slot, dead after it
-    fetch: Callable[[list[Any]], tuple[Any, ...]] | None = None  # args' values (2+ args)
-
-
-def _rc_probe() -> tuple[int, int]:
-    """Reference counts of an array (and of a view's base) held only by a local
-    variable, taken the way :meth:`CompiledModel.__call__` takes them."""
-    slots: list[Any] = [np.empty(2).reshape(1, 2)]
-    x = slots[0]
-    slots[0] = None
-    return sys.getrefcount(x), sys.getrefcount(x.base)
-
-
-_RC_SOLE, _RC_BASE = _rc_probe()
-
-
-def _sole_owner(x: Any) -> bool:
-    """True when nothing but the caller's local variable reaches ``x``'s data
-    (no other slot, view, constant or caller-owned array): it may be updated in
-    place. Called with one extra reference (the argument) over the probe."""
-    if type(x) is not np.ndarray or not x.flags.writeable:
-        return False
-    if sys.getrefcount(x) > _RC_SOLE + 1:
-        return False
-    base = x.base
-    if base is None:
-        return x.flags.owndata
-    if type(base) is not np.ndarray or base.base is not None or not base.flags.owndata:
-        return False
-    # references: x.base, the local ``base``, getrefcount's argument
-    return sys.getrefcount(base) <= _RC_BASE + 1
+#: schedules longer than this always run step by step: ``compile()`` of the
+#: generated function takes ~0.1 ms per step, paid back only after ~100 runs
+GENERATE_MAX_STEPS = 10_000
 
 
 class CompiledModel:
@@ -203,11 +170,21 @@ class CompiledModel:
         for i, p in enumerate(self.inputs):
             for n in p.names:
                 self._input_index.setdefault(n, i)
+        # an input array taken as is: exactly this dtype, rank and known dims
+        self._input_exact = [
+            (p.dtype, len(p.shape), tuple((i, d) for i, d in enumerate(p.shape) if d >= 0))
+            if p.dtype is not None and p.etype != "bf16" and p.shape is not None else None
+            for p in self.inputs
+        ]
+        # the generated function, made at the second run (a model run once
+        # does not pay for writing and compiling it)
+        self._runner: ScheduleRunner | None = None
+        self._runs = 0
 
     def _schedule(
         self,
         steps: list[KernelCall],
-    ) -> list[_Step]:
+    ) -> list[Step]:
         """Steps with liveness: each slot dropped after the step using it last.
         A fused affine step whose input dies with it may update it in place."""
         keep = set(self._results) | set(self._consts)
@@ -225,14 +202,14 @@ class CompiledModel:
             if s not in keep:
                 free_after.setdefault(i, []).append(s)
         self._free_before_run = tuple(free_after.get(-1, ()))
-        out: list[_Step] = []
+        out: list[Step] = []
         for i, (node, k, args, outs) in enumerate(steps):
             free = tuple(free_after.get(i, ()))
             steal = None
             if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
                 steal = args[0]
             fetch = itemgetter(*args) if len(args) > 1 else None
-            out.append(_Step(node, k, args, outs, free, steal, fetch))
+            out.append(Step(node, k, args, outs, free, steal, fetch))
         return out
 
     @staticmethod
@@ -265,6 +242,16 @@ class CompiledModel:
         return [p.name for p in self.outputs]
 
     @property
+    def runner(self) -> ScheduleRunner:
+        """The fused schedule as one generated function (made on first use)."""
+        runner = self._runner
+        if runner is None:  # two threads may both make one: either will do
+            runner = self._runner = ScheduleRunner(
+                self._steps, [s for s, _ in self._params], self._results, self._consts,
+                self._free_before_run)
+        return runner
+
+    @property
     def schedule(self) -> list[KernelNode]:
         """The ops executed, in order (before fusion)."""
         return [s.node for s in self._plain_steps]
@@ -278,34 +265,43 @@ class CompiledModel:
             inputs = []
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
-        values: list[Any] = [None] * n
-        if isinstance(inputs, Mapping):
+        if type(inputs) is dict or isinstance(inputs, Mapping):
+            values: list[Any] = [None] * n
+            index = self._input_index
             for key, val in inputs.items():
-                if isinstance(key, int):
-                    i = key
-                    if not 0 <= i < n:
-                        raise InputError(f"input index {i} out of range ({n} inputs)")
-                else:
-                    if key not in self._input_index:
+                i = index.get(key) if isinstance(key, str) else None
+                if i is None:
+                    if isinstance(key, int):
+                        i = key
+                        if not 0 <= i < n:
+                            raise InputError(f"input index {i} out of range ({n} inputs)")
+                    else:
                         raise InputError(
                             f"the model has no input named '{key}' "
                             f"(inputs: {self.input_names})"
                         )
-                    i = self._input_index[key]
                 if values[i] is not None:
                     raise InputError(f"input {self._label(i)} given twice")
                 values[i] = val
         else:
-            seq = list(inputs)
-            if len(seq) != n:
-                raise InputError(f"the model has {n} inputs, got {len(seq)}")
-            values = seq
-        out: list[np.ndarray] = []
-        for i, (val, port) in enumerate(zip(values, self.inputs)):
+            values = list(inputs)
+            if len(values) != n:
+                raise InputError(f"the model has {n} inputs, got {len(values)}")
+        exact = self._input_exact
+        for i, val in enumerate(values):
+            want = exact[i]
+            if want is not None and val.__class__ is np.ndarray and val.dtype is want[0]:
+                shape = val.shape
+                if len(shape) == want[1]:
+                    for j, d in want[2]:
+                        if shape[j] != d:
+                            break
+                    else:
+                        continue  # the common case, checked inline
             if val is None:
                 raise InputError(f"input {self._label(i)} is missing")
-            out.append(self._check_input(i, val, port))
-        return out
+            values[i] = self._check_input(i, val, self.inputs[i])
+        return values
 
     def _label(self, i: int) -> str:
         name = self.inputs[i].name
@@ -348,11 +344,48 @@ class CompiledModel:
         ``step_times`` (optional, one float per step of the schedule run) gets
         each step's seconds added (see :meth:`profile`).
 
-        With an observer the unfused schedule runs (every op observed with its
-        own result); without one, chains of elementwise ops with constant
-        operands run as one fused ``x*a + b`` step (see :mod:`.fusion`),
-        in place when its input is dead."""
+        With an observer the unfused schedule runs step by step (every op
+        observed with its own result); without one, the fused schedule: chains
+        of elementwise ops with constant operands run as one fused ``x*a + b``
+        step (see :mod:`.fusion`), in place when its input is dead; step by
+        step the first time, then as one generated function (:attr:`runner`;
+        a schedule of more than :data:`GENERATE_MAX_STEPS` steps always step
+        by step)."""
         args = self._bind_inputs(inputs)
+        if observer is not None:
+            values = self._run_steps(self._plain_steps, args, observer, step_times)
+        elif self._runner is None and (
+                (self._runs == 0 and step_times is None) or len(self._steps) > GENERATE_MAX_STEPS):
+            # the first run (and every run of a huge schedule): step by step
+            self._runs = 1
+            values = self._run_steps(self._steps, args, None, step_times)
+        elif step_times is None:
+            values = self.runner(args)
+        else:
+            values = self.runner.timed(args, self._step_times(step_times))
+        # the caller owns what it gets: a read-only result (a cached shape-block
+        # array or a view of one, a constant) is copied
+        outs = [a if a.__class__ is not np.ndarray or a.flags.writeable else a.copy()
+                for a in values]
+        for i in self._bf16_outputs:
+            outs[i] = np.asarray(outs[i]).astype(BF16)
+        return ModelOutputs(outs, self.outputs, self._output_index)
+
+    def _step_times(self, step_times: list[float]) -> list[float]:
+        if len(step_times) != len(self._steps):
+            raise ValueError(f"step_times has {len(step_times)} entries, "
+                             f"the schedule {len(self._steps)} steps")
+        return step_times
+
+    def _run_steps(
+        self,
+        steps: list[Step],
+        args: list[np.ndarray],
+        observer: Callable[[Operation, list[np.ndarray]], None] | None,
+        step_times: list[float] | None,
+    ) -> list[Any]:
+        """``steps`` one by one (the unfused schedule when an observer sees
+        each op's outputs); returns the results' values."""
         slots: list[Any] = self._slot_template.copy()  # the constants in place
         for (s, _), a in zip(self._params, args):
             slots[s] = a
@@ -360,7 +393,6 @@ class CompiledModel:
             slots[s] = None
         res: Any = None
         outs: Any = None
-        steps = self._steps if observer is None else self._plain_steps
         if step_times is not None and len(step_times) != len(steps):
             raise ValueError(
                 f"step_times has {len(step_times)} entries, the schedule {len(steps)} steps"
@@ -374,7 +406,8 @@ class CompiledModel:
                 if steal is not None:
                     x = slots[steal]
                     slots[steal] = None
-                    res = kernel.run(x, _sole_owner(x))
+                    sole = sole_owner(x)  # a statement of its own (reference counts)
+                    res = kernel.run(x, sole)
                     x = None
                 elif fetch is not None:
                     res = kernel(node, *fetch(slots))
@@ -399,13 +432,7 @@ class CompiledModel:
             res = outs = None
             if timed:
                 step_times[i] += time.perf_counter() - t0  # type: ignore[index]
-        # the caller owns what it gets: a read-only result (a cached shape-block
-        # array or a view of one, a constant) is copied
-        outs = [a if not isinstance(a, np.ndarray) or a.flags.writeable else a.copy()
-                for a in (slots[s] for s in self._results)]
-        for i in self._bf16_outputs:
-            outs[i] = np.asarray(outs[i]).astype(BF16)
-        return ModelOutputs(outs, self.outputs, self._output_index)
+        return [slots[s] for s in self._results]
 
     run = __call__
     infer = __call__

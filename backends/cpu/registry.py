@@ -18,6 +18,9 @@ from xmo.backends.cpu.errors import KernelNotFoundError
 from xmo.backends.cpu.node import Kernel, KernelNode, checked_outputs, describe_op
 
 _KERNELS: dict[str, Kernel] = {}
+#: the kernels :mod:`xmo.backends.cpu.kernels` registered, by op name
+_BUILTIN: dict[str, Kernel] = {}
+_BUILTIN_PACKAGE = "xmo.backends.cpu.kernels."
 
 
 def register_kernel(*op_names: str, override: bool = False) -> Callable[[Kernel], Kernel]:
@@ -36,6 +39,8 @@ def register_kernel(*op_names: str, override: bool = False) -> Callable[[Kernel]
                     "(pass override=True to replace it)"
                 )
             _KERNELS[n] = fn
+            if getattr(fn, "__module__", "").startswith(_BUILTIN_PACKAGE):
+                _BUILTIN[n] = fn
         return fn
 
     return register
@@ -45,6 +50,13 @@ def kernel_for(op_name: str) -> Kernel | None:
     """The kernel registered for xDSL op ``op_name`` (built-ins loaded first)."""
     _load_builtin_kernels()
     return _KERNELS.get(op_name)
+
+
+def is_builtin_kernel(op_name: str, kernel: Kernel) -> bool:
+    """True when ``kernel`` is the built-in kernel of ``op_name`` (not a
+    user's kernel registered over it)."""
+    _load_builtin_kernels()
+    return _BUILTIN.get(op_name) is kernel
 
 
 def registered_ops() -> list[str]:
