@@ -293,7 +293,10 @@ class BinSink:
             self._submit_write(memoryview(buf), self._gather_start)
 
     def _submit_write(self, view: memoryview, start: int) -> None:
-        self._writes.append(self._writer.submit(self._write_job, view, start))
+        if len(view) < _GATHER_BYTES:  # a small model's whole .bin: no thread for it
+            _pwrite_all(self.fd, view, start, self._stop)
+        else:
+            self._writes.append(self._writer.submit(self._write_job, view, start))
         self._add_piece(view)
 
     def _write_job(self, view: memoryview, start: int) -> None:
@@ -354,9 +357,10 @@ class BinSink:
     def digest(self) -> tuple[int, str]:
         """(size, :func:`file_digest`) of the complete file (after :meth:`flush`)."""
         self.flush()
-        if self._block_fill:
-            self._hash_block()
         digests = [f.result() for f in self._digests]
+        if self._block_fill:  # the last, partial block: hashed here
+            digests.append(self._digest_job(self._block))
+            self._block, self._block_fill = [], 0
         have = os.fstat(self.fd).st_size
         if have != self.size:
             raise OSError(errno.EIO, f"the .bin has {have} bytes, {self.size} were written")
