@@ -199,6 +199,8 @@ class BinSink:
     :func:`file_digest` from the same bytes (``os.pwrite`` and hashlib
     release the GIL): the writing and hashing overlap each other and the
     caller's work (the ``.xml`` being built), and the file is not read back.
+    Writes under 1 MiB and the last partial block are done on the caller's
+    thread (a small model's ``.bin`` needs no thread at all).
 
     Bytes given to :meth:`write` are held by reference until written and
     hashed: the caller must not change them. Every byte lands at an explicit
