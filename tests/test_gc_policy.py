@@ -55,3 +55,33 @@ def test_configure_process_freezes_and_relaxes():
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_leave_to_os_spares_the_last_collection():
+    """What a command built is frozen at its end: a cycle made during the
+    run is no longer the collector's (the interpreter's last collection
+    skips it), and the command's exit code is kept."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gc, sys\n"
+        "from xmo import gc_policy\n"
+        "from xmo.tools import xmo_main\n"
+        "class Node:\n"
+        "    pass\n"
+        "def main():\n"
+        "    a, b = Node(), Node()\n"
+        "    a.other, b.other = b, a\n"
+        "    global frozen_before\n"
+        "    frozen_before = gc.get_freeze_count()\n"
+        "    return 3\n"
+        "xmo_main.main = main\n"
+        "xmo_main.bus_error.install = lambda name: None\n"
+        "rc = xmo_main.cli()\n"
+        "assert gc.get_freeze_count() >= frozen_before + 2, (frozen_before, gc.get_freeze_count())\n"
+        "assert gc.collect() == 0\n"
+        "sys.exit(rc)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 3, r.stderr

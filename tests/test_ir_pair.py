@@ -516,3 +516,51 @@ def test_nothing_is_left_after_a_write(tmp_path):
         _write(k, xml)
         assert _files(tmp_path) == ["out.bin", "out.xml"]
     assert np.fromfile(xml.with_suffix(".bin"), np.float32)[0] == 3
+
+
+def test_bin_sink_digest_is_the_files(tmp_path):
+    """BinSink hashes what it writes as it goes: payloads small (gathered) and
+    large, split across 4 MiB blocks, and ranges copied from another file,
+    give the bytes in order and the digest file_digest reads back."""
+    rng = np.random.default_rng(0)
+    src_bytes = rng.integers(0, 256, 6 << 20, dtype=np.uint8).tobytes()
+    (tmp_path / "src").write_bytes(src_bytes)
+    parts = [rng.integers(0, 256, n, dtype=np.uint8) for n in (10, 70_000, 5 << 20, 3, 1 << 16)]
+    sink = pair.BinSink(os.open(tmp_path / "out", os.O_RDWR | os.O_CREAT, 0o644))
+    src = os.open(tmp_path / "src", os.O_RDONLY)
+    try:
+        want = b""
+        for p in parts[:3]:
+            sink.write(memoryview(p))
+            want += p.tobytes()
+        assert sink.copy_from(src, 100, 4 << 20) == 4 << 20
+        want += src_bytes[100 : 100 + (4 << 20)]
+        for p in parts[3:]:
+            sink.write(memoryview(p))
+            want += p.tobytes()
+        assert sink.copy_from(src, len(src_bytes) - 10, 50) == 10  # the source ends first
+        want += src_bytes[-10:]
+        size, digest = sink.digest()
+    finally:
+        os.close(src)
+        sink.close()
+    assert (tmp_path / "out").read_bytes() == want and size == len(want)
+    fd = os.open(tmp_path / "out", os.O_RDONLY)
+    try:
+        assert pair.file_digest(fd) == (size, digest)
+    finally:
+        os.close(fd)
+
+
+def test_bin_sink_write_error_is_raised(tmp_path):
+    (tmp_path / "ro").write_bytes(b"")
+    sink = pair.BinSink(os.open(tmp_path / "ro", os.O_RDONLY))
+    try:
+        sink.write(memoryview(np.zeros(1 << 20, np.uint8)))
+        with pytest.raises(OSError) as e:
+            sink.flush()
+        assert e.value.errno == errno.EBADF
+        with pytest.raises(OSError):
+            sink.write(b"x")
+    finally:
+        sink.close()

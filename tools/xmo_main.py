@@ -21,7 +21,7 @@ from pathlib import Path
 
 from xmo import bus_error, xdsl_speedups
 from xmo.errors import XmoError
-from xmo.gc_policy import configure_process
+from xmo.gc_policy import configure_process, leave_to_os
 from xmo.termination import Terminated, install_termination_handlers
 
 log = logging.getLogger("xmo")
@@ -545,13 +545,18 @@ def cli() -> int:
     """The ``xmo`` command: :func:`main` in a process of its own.
 
     A short-lived process holding one large graph: full collections are rare
-    (see :func:`xmo.gc_policy.configure_process`). SIGTERM and SIGHUP unwind
-    it like Ctrl-C (files being written are removed), and it exits with 128
-    plus the signal's number (see :mod:`xmo.termination`)."""
+    (see :func:`xmo.gc_policy.configure_process`), and what it built is left
+    to the operating system at exit (:func:`~xmo.gc_policy.leave_to_os`).
+    SIGTERM and SIGHUP unwind it like Ctrl-C (files being written are
+    removed), and it exits with 128 plus the signal's number (see
+    :mod:`xmo.termination`)."""
     configure_process()
     install_termination_handlers()
     bus_error.install("xmo")
-    return main()
+    try:
+        return main()
+    finally:
+        leave_to_os()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -277,16 +277,19 @@ class XmoOptError(XmoError):
 
 def cli() -> int:
     """The ``xmo-opt`` command: :func:`main` in a process of its own, with
-    the collector settings and the SIGTERM / SIGHUP handling of ``xmo`` (see
+    the collector settings (at exit too) and the SIGTERM / SIGHUP handling of ``xmo`` (see
     :func:`xmo.tools.xmo_main.cli`)."""
-    from xmo.gc_policy import configure_process
+    from xmo.gc_policy import configure_process, leave_to_os
 
     configure_process()
     install_termination_handlers()
     from xmo import bus_error
 
     bus_error.install("xmo-opt")
-    return main()
+    try:
+        return main()
+    finally:
+        leave_to_os()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,8 +16,9 @@ path (``model.xml``):
 * **The .xml records its .bin.** Its second line is a processing instruction
   ``<?xmo-bin size="N" sha256-4mib-blocks="HEX"?>``: the ``.bin``'s size and
   the SHA-256 of the SHA-256 digests of its 4 MiB blocks (blocks so that
-  threads hash them in parallel; read back through small buffers, never
-  mapped, see :func:`file_digest`). xmo's reader checks it and refuses a
+  threads hash them in parallel; computed by :class:`BinSink` from the bytes
+  as they are written, checked by :func:`file_digest`, which reads a file
+  back through small buffers, never mapped). xmo's reader checks it and refuses a
   ``.bin`` that does not match: "model.bin does not belong to model.xml". It
   is a processing instruction, not runtime info, because OpenVINO keeps a
   model's runtime info when it saves the model again, with a ``.bin`` of its
@@ -65,17 +66,18 @@ import re
 import signal
 import stat
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from collections.abc import Callable
 
 from xmo import bus_error
 from xmo.backends.ir._common import IRWriteError
 from xmo.termination import cleanup_on_termination, deferred
 
 __all__ = [
+    "BinSink",
     "FAULT_ENV",
     "FAULT_POINTS",
     "PairWriter",
@@ -177,19 +179,231 @@ def file_digest(fd: int) -> tuple[int, str]:
 
 
 def _block_digest(fd: int, start: int, count: int) -> bytes:
+    h = hashlib.sha256()
+    _hash_range(h.update, fd, start, count)
+    return h.digest()
+
+
+#: payloads smaller than this are gathered in a buffer and written with their
+#: neighbours (one write and one hashed piece for many small constants)
+_GATHER_BELOW = 64 << 10
+#: the gathering buffer is handed to the writing thread when this full
+_GATHER_BYTES = 1 << 20
+#: bytes written at once (a cancelled write stops between chunks)
+_WRITE_CHUNK = 16 << 20
+
+
+class BinSink:
+    """The ``.bin`` temporary open as ``fd``, appended to by the caller while
+    one thread writes the bytes and a few others compute the file's
+    :func:`file_digest` from the same bytes (``os.pwrite`` and hashlib
+    release the GIL): the writing and hashing overlap each other and the
+    caller's work (the ``.xml`` being built), and the file is not read back.
+    Writes under 1 MiB and the last partial block are done on the caller's
+    thread (a small model's ``.bin`` needs no thread at all).
+
+    Bytes given to :meth:`write` are held by reference until written and
+    hashed: the caller must not change them. Every byte lands at an explicit
+    offset, so the order in which the threads finish does not matter; the
+    in-kernel copies of :meth:`copy_from` run on the caller's thread (the
+    kernel does the work) and are hashed from the file once copied. A
+    failed write raises its ``OSError`` at the next call. :meth:`close`
+    cancels what is pending and waits for the threads before closing ``fd``,
+    so nothing writes to the descriptor after it is closed.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        #: bytes appended so far (written or pending)
+        self.size = 0
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="xmo-bin-write")
+        self._hashers = ThreadPoolExecutor(_THREADS, thread_name_prefix="xmo-bin-digest")
+        self._writes: list[Future[None]] = []
+        self._digests: list[Future[bytes]] = []
+        #: the open block's pieces: bytes in memory, or (start, count) of this file
+        self._block: list[memoryview | tuple[int, int]] = []
+        self._block_fill = 0
+        self._gather = bytearray()
+        self._gather_start = 0
+        self._stop = threading.Event()
+        self._error: OSError | None = None
+        self._kernel_copy = hasattr(os, "copy_file_range") or hasattr(os, "sendfile")
+        self._closed = False
+
+    # -- appending -------------------------------------------------------------------------
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Append ``data`` (C-contiguous; held by reference, see above)."""
+        self._check()
+        view = memoryview(data).cast("B")
+        n = len(view)
+        if n < _GATHER_BELOW:
+            if not self._gather:
+                self._gather_start = self.size
+            self._gather += view
+            self.size += n
+            if len(self._gather) >= _GATHER_BYTES:
+                self._hand_over_gathered()
+            return
+        self._hand_over_gathered()
+        self._submit_write(view, self.size)
+        self.size += n
+
+    def copy_from(self, src: int, pos: int, count: int) -> int:
+        """Append up to ``count`` bytes of the file open as ``src`` from
+        ``pos``: an in-kernel copy (``copy_file_range``, else ``sendfile``:
+        the pages never enter this process) where the kernel can, else
+        ``pread`` and ``pwrite``. The bytes copied (fewer when ``src`` ends
+        first); an error of reading or writing raises ``OSError``."""
+        self._check()
+        self._hand_over_gathered()
+        start = self.size
+        done = 0
+        if self._kernel_copy:
+            try:
+                while done < count:
+                    k = self._kernel_copy_once(src, count - done, pos + done, start + done)
+                    if k <= 0:
+                        break
+                    done += k
+            except OSError:
+                self._kernel_copy = False  # the kernel cannot copy these files
+        while done < count:
+            chunk = os.pread(src, min(count - done, _CHUNK << 2), pos + done)
+            if not chunk:
+                break
+            if done == 0:
+                self._kernel_copy = False  # it copied nothing though the bytes are there
+            _pwrite_all(self.fd, memoryview(chunk), start + done, self._stop)
+            done += len(chunk)
+        if done:
+            self._add_piece((start, done))
+            self.size += done
+        return done
+
+    def _kernel_copy_once(self, src: int, count: int, src_pos: int, dst_pos: int) -> int:
+        if hasattr(os, "copy_file_range"):
+            try:
+                return os.copy_file_range(src, self.fd, count, src_pos, dst_pos)
+            except OSError:  # EXDEV (other file system), ENOSYS, EINVAL, ...
+                pass
+        os.lseek(self.fd, dst_pos, os.SEEK_SET)  # sendfile writes at the file's position
+        return os.sendfile(self.fd, src, src_pos, count)
+
+    def _hand_over_gathered(self) -> None:
+        if self._gather:
+            buf, self._gather = self._gather, bytearray()
+            self._submit_write(memoryview(buf), self._gather_start)
+
+    def _submit_write(self, view: memoryview, start: int) -> None:
+        if len(view) < _GATHER_BYTES:  # a small model's whole .bin: no thread for it
+            _pwrite_all(self.fd, view, start, self._stop)
+        else:
+            self._writes.append(self._writer.submit(self._write_job, view, start))
+        self._add_piece(view)
+
+    def _write_job(self, view: memoryview, start: int) -> None:
+        try:
+            _pwrite_all(self.fd, view, start, self._stop)
+        except OSError as e:
+            self._error = self._error or e
+            raise
+
+    def _add_piece(self, piece: memoryview | tuple[int, int]) -> None:
+        """Add the next bytes of the file to the blocks being hashed; hash
+        each block as soon as it is complete."""
+        while True:
+            n = len(piece) if isinstance(piece, memoryview) else piece[1]
+            take = min(n, _BLOCK - self._block_fill)
+            if take == n:
+                self._block.append(piece)
+                self._block_fill += n
+                if self._block_fill == _BLOCK:
+                    self._hash_block()
+                return
+            if isinstance(piece, memoryview):
+                head, piece = piece[:take], piece[take:]
+            else:
+                head, piece = (piece[0], take), (piece[0] + take, n - take)
+            self._block.append(head)
+            self._block_fill += take
+            self._hash_block()
+
+    def _hash_block(self) -> None:
+        pieces, self._block, self._block_fill = self._block, [], 0
+        self._digests.append(self._hashers.submit(self._digest_job, pieces))
+
+    def _digest_job(self, pieces: list[memoryview | tuple[int, int]]) -> bytes:
+        h = hashlib.sha256()
+        for p in pieces:
+            if isinstance(p, memoryview):
+                h.update(p)
+            else:
+                _hash_range(h.update, self.fd, *p)
+        return h.digest()
+
+    def _check(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._closed:
+            raise ValueError("the .bin is closed")
+
+    # -- completing ------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Wait until every byte appended so far is in the file."""
+        self._check()
+        self._hand_over_gathered()
+        for f in self._writes:
+            f.result()
+        self._writes.clear()
+
+    def digest(self) -> tuple[int, str]:
+        """(size, :func:`file_digest`) of the complete file (after :meth:`flush`)."""
+        self.flush()
+        digests = [f.result() for f in self._digests]
+        if self._block_fill:  # the last, partial block: hashed here
+            digests.append(self._digest_job(self._block))
+            self._block, self._block_fill = [], 0
+        have = os.fstat(self.fd).st_size
+        if have != self.size:
+            raise OSError(errno.EIO, f"the .bin has {have} bytes, {self.size} were written")
+        return self.size, hashlib.sha256(b"".join(digests)).hexdigest()
+
+    def close(self) -> None:
+        """Cancel what is pending, wait for the threads, close the file."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        self._writer.shutdown(wait=True, cancel_futures=True)
+        self._hashers.shutdown(wait=True, cancel_futures=True)
+        os.close(self.fd)
+
+
+def _pwrite_all(fd: int, view: memoryview, start: int, stop: threading.Event) -> None:
+    done = 0
+    while done < len(view):
+        if stop.is_set():
+            raise OSError(errno.ECANCELED, "the write was cancelled")
+        n = os.pwrite(fd, view[done : done + _WRITE_CHUNK], start + done)
+        if n <= 0:
+            raise OSError(errno.EIO, f"nothing written at byte {start + done}")
+        done += n
+
+
+def _hash_range(update: Callable[[memoryview], object], fd: int, start: int, count: int) -> None:
+    """Feed ``count`` bytes of the file open as ``fd`` from ``start`` to a
+    hash's ``update`` (through this thread's small buffer)."""
     buf = getattr(_buffers, "buf", None)
     if buf is None:
         buf = _buffers.buf = bytearray(_CHUNK)
     view = memoryview(buf)
-    h = hashlib.sha256()
     done = 0
     while done < count:
         n = os.preadv(fd, [view[: min(_CHUNK, count - done)]], start + done)
         if n <= 0:
             raise OSError(errno.EIO, f"the file ended at byte {start + done} while being hashed")
-        h.update(view[:n])
+        update(view[:n])
         done += n
-    return h.digest()
 
 
 # -- names, lock, journal -------------------------------------------------------------
@@ -396,7 +610,7 @@ class PairWriter:
         self._lock = _Lock(self.names.lock)
         self._unnamed: list[tuple[int, Path]] = []  # (fd, the name it gets)
         self._committed = False
-        self.bin: IO[bytes]
+        self.bin: BinSink
 
     # -- entering and leaving -----------------------------------------------------------
     def __enter__(self) -> PairWriter:
@@ -419,7 +633,7 @@ class PairWriter:
                     f"cannot undo an interrupted write of {self.names.xml}: {e.strerror}"
                 ) from e
             fault_point("locked")
-            self.bin = open(self._create(self.names.bin_new), "wb")  # noqa: SIM115
+            self.bin = BinSink(self._create(self.names.bin_new))
             stack.callback(self.bin.close)
             self._stack = stack.pop_all()
         return self
@@ -484,7 +698,7 @@ class PairWriter:
         try:
             self.bin.flush()
             fault_point("bin-written")
-            size, digest = file_digest(self.bin.fileno())
+            size, digest = self.bin.digest()
             self.bin.close()
         except OSError as e:
             raise IRWriteError(f"cannot write {n.bin}: {e.strerror}") from e

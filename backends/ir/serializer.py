@@ -4,9 +4,11 @@ The module's body holds ``ov`` ops in SSA (hence topological) order; ``ov.Result
 ops are moved to the end, keeping their relative order (the IR's output order is
 the order of the Result layers in the file, likewise for Parameters).
 
-Weights are streamed into the ``.bin`` one constant at a time (each payload is
-written from a memoryview, never concatenated), identical payloads are stored
-once. The two files are written and put in place as one pair by
+Weights are streamed into the ``.bin`` one constant at a time (each large
+payload is written from a memoryview, never copied; small ones are gathered
+into one write), identical payloads are stored once; a thread beside the
+writer's writes them and others hash them for the ``.bin``'s digest
+(:class:`xmo.backends.ir.pair.BinSink`) while the ``.xml`` is built. The two files are written and put in place as one pair by
 :class:`xmo.backends.ir.pair.PairWriter`: concurrent writers of one path take
 turns, the ``.xml`` records the ``.bin``'s size and digest, and a write that
 fails or is interrupted leaves the previous pair.
@@ -19,7 +21,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -40,7 +42,7 @@ from xmo.backends.ir._common import (
     escape_names,
     shape_text,
 )
-from xmo.backends.ir.pair import PairWriter, fault_point
+from xmo.backends.ir.pair import BinSink, PairWriter, fault_point
 from xmo.dialects.ov import attributes as ov_attrs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov import rt_info
@@ -197,10 +199,6 @@ def _dims(t: Attribute) -> list[int] | None:
 _POOLING = frozenset({"AvgPool", "MaxPool"})
 
 
-#: chunk of a payload copied with ``pread`` (when no in-kernel copy is possible)
-_PREAD_CHUNK = 4 << 20
-
-
 def _slicing(e: InputSlice | ConcatOutput) -> list[tuple[str, str]]:
     """A sliced input's / concatenated output's attributes after the ids, in
     OpenVINO's order."""
@@ -260,17 +258,6 @@ def _mapped_file_range(
     return os.fspath(filename), int(root.offset) + start, ident[1], int(root.offset) + root.nbytes
 
 
-def _kernel_copy(src: int, dst: int, count: int, src_pos: int) -> int:
-    """Copy up to ``count`` bytes from ``src`` at ``src_pos`` to ``dst``'s
-    position (``OSError`` when the kernel can copy neither way)."""
-    if hasattr(os, "copy_file_range"):
-        try:
-            return os.copy_file_range(src, dst, count, src_pos)
-        except OSError:  # EXDEV (other file system), ENOSYS, EINVAL, ...
-            pass
-    return os.sendfile(dst, src, src_pos, count)
-
-
 class _Source(NamedTuple):
     """Where a mapped payload's bytes are read from: its file, open."""
 
@@ -281,13 +268,12 @@ class _Source(NamedTuple):
 
 
 class _Writer:
-    def __init__(self, module: ModuleOp, bin_file: IO[bytes]) -> None:
+    def __init__(self, module: ModuleOp, bin_file: BinSink) -> None:
         self.module = module
         self.bin = bin_file
         self.offset = 0
         #: (fingerprint, size) -> [(payload, offset in the .bin)]
         self.blobs: dict[tuple[bytes, int], list[tuple[np.ndarray, int]]] = {}
-        self._no_kernel_copy = False
         self._map_ident: dict[int, tuple[object, tuple[int, int, int] | None]] = {}
         #: (path, identity) -> the mapped file open for reading (None: the
         #: path names another file now)
@@ -672,6 +658,7 @@ class _Writer:
         self.offset += raw.nbytes
         same.append((raw, offset))
         if offset == 0:
+            self.bin.flush()  # the first payload is in the file
             fault_point("bin-partial")
         return offset
 
@@ -699,37 +686,12 @@ class _Writer:
         return _Source(fd, pos, path, mapped)
 
     def _copy_mapped(self, count: int, src: _Source) -> None:
-        """Append ``count`` bytes of ``src``'s file by an in-kernel copy
-        (``copy_file_range``, else ``sendfile``: the pages are never faulted
-        into this process), else with ``pread``; never from the map, whose
-        pages past the file's end would fault. A short copy (the file shrank
-        meanwhile) is an :class:`IRWriteError`."""
-        self.bin.flush()
-        done = 0
-        try:
-            dst = self.bin.fileno()
-        except (OSError, AttributeError, ValueError):
-            dst = None  # not a file of the OS (a test's BytesIO): pread below
-        if dst is not None and not self._no_kernel_copy:
-            try:
-                while done < count:
-                    k = _kernel_copy(src.fd, dst, count - done, src.pos + done)
-                    if k <= 0:
-                        break
-                    done += k
-            except OSError:
-                self._no_kernel_copy = True  # the kernel cannot copy these files
-            finally:
-                self.bin.seek(0, os.SEEK_END)  # the buffered file's position, resynced
-        while done < count:
-            chunk = os.pread(src.fd, min(count - done, _PREAD_CHUNK), src.pos + done)
-            if not chunk:
-                break
-            if done == 0 and dst is not None:
-                self._no_kernel_copy = True  # copied nothing though the bytes are there
-            self.bin.write(chunk)
-            done += len(chunk)
-        if done < count:
+        """Append ``count`` bytes of ``src``'s file
+        (:meth:`~xmo.backends.ir.pair.BinSink.copy_from`: in the kernel where
+        it can, never from the map, whose pages past the file's end would
+        fault). A short copy (the file shrank meanwhile) is an
+        :class:`IRWriteError`."""
+        if self.bin.copy_from(src.fd, src.pos, count) < count:
             raise IRWriteError(shrank_message(src.path, os.fstat(src.fd).st_size, src.mapped))
 
 
