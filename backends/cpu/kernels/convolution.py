@@ -60,10 +60,13 @@ def grouped_conv(
     out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
     if direct_eligible(x, w, out_dims, pads_begin):
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
+    if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
+                                 pads_begin, pads_end):
+        return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
     xp = _pad_crop(x, pads_begin, pads_end)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
-    if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
+    if _tap_gemm_eligible(w.shape, strides):
         return _tap_gemm_conv(xp, w[0], dilations, out_dims)
     if kp == 1:
         if any(s != 1 for s in strides):
@@ -268,6 +271,120 @@ def _tap_gemm_conv(
     return out.reshape(n, m, oh, wp)[:, :, :, :ow]
 
 
+def tap_ranges(
+    in_len: int, out_len: int, kernel: int, stride: int, dilation: int, pad_begin: int
+) -> list[tuple[int, int, int]]:
+    """Per kernel tap along one spatial dim: ``(o0, o1, i0)``, the outputs
+    ``[o0, o1)`` whose input ``o * stride + tap * dilation - pad_begin`` lies
+    inside the (unpadded) input, and the input index of ``o0`` (``o1 <= o0``:
+    the tap reads only padding)."""
+    out = []
+    for t in range(kernel):
+        off = t * dilation - pad_begin
+        o0 = max(0, -(off // stride))
+        o1 = min(out_len, (in_len - 1 - off) // stride + 1)
+        out.append((o0, o1, o0 * stride + off))
+    return out
+
+
+def valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin) -> int:
+    """Output positions summed over the kernel taps that read the input (not
+    padding): the multiply-adds per (output, input) channel pair of
+    :func:`valid_tap_conv`."""
+    total = 1
+    for d, o, k, s, dl, b in zip(in_dims, out_dims, kernel, strides, dilations, pads_begin):
+        total *= sum(max(0, o1 - o0) for o0, o1, _ in tap_ranges(d, o, k, s, dl, b))
+    return total
+
+
+#: :func:`valid_tap_conv` runs a single-group 2-D convolution when its
+#: multiply-adds are at most this share of the GEMM path's it replaces
+VALID_TAPS_MAX_SHARE = 0.75
+
+
+def _tap_gemm_eligible(wshape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether :func:`_tap_gemm_conv` takes a convolution with [G, Mg, Cg, K...]
+    filters: one group, a 2-D kernel of several taps, stride 1, 2*Mg <= Cg."""
+    g, mg, cg = wshape[:3]
+    return (g == 1 and len(wshape) == 5 and math.prod(wshape[3:]) > 1
+            and all(s == 1 for s in strides) and 2 * mg <= cg)
+
+
+def valid_taps_pay(
+    in_dims: Sequence[int], out_dims: Sequence[int], wshape: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int], pads_begin: Sequence[int],
+    pads_end: Sequence[int],
+) -> bool:
+    """Whether :func:`valid_tap_conv` should run a single-group 2-D convolution
+    with [Mg, Cg, Kh, Kw] filters ``wshape``: when the taps that read padding
+    (large dilations and pads against the map) make the GEMM path's work,
+    over the padded map (tap-GEMM) or every tap (im2col), clearly larger."""
+    if len(wshape) != 4:
+        return False
+    kernel = wshape[2:]
+    macs = valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin)
+    kp = math.prod(kernel)
+    if _tap_gemm_eligible((1,) + tuple(wshape), strides):
+        dense = kp * math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
+    else:
+        dense = kp * math.prod(out_dims)
+    return macs <= VALID_TAPS_MAX_SHARE * dense
+
+
+def valid_tap_conv(
+    x: np.ndarray, wt: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, int],
+) -> np.ndarray:
+    """2-D single-group convolution as one GEMM per kernel tap over only the
+    outputs whose input the tap reads: taps and parts of taps that fall on
+    the padding are skipped (a dilated convolution whose dilation reaches past
+    the map is mostly padding). ``x``: unpadded [N, C, H, W]; ``wt``: the
+    filters as [Kh, Kw, M, C] (:func:`tap_weights`) -> [N, M, Ho, Wo].
+
+    Each tap multiplies its [M, C] filter slice with the input crop it reads
+    (copied contiguous unless it is the whole input) and adds the product
+    into its output window; a tap covering the whole output writes it first.
+    """
+    n, c, h, w = x.shape
+    kh, kw, m, _ = wt.shape
+    oh, ow = out_dims
+    sh, sw = strides
+    rows = tap_ranges(h, oh, kh, sh, dilations[0], pads_begin[0])
+    cols = tap_ranges(w, ow, kw, sw, dilations[1], pads_begin[1])
+    taps = [(ky, kx) for ky in range(kh) for kx in range(kw)
+            if rows[ky][1] > rows[ky][0] and cols[kx][1] > cols[kx][0]]
+    full = [t for t in taps
+            if rows[t[0]][:2] == (0, oh) and cols[t[1]][:2] == (0, ow)]
+    if full:  # the first whole-output tap initializes the output
+        taps.remove(full[0])
+        taps.insert(0, full[0])
+    out = np.empty((n, m, oh, ow), x.dtype) if full else np.zeros((n, m, oh, ow), x.dtype)
+    for b in range(n):
+        xb = x[b]
+        ob = out[b]
+        for j, (ky, kx) in enumerate(taps):
+            o0, o1, i0 = rows[ky]
+            p0, p1, q0 = cols[kx]
+            hh, ww = o1 - o0, p1 - p0
+            if hh == h and ww == w and sh == 1 and sw == 1:
+                src = xb
+            else:
+                src = xb[:, i0:i0 + (hh - 1) * sh + 1:sh, q0:q0 + (ww - 1) * sw + 1:sw]
+            if not src.flags.c_contiguous:
+                src = np.ascontiguousarray(src)
+            src = src.reshape(c, hh * ww)
+            if j == 0 and full:
+                np.matmul(wt[ky, kx], src, out=ob.reshape(m, oh * ow))
+            else:
+                ob[:, o0:o1, p0:p1] += np.matmul(wt[ky, kx], src).reshape(m, hh, ww)
+    return out
+
+
+def tap_weights(w: np.ndarray) -> np.ndarray:
+    """[M, C, Kh, Kw] filters as :func:`valid_tap_conv` takes them: [Kh, Kw, M, C]."""
+    return np.ascontiguousarray(w.transpose(2, 3, 0, 1))
+
+
 def _prepared_weights(node: KernelNode, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:
     """``w`` as a contiguous [G, Mg, Cg, K...] array of ``dtype``, cached per op
     (the weights are usually the same constant array on every run)."""
@@ -312,6 +429,9 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
     if x.ndim == 4:
         out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
+        if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
+            tw = tap_weights(wp[0])
+            return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
