@@ -40,7 +40,6 @@ because on an oversubscribed machine an OpenMP parallel region cost 10-20 ms
 from __future__ import annotations
 
 import functools
-import threading
 
 import numpy as np
 from numba import njit
@@ -632,32 +631,6 @@ def _workers() -> int:
     return threads.threads()
 
 
-def _run(tasks: list) -> None:
-    """Run ``(fn, args)`` tasks: the calling thread and ``workers - 1`` pool
-    threads take tasks from a shared queue (dynamic load balance)."""
-    helpers = min(len(tasks), _workers()) - 1
-    if helpers <= 0:
-        for fn, args in tasks:
-            fn(*args)
-        return
-    order = iter(range(len(tasks)))
-    lock = threading.Lock()
-
-    def drain() -> None:
-        while True:
-            with lock:
-                i = next(order, None)
-            if i is None:
-                return
-            fn, args = tasks[i]
-            fn(*args)
-
-    futures = [threads.pool().submit(drain) for _ in range(helpers)]
-    drain()
-    for f in futures:
-        f.result()
-
-
 def _ranges(n: int, parts: int, align: int) -> list[tuple[int, int]]:
     """Split [0, n) into at most ``parts`` ranges whose bounds are multiples of align."""
     blocks = (n + align - 1) // align
@@ -697,12 +670,12 @@ def _fft2_planes(x: np.ndarray, inverse: bool) -> np.ndarray:
         # caller takes the rest (a task costs ~3 us of numba dispatch)
         parts = 1 if p_n * h * w < 4096 else 8 * workers
         chunks = _ranges(p_n, parts, 1)
-        _run([(_planes, (x, out, a, b, plan_h, plan_w, sgn_rows, sgn_cols, lanes_r, lanes_c))
+        threads.run_tasks([(_planes, (x, out, a, b, plan_h, plan_w, sgn_rows, sgn_cols, lanes_r, lanes_c))
               for a, b in chunks])
     else:
-        _run([(_rows_task, (x, out, 0, p_n, a, b, plan_w, sgn_rows, lanes_r))
+        threads.run_tasks([(_rows_task, (x, out, 0, p_n, a, b, plan_w, sgn_rows, lanes_r))
               for a, b in _ranges(h, workers, 16)])
-        _run([(_cols_task, (out, out, 0, p_n, a, b, plan_h, sgn_cols, lanes_c))
+        threads.run_tasks([(_cols_task, (out, out, 0, p_n, a, b, plan_h, sgn_cols, lanes_c))
               for a, b in _ranges(w, workers, 16)])
     return out
 

@@ -91,3 +91,30 @@ def pool() -> ThreadPoolExecutor:
                 _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu")
                 _POOL_KEY = key
     return _POOL
+
+
+def run_tasks(tasks: list) -> None:
+    """Run ``(fn, args)`` tasks on :func:`pool`: the calling thread and up to
+    ``threads() - 1`` pool threads take tasks from a shared queue (dynamic
+    load balance); returns when all are done (a task's exception is raised)."""
+    helpers = min(len(tasks), threads()) - 1
+    if helpers <= 0:
+        for fn, args in tasks:
+            fn(*args)
+        return
+    order = iter(range(len(tasks)))
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            fn, args = tasks[i]
+            fn(*args)
+
+    futures = [pool().submit(drain) for _ in range(helpers)]
+    drain()
+    for f in futures:
+        f.result()

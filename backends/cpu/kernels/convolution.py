@@ -20,6 +20,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
@@ -101,6 +102,9 @@ DIRECT_MAX_GROUPED_PIXELS = 64
 #: runs each tap along whole output rows rather than pixel by pixel (read when
 #: the kernel is compiled)
 ROW_TAPS_MAX_CHANNELS = 16
+#: the direct kernel splits its groups across the CPU-backend threads at
+#: about this many multiply-adds per task (smaller convolutions run whole)
+DIRECT_MACS_PER_TASK = 500_000
 _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _direct: object = None
@@ -148,9 +152,26 @@ def direct_conv(
     """2-D grouped convolution on the direct kernel: ``x`` [N, G*Cg, H, W],
     ``wt`` from :func:`direct_weights`, ``mg`` output channels per group,
     ``out_dims`` the output map (:func:`conv_out_dims`)."""
-    out = np.empty((x.shape[0], wt.shape[3]) + out_dims, x.dtype)
-    _direct(x if x.flags.c_contiguous else np.ascontiguousarray(x), wt, mg,
-            strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
+    n = x.shape[0]
+    cg, kh, kw, cout = wt.shape
+    out = np.empty((n, cout) + out_dims, x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
+    groups = cout // mg
+    macs = n * cout * cg * kh * kw * math.prod(out_dims)
+    parts = min(threads.threads(), groups, max(1, macs // DIRECT_MACS_PER_TASK))
+    if parts <= 1:
+        _direct(x, wt, mg, *geometry, out)
+        return out
+    # the groups split into ranges, one task per (image, range): every
+    # argument stays C-contiguous (one compiled form of the kernel)
+    tasks = []
+    for a, b in ((groups * i // parts, groups * (i + 1) // parts) for i in range(parts)):
+        wp = np.ascontiguousarray(wt[:, :, :, a * mg:b * mg])
+        for i in range(n):
+            tasks.append((_direct, (x[i:i + 1, a * cg:b * cg], wp, mg, *geometry,
+                                    out[i:i + 1, a * mg:b * mg])))
+    threads.run_tasks(tasks)
     return out
 
 
@@ -200,12 +221,14 @@ def direct_conv_kernel():
                                 for ox in range(ow):
                                     for co in range(cout):
                                         wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
-                    for co in range(cout):
-                        xc = x[b, (co // mg) * cg + c]
-                        for iy in range(ih):
-                            er = e[iy + ph]
+                    # row by row: one row of ``e`` stays in cache while
+                    # every channel is scattered into it
+                    for iy in range(ih):
+                        er = e[iy + ph]
+                        for co in range(cout):
+                            xr = x[b, (co // mg) * cg + c, iy]
                             for ix in range(iw):
-                                er[(ix + pw) * cout + co] = xc[iy, ix]
+                                er[(ix + pw) * cout + co] = xr[ix]
                     for oy in range(oh):
                         ar = acc[oy]
                         for ky in range(kh):
@@ -226,12 +249,12 @@ def direct_conv_kernel():
                                         wr = wt[c, ky, kx]
                                         for co in range(cout):
                                             a[co] += wr[co] * src[co]
-                for co in range(cout):
-                    ob = out[b, co]
-                    for oy in range(oh):
-                        ar = acc[oy]
+                for oy in range(oh):
+                    ar = acc[oy]
+                    for co in range(cout):
+                        orow = out[b, co, oy]
                         for ox in range(ow):
-                            ob[oy, ox] = ar[ox * cout + co]
+                            orow[ox] = ar[ox * cout + co]
 
         _direct = direct
     return _direct or None
