@@ -1,7 +1,13 @@
 """Convolution, GroupConvolution and their backprop-data (transposed) forms.
 
 Every form is one grouped N-D convolution: pad, gather the windows (im2col) and
-multiply with the filters (one matmul per group).
+multiply with the filters (one matmul per group). Faster forms where they pay:
+one GEMM for pointwise convolutions, a GEMM per kernel tap over only the
+outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
+whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
+few output channels, and numba kernels for depthwise and small grouped
+convolutions (:func:`direct_conv`, :func:`depthwise_planes`; split across the
+CPU-backend threads).
 """
 
 from __future__ import annotations
@@ -50,8 +56,11 @@ def grouped_conv(
 ) -> np.ndarray:
     """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...].
 
-    2-D depthwise and small grouped convolutions run :func:`direct_conv` when
-    numba is there (:func:`direct_eligible`); otherwise 1x1 kernels are one GEMM
+    Single-group 2-D convolutions whose taps mostly read padding run
+    :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
+    grouped convolutions run :func:`direct_conv` (or, on large depthwise maps,
+    :func:`depthwise_planes`) when numba is there (:func:`direct_eligible`);
+    otherwise 1x1 kernels are one GEMM
     on the (strided) input, depthwise kernels (Cg == 1) a multiply-add per
     kernel tap, anything else one GEMM per group over the im2col matrix.
     """
@@ -60,6 +69,8 @@ def grouped_conv(
     n = x.shape[0]
     out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
     if direct_eligible(x, w, out_dims, pads_begin):
+        if planes_preferred(x, w, out_dims, strides, dilations, pads_begin):
+            return depthwise_planes(x, plane_weights(w), strides, dilations, pads_begin, out_dims)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
@@ -260,6 +271,111 @@ def direct_conv_kernel():
     return _direct or None
 
 
+#: plain depthwise convolutions run :func:`depthwise_planes` rather than the
+#: direct kernel when the direct kernel's channels-innermost copy of the
+#: padded input reaches this many bytes (it no longer stays in cache) ...
+PLANES_MIN_BYTES = 4 << 20
+#: ... or this many with at most ``PLANES_FEW_CHANNELS`` channels (short
+#: vectors over the channels, long rows)
+PLANES_MIN_BYTES_FEW = 1 << 20
+PLANES_FEW_CHANNELS = 16
+
+
+def planes_preferred(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int],
+) -> bool:
+    """Whether a grouped convolution the direct kernel could take
+    (:func:`direct_eligible`) runs faster on :func:`depthwise_planes`: one
+    input and one output channel per group, and a large input map."""
+    g, mg, cg, kh, kw = w.shape
+    if mg != 1 or cg != 1 or depthwise_planes_kernel() is None:
+        return False
+    hp = max(x.shape[2] + pads_begin[0], (out_dims[0] - 1) * strides[0] + (kh - 1) * dilations[0] + 1)
+    wp = max(x.shape[3] + pads_begin[1], (out_dims[1] - 1) * strides[1] + (kw - 1) * dilations[1] + 1)
+    size = hp * wp * g * x.dtype.itemsize
+    return size >= PLANES_MIN_BYTES or (g <= PLANES_FEW_CHANNELS and size >= PLANES_MIN_BYTES_FEW)
+
+
+def plane_weights(w: np.ndarray) -> np.ndarray:
+    """[G, 1, 1, Kh, Kw] depthwise filters as :func:`depthwise_planes` takes
+    them: contiguous [G, Kh, Kw]."""
+    return np.ascontiguousarray(w.reshape((w.shape[0],) + w.shape[3:]))
+
+
+def depthwise_planes(
+    x: np.ndarray, wt: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...],
+) -> np.ndarray:
+    """2-D depthwise convolution (one input and one output channel per group)
+    plane by plane in the NCHW layout: each output row sums its taps' input
+    rows (the taps and columns that fall on the padding skipped), channels
+    split across the CPU-backend threads. ``x`` [N, C, H, W], ``wt`` from
+    :func:`plane_weights`; each output sums its terms in tap order, like the
+    other paths."""
+    n, c = x.shape[:2]
+    kh, kw = wt.shape[1:]
+    out = np.empty((n, c) + tuple(out_dims), x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    kernel = depthwise_planes_kernel()
+    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
+    macs = n * c * kh * kw * math.prod(out_dims)
+    parts = min(threads.threads(), c, max(1, macs // DIRECT_MACS_PER_TASK))
+    threads.run_tasks([(kernel, (x, wt, *geometry, out, c * i // parts, c * (i + 1) // parts))
+                       for i in range(parts)])
+    return out
+
+
+_planes: object = None
+
+
+def depthwise_planes_kernel():
+    """numba kernel of :func:`depthwise_planes` (None without numba):
+    ``planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1)`` computes the
+    channels ``[c0, c1)``."""
+    global _planes
+    if _planes is None:
+        try:
+            import numba
+        except ImportError:
+            _planes = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1):  # pragma: no cover (compiled)
+            n, _, ih, iw = x.shape
+            kh, kw = wt.shape[1], wt.shape[2]
+            oh, ow = out.shape[2], out.shape[3]
+            for b in range(n):
+                for c in range(c0, c1):
+                    xc = x[b, c]
+                    oc = out[b, c]
+                    for oy in range(oh):
+                        orow = oc[oy]
+                        orow[:] = 0.0
+                        for ky in range(kh):
+                            iy = oy * sh + ky * dh - ph
+                            if iy < 0 or iy >= ih:
+                                continue
+                            xr = xc[iy]
+                            for kx in range(kw):
+                                wv = wt[c, ky, kx]
+                                off = kx * dw - pw
+                                o0 = max(0, -(off // sw))
+                                o1 = min(ow, (iw - 1 - off) // sw + 1)
+                                if o1 <= o0:
+                                    continue
+                                # slices: non-negative loop indices vectorize
+                                i0 = o0 * sw + off
+                                dst = orow[o0:o1]
+                                src = xr[i0:i0 + (o1 - o0 - 1) * sw + 1:sw]
+                                for j in range(o1 - o0):
+                                    dst[j] += wv * src[j]
+
+        _planes = planes
+    return _planes or None
+
+
 def _tap_gemm_conv(
     xp: np.ndarray, w: np.ndarray, dilations: Sequence[int], out_dims: Sequence[int]
 ) -> np.ndarray:
@@ -456,6 +572,9 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
             tw = tap_weights(wp[0])
             return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
+            if planes_preferred(x, wp, out_dims, strides, dil, pb):
+                pw = plane_weights(wp)
+                return lambda v: depthwise_planes(v, pw, strides, dil, pb, out_dims)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
