@@ -1060,11 +1060,21 @@ FAST_CONVOLUTIONS = [
          _conv_attrs(d=(2, 1), pb=(2, 0), pe=(1, 1)), id="conv-tapgemm-dil-asym"),
     case("Convolution", [f32(1, 6, 6, 6), C(f32(2, 6, 5, 5))],
          _conv_attrs(), id="conv-tapgemm-valid"),
+    # taps that read only padding skipped (valid-tap GEMMs)
+    case("Convolution", [f32(1, 8, 6, 7), C(f32(4, 8, 3, 3))],
+         _conv_attrs(d=(4, 5), pb=(4, 5), pe=(4, 5)), id="conv-validtaps-dilated"),
+    case("Convolution", [f32(2, 3, 5, 5), C(f32(6, 3, 3, 3))],
+         _conv_attrs(s=(2, 2), d=(3, 3), pb=(3, 3), pe=(3, 3)), id="conv-validtaps-stride"),
+    case("Convolution", [f32(1, 4, 4, 4), C(f32(5, 4, 3, 3))],
+         _conv_attrs(d=(8, 8), pb=(8, 8), pe=(8, 8)), id="conv-validtaps-center-only"),
     # depthwise (numba kernel)
     case("GroupConvolution", [f32(2, 6, 8, 7), C(f32(6, 1, 1, 3, 3))],
          _conv_attrs(d=(2, 1), pb=(2, 1), pe=(2, 1)), id="depthwise-dil"),
     case("GroupConvolution", [f32(1, 5, 9, 9), C(f32(5, 1, 1, 3, 3))],
          _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-stride2"),
+    # depthwise on a large map (plane-by-plane kernel)
+    case("GroupConvolution", [f32(1, 8, 180, 181), C(f32(8, 1, 1, 3, 3))],
+         _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-planes"),
     # direct kernel: depthwise with a channel multiplier, small grouped maps
     case("GroupConvolution", [f32(1, 4, 6, 5), C(f32(4, 3, 1, 5, 5))],
          _conv_attrs(auto_pad="same_upper"), id="depthwise-multiplier-direct"),
@@ -1089,6 +1099,55 @@ def test_direct_grouped_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, mon
     w = f32(*ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     assert conv.direct_eligible(x, w, dims, pb)
+    got = conv.grouped_conv(x, w, s, d, pb, pe)
+    monkeypatch.setattr(conv, "_direct", False)  # as without numba
+    assert not conv.direct_eligible(x, w, dims, pb)
+    want = conv.grouped_conv(x, w, s, d, pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", [
+    ((1, 8, 6, 7), (4, 8, 3, 3), (1, 1), (4, 5), (4, 5), (4, 5)),
+    ((2, 3, 5, 5), (6, 3, 3, 3), (2, 2), (3, 3), (3, 3), (3, 3)),
+    ((1, 4, 9, 8), (3, 4, 3, 2), (2, 1), (3, 4), (-1, 5), (6, -2)),
+    ((1, 4, 4, 4), (5, 4, 3, 3), (1, 1), (8, 8), (8, 8), (8, 8)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_valid_tap_conv_matches_gemm_paths(xs, ws, s, d, pb, pe, dtype, monkeypatch):
+    """Skipping the taps (and parts of taps) that read padding gives the
+    im2col / tap-GEMM results."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    x = f32(*xs).astype(dtype)
+    w = f32(*ws).astype(dtype)[None]
+    dims = conv.conv_out_dims(xs[2:], ws[2:], s, d, pb, pe)
+    assert conv.valid_taps_pay(xs[2:], dims, ws, s, d, pb, pe)
+    got = conv.grouped_conv(x, w, s, d, pb, pe)
+    monkeypatch.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)
+    assert not conv.valid_taps_pay(xs[2:], dims, ws, s, d, pb, pe)
+    want = conv.grouped_conv(x, w, s, d, pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("xs,k,s,d,pb,pe", [
+    ((2, 5, 9, 11), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 3, 10, 9), (3, 5), (2, 3), (2, 1), (3, -1), (1, 4)),
+    ((1, 4, 6, 6), (7, 7), (1, 2), (1, 1), (3, 3), (3, 3)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_depthwise_planes_match_numpy_path(xs, k, s, d, pb, pe, dtype, monkeypatch):
+    """The plane-by-plane depthwise kernel (large maps; here forced, its
+    channels split over tasks) gives the numpy tap path's results."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    x = f32(*xs).astype(dtype)
+    w = f32(xs[1], 1, 1, *k).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], k, s, d, pb, pe)
+    monkeypatch.setattr(conv, "PLANES_MIN_BYTES", 0)
+    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
+    assert conv.planes_preferred(x, w, dims, s, d, pb)
     got = conv.grouped_conv(x, w, s, d, pb, pe)
     monkeypatch.setattr(conv, "_direct", False)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)

@@ -104,3 +104,26 @@ def test_blas_threads_one_restores_the_count():
     with threads.blas_threads(1):
         assert _blas_threads() == {1}
     assert _blas_threads() == {2}
+
+
+@pytest.mark.parametrize("n,mg,cg", [(1, 1, 1), (2, 2, 1), (1, 1, 3)])
+def test_direct_conv_split_across_threads_is_exact(n, mg, cg, monkeypatch):
+    """The numba direct convolution run as group ranges on the helper pool
+    gives the single-task result bit for bit (each output's sum is the same)."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    if conv.direct_conv_kernel() is None:
+        pytest.skip("numba missing")
+    rng = np.random.default_rng(3)
+    g = 7
+    x = rng.standard_normal((n, g * cg, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((g, mg, cg, 3, 3)).astype(np.float32)
+    wt = conv.direct_weights(w)
+    geo = ((2, 1), (1, 2), (1, 2))
+    dims = conv.conv_out_dims(x.shape[2:], (3, 3), *geo, (1, 2))
+    threads.set_threads(1)
+    whole = conv.direct_conv(x, wt, mg, *geo, dims)
+    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
+    threads.set_threads(3)
+    split = conv.direct_conv(x, wt, mg, *geo, dims)
+    np.testing.assert_array_equal(split, whole)

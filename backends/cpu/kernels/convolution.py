@@ -1,7 +1,13 @@
 """Convolution, GroupConvolution and their backprop-data (transposed) forms.
 
 Every form is one grouped N-D convolution: pad, gather the windows (im2col) and
-multiply with the filters (one matmul per group).
+multiply with the filters (one matmul per group). Faster forms where they pay:
+one GEMM for pointwise convolutions, a GEMM per kernel tap over only the
+outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
+whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
+few output channels, and numba kernels for depthwise and small grouped
+convolutions (:func:`direct_conv`, :func:`depthwise_planes`; split across the
+CPU-backend threads).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
@@ -49,8 +56,11 @@ def grouped_conv(
 ) -> np.ndarray:
     """``x``: [N, G*Cg, D...], ``w``: [G, Mg, Cg, K...] -> [N, G*Mg, O...].
 
-    2-D depthwise and small grouped convolutions run :func:`direct_conv` when
-    numba is there (:func:`direct_eligible`); otherwise 1x1 kernels are one GEMM
+    Single-group 2-D convolutions whose taps mostly read padding run
+    :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
+    grouped convolutions run :func:`direct_conv` (or, on large depthwise maps,
+    :func:`depthwise_planes`) when numba is there (:func:`direct_eligible`);
+    otherwise 1x1 kernels are one GEMM
     on the (strided) input, depthwise kernels (Cg == 1) a multiply-add per
     kernel tap, anything else one GEMM per group over the im2col matrix.
     """
@@ -59,11 +69,16 @@ def grouped_conv(
     n = x.shape[0]
     out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
     if direct_eligible(x, w, out_dims, pads_begin):
+        if planes_preferred(x, w, out_dims, strides, dilations, pads_begin):
+            return depthwise_planes(x, plane_weights(w), strides, dilations, pads_begin, out_dims)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
+    if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
+                                 pads_begin, pads_end):
+        return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
     xp = _pad_crop(x, pads_begin, pads_end)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
-    if g == 1 and kp > 1 and len(kernel) == 2 and all(s == 1 for s in strides) and 2 * mg <= cg:
+    if _tap_gemm_eligible(w.shape, strides):
         return _tap_gemm_conv(xp, w[0], dilations, out_dims)
     if kp == 1:
         if any(s != 1 for s in strides):
@@ -98,6 +113,9 @@ DIRECT_MAX_GROUPED_PIXELS = 64
 #: runs each tap along whole output rows rather than pixel by pixel (read when
 #: the kernel is compiled)
 ROW_TAPS_MAX_CHANNELS = 16
+#: the direct kernel splits its groups across the CPU-backend threads at
+#: about this many multiply-adds per task (smaller convolutions run whole)
+DIRECT_MACS_PER_TASK = 500_000
 _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _direct: object = None
@@ -145,9 +163,26 @@ def direct_conv(
     """2-D grouped convolution on the direct kernel: ``x`` [N, G*Cg, H, W],
     ``wt`` from :func:`direct_weights`, ``mg`` output channels per group,
     ``out_dims`` the output map (:func:`conv_out_dims`)."""
-    out = np.empty((x.shape[0], wt.shape[3]) + out_dims, x.dtype)
-    _direct(x if x.flags.c_contiguous else np.ascontiguousarray(x), wt, mg,
-            strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1], out)
+    n = x.shape[0]
+    cg, kh, kw, cout = wt.shape
+    out = np.empty((n, cout) + out_dims, x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
+    groups = cout // mg
+    macs = n * cout * cg * kh * kw * math.prod(out_dims)
+    parts = min(threads.threads(), groups, max(1, macs // DIRECT_MACS_PER_TASK))
+    if parts <= 1:
+        _direct(x, wt, mg, *geometry, out)
+        return out
+    # the groups split into ranges, one task per (image, range): every
+    # argument stays C-contiguous (one compiled form of the kernel)
+    tasks = []
+    for a, b in ((groups * i // parts, groups * (i + 1) // parts) for i in range(parts)):
+        wp = np.ascontiguousarray(wt[:, :, :, a * mg:b * mg])
+        for i in range(n):
+            tasks.append((_direct, (x[i:i + 1, a * cg:b * cg], wp, mg, *geometry,
+                                    out[i:i + 1, a * mg:b * mg])))
+    threads.run_tasks(tasks)
     return out
 
 
@@ -197,12 +232,14 @@ def direct_conv_kernel():
                                 for ox in range(ow):
                                     for co in range(cout):
                                         wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
-                    for co in range(cout):
-                        xc = x[b, (co // mg) * cg + c]
-                        for iy in range(ih):
-                            er = e[iy + ph]
+                    # row by row: one row of ``e`` stays in cache while
+                    # every channel is scattered into it
+                    for iy in range(ih):
+                        er = e[iy + ph]
+                        for co in range(cout):
+                            xr = x[b, (co // mg) * cg + c, iy]
                             for ix in range(iw):
-                                er[(ix + pw) * cout + co] = xc[iy, ix]
+                                er[(ix + pw) * cout + co] = xr[ix]
                     for oy in range(oh):
                         ar = acc[oy]
                         for ky in range(kh):
@@ -223,15 +260,120 @@ def direct_conv_kernel():
                                         wr = wt[c, ky, kx]
                                         for co in range(cout):
                                             a[co] += wr[co] * src[co]
-                for co in range(cout):
-                    ob = out[b, co]
-                    for oy in range(oh):
-                        ar = acc[oy]
+                for oy in range(oh):
+                    ar = acc[oy]
+                    for co in range(cout):
+                        orow = out[b, co, oy]
                         for ox in range(ow):
-                            ob[oy, ox] = ar[ox * cout + co]
+                            orow[ox] = ar[ox * cout + co]
 
         _direct = direct
     return _direct or None
+
+
+#: plain depthwise convolutions run :func:`depthwise_planes` rather than the
+#: direct kernel when the direct kernel's channels-innermost copy of the
+#: padded input reaches this many bytes (it no longer stays in cache) ...
+PLANES_MIN_BYTES = 4 << 20
+#: ... or this many with at most ``PLANES_FEW_CHANNELS`` channels (short
+#: vectors over the channels, long rows)
+PLANES_MIN_BYTES_FEW = 1 << 20
+PLANES_FEW_CHANNELS = 16
+
+
+def planes_preferred(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int],
+) -> bool:
+    """Whether a grouped convolution the direct kernel could take
+    (:func:`direct_eligible`) runs faster on :func:`depthwise_planes`: one
+    input and one output channel per group, and a large input map."""
+    g, mg, cg, kh, kw = w.shape
+    if mg != 1 or cg != 1 or depthwise_planes_kernel() is None:
+        return False
+    hp = max(x.shape[2] + pads_begin[0], (out_dims[0] - 1) * strides[0] + (kh - 1) * dilations[0] + 1)
+    wp = max(x.shape[3] + pads_begin[1], (out_dims[1] - 1) * strides[1] + (kw - 1) * dilations[1] + 1)
+    size = hp * wp * g * x.dtype.itemsize
+    return size >= PLANES_MIN_BYTES or (g <= PLANES_FEW_CHANNELS and size >= PLANES_MIN_BYTES_FEW)
+
+
+def plane_weights(w: np.ndarray) -> np.ndarray:
+    """[G, 1, 1, Kh, Kw] depthwise filters as :func:`depthwise_planes` takes
+    them: contiguous [G, Kh, Kw]."""
+    return np.ascontiguousarray(w.reshape((w.shape[0],) + w.shape[3:]))
+
+
+def depthwise_planes(
+    x: np.ndarray, wt: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...],
+) -> np.ndarray:
+    """2-D depthwise convolution (one input and one output channel per group)
+    plane by plane in the NCHW layout: each output row sums its taps' input
+    rows (the taps and columns that fall on the padding skipped), channels
+    split across the CPU-backend threads. ``x`` [N, C, H, W], ``wt`` from
+    :func:`plane_weights`; each output sums its terms in tap order, like the
+    other paths."""
+    n, c = x.shape[:2]
+    kh, kw = wt.shape[1:]
+    out = np.empty((n, c) + tuple(out_dims), x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    kernel = depthwise_planes_kernel()
+    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
+    macs = n * c * kh * kw * math.prod(out_dims)
+    parts = min(threads.threads(), c, max(1, macs // DIRECT_MACS_PER_TASK))
+    threads.run_tasks([(kernel, (x, wt, *geometry, out, c * i // parts, c * (i + 1) // parts))
+                       for i in range(parts)])
+    return out
+
+
+_planes: object = None
+
+
+def depthwise_planes_kernel():
+    """numba kernel of :func:`depthwise_planes` (None without numba):
+    ``planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1)`` computes the
+    channels ``[c0, c1)``."""
+    global _planes
+    if _planes is None:
+        try:
+            import numba
+        except ImportError:
+            _planes = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1):  # pragma: no cover (compiled)
+            n, _, ih, iw = x.shape
+            kh, kw = wt.shape[1], wt.shape[2]
+            oh, ow = out.shape[2], out.shape[3]
+            for b in range(n):
+                for c in range(c0, c1):
+                    xc = x[b, c]
+                    oc = out[b, c]
+                    for oy in range(oh):
+                        orow = oc[oy]
+                        orow[:] = 0.0
+                        for ky in range(kh):
+                            iy = oy * sh + ky * dh - ph
+                            if iy < 0 or iy >= ih:
+                                continue
+                            xr = xc[iy]
+                            for kx in range(kw):
+                                wv = wt[c, ky, kx]
+                                off = kx * dw - pw
+                                o0 = max(0, -(off // sw))
+                                o1 = min(ow, (iw - 1 - off) // sw + 1)
+                                if o1 <= o0:
+                                    continue
+                                # slices: non-negative loop indices vectorize
+                                i0 = o0 * sw + off
+                                dst = orow[o0:o1]
+                                src = xr[i0:i0 + (o1 - o0 - 1) * sw + 1:sw]
+                                for j in range(o1 - o0):
+                                    dst[j] += wv * src[j]
+
+        _planes = planes
+    return _planes or None
 
 
 def _tap_gemm_conv(
@@ -266,6 +408,120 @@ def _tap_gemm_conv(
                     acc += y[t, :, off:off + length]
                 t += 1
     return out.reshape(n, m, oh, wp)[:, :, :, :ow]
+
+
+def tap_ranges(
+    in_len: int, out_len: int, kernel: int, stride: int, dilation: int, pad_begin: int
+) -> list[tuple[int, int, int]]:
+    """Per kernel tap along one spatial dim: ``(o0, o1, i0)``, the outputs
+    ``[o0, o1)`` whose input ``o * stride + tap * dilation - pad_begin`` lies
+    inside the (unpadded) input, and the input index of ``o0`` (``o1 <= o0``:
+    the tap reads only padding)."""
+    out = []
+    for t in range(kernel):
+        off = t * dilation - pad_begin
+        o0 = max(0, -(off // stride))
+        o1 = min(out_len, (in_len - 1 - off) // stride + 1)
+        out.append((o0, o1, o0 * stride + off))
+    return out
+
+
+def valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin) -> int:
+    """Output positions summed over the kernel taps that read the input (not
+    padding): the multiply-adds per (output, input) channel pair of
+    :func:`valid_tap_conv`."""
+    total = 1
+    for d, o, k, s, dl, b in zip(in_dims, out_dims, kernel, strides, dilations, pads_begin):
+        total *= sum(max(0, o1 - o0) for o0, o1, _ in tap_ranges(d, o, k, s, dl, b))
+    return total
+
+
+#: :func:`valid_tap_conv` runs a single-group 2-D convolution when its
+#: multiply-adds are at most this share of the GEMM path's it replaces
+VALID_TAPS_MAX_SHARE = 0.75
+
+
+def _tap_gemm_eligible(wshape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether :func:`_tap_gemm_conv` takes a convolution with [G, Mg, Cg, K...]
+    filters: one group, a 2-D kernel of several taps, stride 1, 2*Mg <= Cg."""
+    g, mg, cg = wshape[:3]
+    return (g == 1 and len(wshape) == 5 and math.prod(wshape[3:]) > 1
+            and all(s == 1 for s in strides) and 2 * mg <= cg)
+
+
+def valid_taps_pay(
+    in_dims: Sequence[int], out_dims: Sequence[int], wshape: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int], pads_begin: Sequence[int],
+    pads_end: Sequence[int],
+) -> bool:
+    """Whether :func:`valid_tap_conv` should run a single-group 2-D convolution
+    with [Mg, Cg, Kh, Kw] filters ``wshape``: when the taps that read padding
+    (large dilations and pads against the map) make the GEMM path's work,
+    over the padded map (tap-GEMM) or every tap (im2col), clearly larger."""
+    if len(wshape) != 4:
+        return False
+    kernel = wshape[2:]
+    macs = valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin)
+    kp = math.prod(kernel)
+    if _tap_gemm_eligible((1,) + tuple(wshape), strides):
+        dense = kp * math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
+    else:
+        dense = kp * math.prod(out_dims)
+    return macs <= VALID_TAPS_MAX_SHARE * dense
+
+
+def valid_tap_conv(
+    x: np.ndarray, wt: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, int],
+) -> np.ndarray:
+    """2-D single-group convolution as one GEMM per kernel tap over only the
+    outputs whose input the tap reads: taps and parts of taps that fall on
+    the padding are skipped (a dilated convolution whose dilation reaches past
+    the map is mostly padding). ``x``: unpadded [N, C, H, W]; ``wt``: the
+    filters as [Kh, Kw, M, C] (:func:`tap_weights`) -> [N, M, Ho, Wo].
+
+    Each tap multiplies its [M, C] filter slice with the input crop it reads
+    (copied contiguous unless it is the whole input) and adds the product
+    into its output window; a tap covering the whole output writes it first.
+    """
+    n, c, h, w = x.shape
+    kh, kw, m, _ = wt.shape
+    oh, ow = out_dims
+    sh, sw = strides
+    rows = tap_ranges(h, oh, kh, sh, dilations[0], pads_begin[0])
+    cols = tap_ranges(w, ow, kw, sw, dilations[1], pads_begin[1])
+    taps = [(ky, kx) for ky in range(kh) for kx in range(kw)
+            if rows[ky][1] > rows[ky][0] and cols[kx][1] > cols[kx][0]]
+    full = [t for t in taps
+            if rows[t[0]][:2] == (0, oh) and cols[t[1]][:2] == (0, ow)]
+    if full:  # the first whole-output tap initializes the output
+        taps.remove(full[0])
+        taps.insert(0, full[0])
+    out = np.empty((n, m, oh, ow), x.dtype) if full else np.zeros((n, m, oh, ow), x.dtype)
+    for b in range(n):
+        xb = x[b]
+        ob = out[b]
+        for j, (ky, kx) in enumerate(taps):
+            o0, o1, i0 = rows[ky]
+            p0, p1, q0 = cols[kx]
+            hh, ww = o1 - o0, p1 - p0
+            if hh == h and ww == w and sh == 1 and sw == 1:
+                src = xb
+            else:
+                src = xb[:, i0:i0 + (hh - 1) * sh + 1:sh, q0:q0 + (ww - 1) * sw + 1:sw]
+            if not src.flags.c_contiguous:
+                src = np.ascontiguousarray(src)
+            src = src.reshape(c, hh * ww)
+            if j == 0 and full:
+                np.matmul(wt[ky, kx], src, out=ob.reshape(m, oh * ow))
+            else:
+                ob[:, o0:o1, p0:p1] += np.matmul(wt[ky, kx], src).reshape(m, hh, ww)
+    return out
+
+
+def tap_weights(w: np.ndarray) -> np.ndarray:
+    """[M, C, Kh, Kw] filters as :func:`valid_tap_conv` takes them: [Kh, Kw, M, C]."""
+    return np.ascontiguousarray(w.transpose(2, 3, 0, 1))
 
 
 def _prepared_weights(node: KernelNode, w: np.ndarray, dtype: np.dtype, groups: bool) -> np.ndarray:
@@ -312,7 +568,13 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
     if x.ndim == 4:
         out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
+        if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
+            tw = tap_weights(wp[0])
+            return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
+            if planes_preferred(x, wp, out_dims, strides, dil, pb):
+                pw = plane_weights(wp)
+                return lambda v: depthwise_planes(v, pw, strides, dil, pb, out_dims)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
