@@ -60,5 +60,5 @@ def model_entries(folder: Path | None = None, framework: str | None = None) -> l
 
 def recorded_inputs(folder: Path, entry: dict) -> dict[str, np.ndarray]:
     """A model's recorded inputs, keyed by graph input / Placeholder name."""
-    with np.load(folder / entry["inputs_file"]) as npz:
+    with np.load(folder / entry["inputs_file"], allow_pickle=False) as npz:
         return {k: npz[k] for k in npz.files}

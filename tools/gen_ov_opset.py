@@ -296,6 +296,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "SoftPlus",
         "SoftSign", "Softmax", "Sqrt", "Swish", "Tan", "Tanh",
     ),
+    "attention": ("ScaledDotProductAttention",),
     "col2im": ("Col2Im",),
     "color": ("I420toBGR", "I420toRGB", "NV12toBGR", "NV12toRGB"),
     "convolution": (
@@ -334,7 +335,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "StridedSlice",
     ),
     "interpolate": ("Interpolate",),
-    "matmul": ("Einsum", "Inverse", "MatMul", "ScaledDotProductAttention"),
+    "matmul": ("Einsum", "Inverse", "MatMul"),
     "normalization": (
         "BatchNormInference", "GRN", "GroupNormalization", "LRN", "MVN",
         "NormalizeL2",

@@ -385,20 +385,16 @@ _FUNCTIONS: dict[str, Any] = {}
 
 
 def _function(spec: str) -> Any:  # noqa: ANN401 - any task function
-    """``module:name`` or ``path/to/file.py:name`` (the file imported once, as its stem)."""
+    """``module:name`` or ``path/to/file.py:name`` (the file imported once per process, by
+    :func:`xmo.extensions.import_extension_file`)."""
     if spec not in _FUNCTIONS:
         import importlib
-        import importlib.util
 
         where, _, name = spec.rpartition(":")
         if where.endswith(".py"):
-            mod_name = Path(where).stem
-            module = sys.modules.get(mod_name)
-            if module is None or getattr(module, "__file__", None) != where:
-                file_spec = importlib.util.spec_from_file_location(mod_name, where)
-                module = importlib.util.module_from_spec(file_spec)
-                sys.modules[mod_name] = module
-                file_spec.loader.exec_module(module)
+            from xmo.extensions import import_extension_file
+
+            module = import_extension_file(where)  # the one place xmo imports Python files
         else:
             module = importlib.import_module(where)
         _FUNCTIONS[spec] = getattr(module, name)

@@ -43,7 +43,7 @@ from xmo.backends.cpu.node import (
 from xmo.backends.cpu.ports import ModelOutputs, PortInfo, output_index
 from xmo.backends.cpu.profile import RunProfile, StepInfo
 from xmo.backends.cpu.registry import kernel_for
-from xmo.backends.cpu.runner import ScheduleRunner, Step, sole_owner
+from xmo.backends.cpu.runner import ScheduleRunner, ScheduleStep, sole_owner
 from xmo.backends.cpu.shapes import memoize_shape_subgraphs
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
@@ -184,7 +184,7 @@ class CompiledModel:
     def _schedule(
         self,
         steps: list[KernelCall],
-    ) -> list[Step]:
+    ) -> list[ScheduleStep]:
         """Steps with liveness: each slot dropped after the step using it last.
         A fused affine step whose input dies with it may update it in place."""
         keep = set(self._results) | set(self._consts)
@@ -202,14 +202,14 @@ class CompiledModel:
             if s not in keep:
                 free_after.setdefault(i, []).append(s)
         self._free_before_run = tuple(free_after.get(-1, ()))
-        out: list[Step] = []
+        out: list[ScheduleStep] = []
         for i, (node, k, args, outs) in enumerate(steps):
             free = tuple(free_after.get(i, ()))
             steal = None
             if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
                 steal = args[0]
             fetch = itemgetter(*args) if len(args) > 1 else None
-            out.append(Step(node, k, args, outs, free, steal, fetch))
+            out.append(ScheduleStep(node, k, args, outs, free, steal, fetch))
         return out
 
     @staticmethod
@@ -379,7 +379,7 @@ class CompiledModel:
 
     def _run_steps(
         self,
-        steps: list[Step],
+        steps: list[ScheduleStep],
         args: list[np.ndarray],
         observer: Callable[[Operation, list[np.ndarray]], None] | None,
         step_times: list[float] | None,

@@ -40,7 +40,7 @@ from xmo.backends.cpu.shapes import ShapeBlock
 from xmo.dialects.ov import element_types as et
 
 
-class Step(NamedTuple):  # a tuple: the step loop unpacks it
+class ScheduleStep(NamedTuple):  # a tuple: the step loop unpacks it
     node: KernelNode
     kernel: Kernel
     args: tuple[int, ...]
@@ -84,7 +84,7 @@ _SQUEEZES = ("ov.Squeeze", "ov.Squeeze_opset1")
 _VIEW_OPS = ("ov.Reshape", "ov.Unsqueeze", "ov.Transpose", *_SQUEEZES)
 
 
-def _const_ints(st: Step, consts: Mapping[int, np.ndarray]) -> list[int] | None:
+def _const_ints(st: ScheduleStep, consts: Mapping[int, np.ndarray]) -> list[int] | None:
     """The second input of ``st`` when it is a 0-D or 1-D integer constant."""
     if len(st.args) != 2 or st.args[1] not in consts:
         return None
@@ -94,7 +94,7 @@ def _const_ints(st: Step, consts: Mapping[int, np.ndarray]) -> list[int] | None:
     return [int(v) for v in a.reshape(-1).tolist()]
 
 
-def _view_dims(st: Step, consts: Mapping[int, np.ndarray],
+def _view_dims(st: ScheduleStep, consts: Mapping[int, np.ndarray],
                din: tuple[int, ...]) -> list[int | tuple[int]] | None:
     """The result dims of a built-in Reshape, Squeeze or Unsqueeze as the
     kernel computes them: ints (-1: numpy's inferred dim) or ``(k,)`` for
@@ -128,7 +128,7 @@ def _view_dims(st: Step, consts: Mapping[int, np.ndarray],
     return [(k,) for k in range(rank) if k not in ax]
 
 
-def _view_call(st: Step, consts: Mapping[int, np.ndarray], x: str) -> tuple[str, Any, bool] | None:
+def _view_call(st: ScheduleStep, consts: Mapping[int, np.ndarray], x: str) -> tuple[str, Any, bool] | None:
     """(expression, its bound argument ``P``, whether the result needs the
     output check) when the step is a built-in Reshape, Squeeze, Unsqueeze or
     Transpose computable as one view call on its first input ``x`` (what
@@ -187,7 +187,7 @@ _UFUNCS = {
 }
 
 
-def _ufunc(st: Step) -> np.ufunc | None:
+def _ufunc(st: ScheduleStep) -> np.ufunc | None:
     """The ufunc a step's built-in binary elementwise kernel calls, when
     its operands broadcast the numpy way (the kernel then does nothing else)."""
     name = st.node.op.name
@@ -208,7 +208,7 @@ class ScheduleRunner:
     parameters' arrays (in ``params`` order) and returns the values of
     ``results``."""
 
-    def __init__(self, steps: Sequence[Step], params: Sequence[int], results: Sequence[int],
+    def __init__(self, steps: Sequence[ScheduleStep], params: Sequence[int], results: Sequence[int],
                  consts: Mapping[int, np.ndarray], free_before_run: Sequence[int]) -> None:
         self._steps = list(steps)
         #: the generated function's source (indices only)

@@ -3700,7 +3700,7 @@ class ScaledDotProductAttentionOp(OVOp):
     name = "ov.ScaledDotProductAttention"
     OV_TYPE: ClassVar[str] = "ScaledDotProductAttention"
     OV_VERSION: ClassVar[str] = "opset13"
-    OV_FAMILY: ClassVar[str] = "matmul"
+    OV_FAMILY: ClassVar[str] = "attention"
     OV_INPUTS: ClassVar[tuple[str, ...]] = (
         "query",
         "key",

@@ -8,6 +8,7 @@ family's module here registers the op's function with
 
 from xmo.dialects.ov.shape_inference import (  # noqa: F401  (registration)
     activations,
+    attention,
     control,
     convolution,
     core,
