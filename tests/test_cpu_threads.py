@@ -127,3 +127,31 @@ def test_direct_conv_split_across_threads_is_exact(n, mg, cg, monkeypatch):
     threads.set_threads(3)
     split = conv.direct_conv(x, wt, mg, *geo, dims)
     np.testing.assert_array_equal(split, whole)
+
+
+def test_sized_matmul_one_blas_thread_below_the_threshold(monkeypatch):
+    """Products below BLAS_THREADS_MIN_MACS run on one BLAS thread (the count
+    restored after), larger ones on all of them; the result is np.matmul's."""
+    from xmo.backends.cpu.kernels import matmul
+
+    seen = []
+    real = np.matmul
+
+    def spy(*args, **kwargs):
+        seen.append(_blas_threads())
+        return real(*args, **kwargs)
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 6, 8)).astype(np.float32)
+    b = rng.standard_normal((2, 8, 5)).astype(np.float32)
+    threads.set_threads(2)
+    monkeypatch.setattr(matmul.np, "matmul", spy)
+    got = matmul.sized_matmul(a, b)
+    monkeypatch.setattr(matmul, "BLAS_THREADS_MIN_MACS", 6 * 8 * 5)
+    out = np.empty((2, 6, 5), np.float32)
+    matmul.sized_matmul(a, b, out)
+    monkeypatch.setattr(matmul.np, "matmul", real)
+    assert seen == [{1}, {2}]
+    assert _blas_threads() == {2}
+    np.testing.assert_array_equal(got, np.matmul(a, b))
+    np.testing.assert_array_equal(out, got)

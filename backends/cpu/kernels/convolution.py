@@ -26,6 +26,7 @@ from xmo.backends.cpu.kernels._common import (
     tap_views,
     window_views,
 )
+from xmo.backends.cpu.kernels.matmul import sized_matmul
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
@@ -100,9 +101,9 @@ def grouped_conv(
         cols = window_views(xp, kernel, strides, dilations, out_dims).reshape(n, g, cg * kp, op)
     wm = w.reshape(g, mg, cg * kp)
     if g == 1:
-        out = np.matmul(wm[0], cols[:, 0])  # [N, M, O]
+        out = sized_matmul(wm[0], cols[:, 0])  # [N, M, O]
     else:
-        out = np.matmul(wm[None], cols)  # [N, G, Mg, O]
+        out = sized_matmul(wm[None], cols)  # [N, G, Mg, O]
     return out.reshape((n, g * mg) + out_dims)
 
 
@@ -396,7 +397,7 @@ def _tap_gemm_conv(
     out = np.empty((n, m, oh * wp), xp.dtype)
     for b in range(n):
         flat = np.ascontiguousarray(xp[b]).reshape(c, hp * wp)
-        y = np.matmul(wt, flat).reshape(kh * kw, m, hp * wp)
+        y = sized_matmul(wt, flat).reshape(kh * kw, m, hp * wp)
         acc = out[b, :, :length]
         t = 0
         for ky in range(kh):
@@ -513,9 +514,9 @@ def valid_tap_conv(
                 src = np.ascontiguousarray(src)
             src = src.reshape(c, hh * ww)
             if j == 0 and full:
-                np.matmul(wt[ky, kx], src, out=ob.reshape(m, oh * ow))
+                sized_matmul(wt[ky, kx], src, out=ob.reshape(m, oh * ow))
             else:
-                ob[:, o0:o1, p0:p1] += np.matmul(wt[ky, kx], src).reshape(m, hh, ww)
+                ob[:, o0:o1, p0:p1] += sized_matmul(wt[ky, kx], src).reshape(m, hh, ww)
     return out
 
 
@@ -564,8 +565,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         hw = math.prod(x.shape[2:])
         out_shape = (n, mg) + tuple(x.shape[2:])
         if n == 1:
-            return lambda v: np.matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
-        return lambda v: np.matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
+            return lambda v: sized_matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
+        return lambda v: sized_matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
     if x.ndim == 4:
         out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
         if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):

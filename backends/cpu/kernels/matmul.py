@@ -15,6 +15,9 @@ _MIN_SPLIT = 1 << 20
 _COL_ALIGN = 16
 #: element types whose products are split
 _SPLIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+#: :func:`sized_matmul`: matrix products below this many multiply-adds (per
+#: matrix) run on one BLAS thread; larger ones on all of BLAS's threads
+BLAS_THREADS_MIN_MACS = 64 << 20
 
 
 @register_kernel("ov.MatMul")
@@ -43,7 +46,7 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     k, n = b.shape
     m = a.size // k if k else 0
     if m * n * k < _MIN_SPLIT and (a.ndim == 2 or m == a.shape[-2]) or not (m and n):
-        return np.matmul(a, b)  # small and one matrix, or empty: as it is
+        return sized_matmul(a, b)  # small and one matrix, or empty: as it is
     out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
     gemm(a.reshape(-1, k), b, out.reshape(-1, n))
     return out
@@ -54,12 +57,16 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     cut in ranges of rows of ``a`` (when ``a`` is the larger operand) or of
     columns of ``b``, one or two per thread, each a single-threaded BLAS call
     (numpy releases the GIL in BLAS) shared by the threads
-    (:func:`~xmo.backends.cpu.threads.run_tasks`)."""
+    (:func:`~xmo.backends.cpu.threads.run_tasks`); a small one is a single
+    one-thread BLAS call (:func:`sized_matmul`)."""
     m, k = a.shape
     n = b.shape[1]
     work = m * n * k
-    if threads() < 2 or work < _MIN_SPLIT or a.dtype not in _SPLIT_DTYPES:
+    if threads() < 2 or a.dtype not in _SPLIT_DTYPES:
         np.matmul(a, b, out=out)
+        return
+    if work < _MIN_SPLIT:
+        sized_matmul(a, b, out)
         return
     tasks = threads() * (2 if work >= 8 * _MIN_SPLIT else 1)  # two ranges per thread: balance
     if m * k >= k * n:
@@ -71,6 +78,25 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     with blas_threads(1):
         run_tasks([(_matmul_into, p) for p in parts])
+
+
+def sized_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.matmul(a, b, out=out)`` with BLAS's threads only where they pay:
+    with several threads, a product of fewer than
+    :data:`BLAS_THREADS_MIN_MACS` multiply-adds per matrix runs on one BLAS
+    thread. OpenBLAS's threads wake, spin and meet at barriers on every call;
+    on the mid-size products of small CNNs (1x1 convolutions, im2col) that
+    costs more than it gains, a worker preempted by another process stalls the
+    call for a scheduler tick, and the workers keep spinning after the call,
+    taking the cores from the helper pool's next tasks (the depthwise kernels)."""
+    if threads() < 2 or a.ndim < 2 or b.ndim < 2:
+        return np.matmul(a, b, out=out)
+    m, k = a.shape[-2:]
+    macs = m * k * b.shape[-1]
+    if macs >= BLAS_THREADS_MIN_MACS:
+        return np.matmul(a, b, out=out)
+    with blas_threads(1):
+        return np.matmul(a, b, out=out)
 
 
 def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
