@@ -33,7 +33,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from xmo.validate.manifest import CallTask, Task, task_from_json
 
@@ -43,8 +43,21 @@ STATUSES = ("pass", "mismatch", "unsupported", "error", "crash", "timeout", "oom
 LATENCY_RUNS = 5
 
 
+class JsonRecord:
+    """A dataclass written to and read from JSON (fields unknown to this
+    version are ignored when read)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Self:
+        known = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
 @dataclass
-class Result:
+class Result(JsonRecord):
     name: str
     model: str
     key: str = ""
@@ -74,17 +87,9 @@ class Result:
     seconds: float | None = None
     finished: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Result:
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in d.items() if k in known})
-
 
 @dataclass
-class CallResult:
+class CallResult(JsonRecord):
     """The result of a :class:`CallTask`: ``data`` is what its function returned."""
 
     name: str
@@ -97,14 +102,6 @@ class CallResult:
     peak_rss: int | None = None
     seconds: float | None = None
     finished: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> CallResult:
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in d.items() if k in known})
 
 
 def result_from_json(d: dict[str, Any]) -> Result | CallResult:
