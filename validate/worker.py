@@ -33,7 +33,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, TypeVar
 
 from xmo.validate.manifest import CallTask, Task, task_from_json
 
@@ -41,6 +41,9 @@ from xmo.validate.manifest import CallTask, Task, task_from_json
 STATUSES = ("pass", "mismatch", "unsupported", "error", "crash", "timeout", "oom")
 #: runs timed for the latency (after one warm-up run)
 LATENCY_RUNS = 5
+
+
+_RecordT = TypeVar("_RecordT", bound="JsonRecord")
 
 
 class JsonRecord:
@@ -51,7 +54,7 @@ class JsonRecord:
         return asdict(self)  # type: ignore[call-overload]
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Self:
+    def from_json(cls: type[_RecordT], d: dict[str, Any]) -> _RecordT:
         known = set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
         return cls(**{k: v for k, v in d.items() if k in known})
 
