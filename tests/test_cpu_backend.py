@@ -1083,6 +1083,16 @@ FAST_CONVOLUTIONS = [
 ]
 
 
+def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
+    """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
+    got = conv.grouped_conv(x, w, s, d, pb, pe)
+    monkeypatch.setattr(conv, "_direct", False)  # as without numba
+    assert not conv.direct_eligible(x, w, dims, pb)
+    want = conv.grouped_conv(x, w, s, d, pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if x.dtype == np.float32 else 1e-12, atol=1e-6)
+
+
 @pytest.mark.parametrize("xs,ws,s,d,pb,pe", [
     ((2, 6, 7, 5), (6, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
     ((1, 4, 9, 8), (2, 3, 2, 5, 3), (2, 3), (2, 1), (3, 0), (-1, 2)),
@@ -1099,12 +1109,7 @@ def test_direct_grouped_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, mon
     w = f32(*ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     assert conv.direct_eligible(x, w, dims, pb)
-    got = conv.grouped_conv(x, w, s, d, pb, pe)
-    monkeypatch.setattr(conv, "_direct", False)  # as without numba
-    assert not conv.direct_eligible(x, w, dims, pb)
-    want = conv.grouped_conv(x, w, s, d, pb, pe)
-    assert got.shape == want.shape and got.dtype == want.dtype
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe)
 
 
 @pytest.mark.parametrize("xs,ws,s,d,pb,pe", [
@@ -1148,12 +1153,7 @@ def test_depthwise_planes_match_numpy_path(xs, k, s, d, pb, pe, dtype, monkeypat
     monkeypatch.setattr(conv, "PLANES_MIN_BYTES", 0)
     monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
     assert conv.planes_preferred(x, w, dims, s, d, pb)
-    got = conv.grouped_conv(x, w, s, d, pb, pe)
-    monkeypatch.setattr(conv, "_direct", False)  # as without numba
-    assert not conv.direct_eligible(x, w, dims, pb)
-    want = conv.grouped_conv(x, w, s, d, pb, pe)
-    assert got.shape == want.shape and got.dtype == want.dtype
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe)
 
 
 @pytest.mark.parametrize("op_type,inputs,attrs,kw", FAST_CONVOLUTIONS)

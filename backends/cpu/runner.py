@@ -328,27 +328,24 @@ class ScheduleRunner:
         emit(f"    if {' or '.join(conds)}: {v} = chk(n{i}, {v})[0]", i)
 
     def __call__(self, args: Sequence[np.ndarray]) -> tuple[Any, ...]:
-        try:
-            return self._fn(*args)
-        except CPUBackendError:
-            raise
-        except Exception as e:  # noqa: BLE001  (name the op that failed)
-            err = self._error(e, self._fn, self._line_step)
-            if err is e:
-                raise
-            raise err from e
+        return self._run(self._fn, self._line_step, args)
 
     def timed(self, args: Sequence[np.ndarray], step_times: list[float]) -> tuple[Any, ...]:
         """Run with each step's seconds added to ``step_times`` (one per step)."""
         if self._timed_fn is None:
             self._timed_fn, self._timed_line_step = self._build(
                 self._params, self._results, self._consts, self._free_before_run, True)
+        return self._run(self._timed_fn, self._timed_line_step, (step_times, *args))
+
+    def _run(self, fn: Any, line_step: list[int], args: Sequence[Any]) -> tuple[Any, ...]:
+        """``fn(*args)``, an exception raised by a step's line reported as that
+        step's :class:`KernelError`."""
         try:
-            return self._timed_fn(step_times, *args)
+            return fn(*args)
         except CPUBackendError:
             raise
         except Exception as e:  # noqa: BLE001  (name the op that failed)
-            err = self._error(e, self._timed_fn, self._timed_line_step)
+            err = self._error(e, fn, line_step)
             if err is e:
                 raise
             raise err from e
