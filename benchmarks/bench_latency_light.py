@@ -6,7 +6,8 @@ fed their recorded inputs; made by ``tools/make_real_models.py``), or
 (``$XMO_BENCH_MODELS`` or ``~/.cache/xmo/bench_models``; ``tools/make_real_models.py
 --size full``), fed their recorded inputs, with a median per family.
 
-Both in this process, f32, the same inputs (light: ``arange(n)/n``), the same
+Each model in a fresh process (``--one-process``: all in this one), both
+runtimes in that process, f32, the same inputs (light: ``arange(n)/n``), the same
 thread count (1 and 2: onnxruntime's intra-op threads; xmo's count set with
 ``xmo.backends.cpu.threads.set_threads``, which sizes BLAS and xmo's pool and
 never starts numba's spinning threading layer), alternating blocks of runs, medians;
@@ -17,7 +18,7 @@ process burning one core (a busy loop started before and killed after that
 model's runs); the table gets the busy ratio and how much it rose.
 
     python benchmarks/bench_latency_light.py [--suite light|real|zoo] [--runs 20] [--block 5] [--threads 1,2]
-        [--models a,b] [--busy-neighbour]
+        [--models a,b] [--busy-neighbour] [--one-process]
 """
 
 from __future__ import annotations
@@ -89,6 +90,69 @@ def alternate(ours: Callable[[], object], theirs: Callable[[], object],
     return statistics.median(tx) * 1e3, statistics.median(to) * 1e3
 
 
+def measure(name: str, path: Path, feeds: dict[str, np.ndarray] | None, thread_counts: list[int],
+            runs: int, block: int, busy: bool) -> list[dict]:
+    """One model at each thread count: a record per count (ms of each runtime,
+    max abs diff, and with ``busy`` the busy-neighbour ms)."""
+    import onnxruntime as ort
+
+    import xmo
+    from xmo.backends.cpu.threads import set_threads
+
+    compiled = xmo.compile_model(path)
+    if feeds is None:
+        port = compiled.inputs[0]
+        shape = tuple(port.shape)
+        n = int(np.prod(shape))
+        x = (np.arange(n, dtype=np.float32).reshape(shape) / n).astype(np.float32)
+    records = []
+    for threads in thread_counts:
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        ort_feeds = feeds if feeds is not None else {sess.get_inputs()[0].name: x}
+        ours_in = feeds if feeds is not None else [x]
+        set_threads(threads)
+        ours = compiled(ours_in)
+        ref = sess.run(None, ort_feeds)
+
+        def run_ours() -> object:
+            return compiled(ours_in)
+
+        def run_theirs() -> object:
+            return sess.run(None, ort_feeds)
+
+        mx, mo = alternate(run_ours, run_theirs, runs, block)
+        diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - b), initial=0.0))
+                   for a, b in zip(ours, ref))
+        rec = {"name": name, "threads": threads, "xmo_ms": mx, "ort_ms": mo, "diff": diff}
+        if busy:
+            p = start_neighbour()
+            try:
+                bx, bo = alternate(run_ours, run_theirs, runs, block)
+            finally:
+                p.kill()
+                p.wait()
+            rec.update(busy_xmo_ms=bx, busy_ort_ms=bo)
+        records.append(rec)
+    return records
+
+
+def measure_in_child(name: str, args: argparse.Namespace) -> list[dict]:
+    """:func:`measure` of one model in a fresh process (its JSON records):
+    a model measured after others in one process inherits their allocator
+    state (glibc's mmap and trim thresholds move with what was freed), which
+    moved a model's figure by up to 1.7x."""
+    cmd = [sys.executable, __file__, "--suite", args.suite, "--runs", str(args.runs),
+           "--block", str(args.block), "--threads", args.threads, "--models", name,
+           "--child-json"]
+    if args.busy_neighbour:
+        cmd.append("--busy-neighbour")
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", choices=("light", "real", "zoo"), default="light")
@@ -99,17 +163,22 @@ def main() -> None:
     ap.add_argument("--models")
     ap.add_argument("--busy-neighbour", action="store_true",
                     help="also measure with a second process burning one core")
+    ap.add_argument("--one-process", action="store_true",
+                    help="measure every model in this process (default: each in a fresh one)")
+    ap.add_argument("--child-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    import onnxruntime as ort
-
-    import xmo
-    from xmo.backends.cpu.threads import set_threads
 
     busy = args.busy_neighbour
     models = {"light": light_models, "real": real_models, "zoo": zoo_models}[args.suite]()
     if args.models:
         keep = set(args.models.split(","))
         models = [m for m in models if m[0] in keep]
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    if args.child_json:
+        for name, path, feeds in models:
+            for rec in measure(name, path, feeds, thread_counts, args.runs, args.block, busy):
+                print(json.dumps(rec), flush=True)
+        return
     head = "| model | threads | xmo ms | onnxruntime ms | ratio | max abs diff |"
     rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
     if busy:
@@ -123,43 +192,18 @@ def main() -> None:
     busy_ratios: dict[int, list[float]] = {}
     rises: dict[int, list[float]] = {}
     for name, path, feeds in models:
-        compiled = xmo.compile_model(path)
-        if feeds is None:
-            port = compiled.inputs[0]
-            shape = tuple(port.shape)
-            n = int(np.prod(shape))
-            x = (np.arange(n, dtype=np.float32).reshape(shape) / n).astype(np.float32)
-        for threads in [int(t) for t in args.threads.split(",")]:
-            so = ort.SessionOptions()
-            so.intra_op_num_threads = threads
-            so.inter_op_num_threads = 1
-            sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-            ort_feeds = feeds if feeds is not None else {sess.get_inputs()[0].name: x}
-            ours_in = feeds if feeds is not None else [x]
-            set_threads(threads)
-            ours = compiled(ours_in)
-            ref = sess.run(None, ort_feeds)
-
-            def run_ours() -> object:
-                return compiled(ours_in)
-
-            def run_theirs() -> object:
-                return sess.run(None, ort_feeds)
-
-            mx, mo = alternate(run_ours, run_theirs, args.runs, args.block)
+        if args.one_process:
+            records = measure(name, path, feeds, thread_counts, args.runs, args.block, busy)
+        else:
+            records = measure_in_child(name, args)
+        for rec in records:
+            threads, mx, mo = rec["threads"], rec["xmo_ms"], rec["ort_ms"]
             ratios.setdefault(threads, []).append(mx / mo)
             if name in families:
                 by_family.setdefault((threads, families[name]), []).append(mx / mo)
-            diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - b), initial=0.0))
-                       for a, b in zip(ours, ref))
-            row = f"| {name} | {threads} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {diff:.2g} |"
+            row = f"| {name} | {threads} | {mx:.2f} | {mo:.2f} | {mx / mo:.2f} | {rec['diff']:.2g} |"
             if busy:
-                p = start_neighbour()
-                try:
-                    bx, bo = alternate(run_ours, run_theirs, args.runs, args.block)
-                finally:
-                    p.kill()
-                    p.wait()
+                bx, bo = rec["busy_xmo_ms"], rec["busy_ort_ms"]
                 busy_ratios.setdefault(threads, []).append(bx / bo)
                 rise = (bx / bo) / (mx / mo)
                 rises.setdefault(threads, []).append(rise)
@@ -174,6 +218,8 @@ def main() -> None:
         if busy:
             print(f"  busy neighbour: median ratio {statistics.median(busy_ratios[t]):.2f}, "
                   f"median rise {statistics.median(rises[t]):.2f} (max {max(rises[t]):.2f})")
+
+
 
 
 if __name__ == "__main__":
