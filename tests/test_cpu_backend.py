@@ -1086,7 +1086,8 @@ FAST_CONVOLUTIONS = [
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    monkeypatch.setattr(conv, "_direct", False)  # as without numba
+    for kernel in ("_direct", "_flat", "_im2col"):
+        monkeypatch.setattr(conv, kernel, False)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype
