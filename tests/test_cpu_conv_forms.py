@@ -87,7 +87,7 @@ def test_im2col_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
     the kernel, negative trailing pads) gives the window views' matrix."""
     x, w = _arrays(xs, ws, dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
-    assert conv.im2col_eligible(x, s, pb, dims)
+    assert conv.im2col_eligible(x, pb)
     cols = conv.im2col(x, ws[3:], s, d, pb, dims)
     want = conv.window_views(conv._pad_crop(x, pb, pe), ws[3:], s, d, dims)
     np.testing.assert_array_equal(cols, want.reshape(cols.shape))
@@ -142,9 +142,25 @@ def test_flat_and_im2col_near_misses():
     assert not conv.flat_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (8, 8), (1, 1), (1, 1))
     big = np.zeros((1, 64, 40, 40), f32)
     assert not conv.flat_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), dims, (1, 1), (1, 1))
-    assert conv.im2col_eligible(x, (2, 2), (1, 1), (20, 20))
-    assert conv.im2col_eligible(x, (1, 1), (1, 1), (8, 8))
-    assert not conv.im2col_eligible(x, (1, 1), (1, 1), dims)  # stride 1, large map: numpy
-    assert not conv.im2col_eligible(x, (2, 2), (-1, 0), (20, 20))
-    assert not conv.im2col_eligible(x.astype(np.int32), (2, 2), (1, 1), (20, 20))
-    assert not conv.im2col_eligible(np.zeros((1, 8, 40), f32), (2,), (1,), (20,))
+    assert conv.im2col_eligible(x, (1, 1))
+    assert not conv.im2col_eligible(x, (-1, 0))  # cropping pads: the numpy path
+    assert not conv.im2col_eligible(x.astype(np.int32), (1, 1))
+    assert not conv.im2col_eligible(np.zeros((1, 8, 40), f32), (1,))  # 1-D
+
+
+@pytest.mark.parametrize("xs,ws,s,d,p", [
+    ((1, 8, 7, 9), (1, 3, 8, 3, 3), (1, 1), (1, 1), (1, 1)),  # tap-GEMM
+    ((1, 8, 6, 7), (1, 4, 8, 3, 3), (1, 1), (4, 5), (4, 5)),  # valid taps
+    ((1, 4, 9, 30), (4, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1)),  # flat
+    ((1, 4, 9, 9), (4, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1)),  # direct
+    ((1, 3, 12, 12), (1, 4, 3, 3, 3), (2, 2), (1, 1), (1, 1)),  # im2col
+    ((1, 3, 12, 12), (1, 4, 3, 4, 4), (4, 4), (1, 1), (0, 0)),  # patches
+    ((1, 6, 7, 9), (1, 5, 6, 1, 1), (2, 3), (1, 1), (0, 0)),  # strided pointwise
+])
+def test_every_form_returns_a_fresh_contiguous_array(xs, ws, s, d, p):
+    """Fused bias / activation epilogues run in a convolution's result."""
+    x, w = _arrays(xs, ws, np.float32)
+    out = conv.grouped_conv(x, w, s, d, p, p)
+    assert out.flags.c_contiguous and out.flags.owndata or out.base is not None and \
+        out.base.flags.c_contiguous and out.base.size == out.size
+    assert not np.shares_memory(out, x) and not np.shares_memory(out, w)

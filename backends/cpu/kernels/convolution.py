@@ -88,7 +88,7 @@ def grouped_conv(
     if kp > 1 and not (cg == 1 and g > 1):
         if patch_eligible(x.shape, kernel, strides, dilations, pads_begin, pads_end):
             cols = patches(x, kernel, out_dims)
-        elif im2col_eligible(x, strides, pads_begin, out_dims):
+        elif im2col_eligible(x, pads_begin):
             cols = im2col(x, kernel, strides, dilations, pads_begin, out_dims)
         else:
             xp = _pad_crop(x, pads_begin, pads_end)
@@ -590,18 +590,10 @@ def flat_conv_kernel():
     return _flat or None
 
 
-#: :func:`im2col` gathers the windows of a stride-1 convolution only up to
-#: this many output pixels (on larger maps numpy's window copies are faster)
-IM2COL_MAX_UNIT_STRIDE_PIXELS = 64
-
-
-def im2col_eligible(
-    x: np.ndarray, strides: Sequence[int], pads_begin: Sequence[int], out_dims: Sequence[int]
-) -> bool:
-    """Whether :func:`im2col` gathers the windows of ``x``: 2-D, strided or
-    a small output map, float, non-negative leading pads, numba available."""
+def im2col_eligible(x: np.ndarray, pads_begin: Sequence[int]) -> bool:
+    """Whether :func:`im2col` gathers the windows of ``x``: 2-D, float,
+    non-negative leading pads, numba available."""
     return (x.ndim == 4 and x.dtype in _DIRECT_DTYPES and min(pads_begin) >= 0
-            and (max(strides) > 1 or math.prod(out_dims) <= IM2COL_MAX_UNIT_STRIDE_PIXELS)
             and im2col_kernel() is not None)
 
 
@@ -610,8 +602,10 @@ def im2col(
     pads_begin: Sequence[int], out_dims: Sequence[int],
 ) -> np.ndarray:
     """The im2col matrix [N, C*Kh*Kw, Ho*Wo] of unpadded ``x`` [N, C, H, W]
-    in one pass (the padding written as zeros; rows in (channel, tap row,
-    tap column) order, like :func:`window_views` of the padded input)."""
+    on numba: each channel copied once into a zero-padded plane, its windows'
+    rows gathered from there (rows in (channel, tap row, tap column) order,
+    like :func:`window_views` of the padded input; no padded copy of the
+    whole input, no per-tap numpy calls)."""
     n, c = x.shape[:2]
     kh, kw = kernel
     cols = np.empty((n, c * kh * kw) + tuple(out_dims), x.dtype)
@@ -640,32 +634,33 @@ def im2col_kernel():
         def gather(x, kh, kw, sh, sw, dh, dw, ph, pw, cols):  # pragma: no cover (compiled)
             n, c, ih, iw = x.shape
             oh, ow = cols.shape[2], cols.shape[3]
+            hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
+            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            # one zero-padded plane, its interior rewritten channel by channel:
+            # the row copies below need no bounds (plain loops, not slice
+            # assignments: those cost more in numba)
+            pad = np.zeros((hp, wp), x.dtype)
             for b in range(n):
                 for ci in range(c):
                     xc = x[b, ci]
+                    for iy in range(ih):
+                        pr = pad[iy + ph]
+                        xr = xc[iy]
+                        for ix in range(iw):
+                            pr[ix + pw] = xr[ix]
                     for ky in range(kh):
                         for kx in range(kw):
                             dst = cols[b, (ci * kh + ky) * kw + kx]
-                            # the outputs [o0, o1) whose column lies inside the input
-                            off = kx * dw - pw
-                            o0 = (sw - 1 - off) // sw if off < 0 else 0
-                            o1 = min(ow, (iw - 1 - off) // sw + 1) if iw - 1 - off >= 0 else 0
-                            if o1 < o0:
-                                o1 = o0
+                            j0 = kx * dw
                             for oy in range(oh):
-                                iy = oy * sh + ky * dh - ph
+                                src = pad[oy * sh + ky * dh]
                                 drow = dst[oy]
-                                if iy < 0 or iy >= ih:
-                                    drow[:] = 0.0
-                                    continue
-                                xr = xc[iy]
-                                for ox in range(min(o0, ow)):
-                                    drow[ox] = 0.0
-                                i0 = o0 * sw + off
-                                for ox in range(o1 - o0):
-                                    drow[o0 + ox] = xr[i0 + ox * sw]
-                                for ox in range(o1, ow):
-                                    drow[ox] = 0.0
+                                if sw == 1:  # unit stride: vectorized
+                                    for ox in range(ow):
+                                        drow[ox] = src[j0 + ox]
+                                else:
+                                    for ox in range(ow):
+                                        drow[ox] = src[j0 + ox * sw]
 
         _im2col = gather
     return _im2col or None
@@ -702,7 +697,8 @@ def _tap_gemm_conv(
                 else:
                     acc += y[t, :, off:off + length]
                 t += 1
-    return out.reshape(n, m, oh, wp)[:, :, :, :ow]
+    # a fresh C-contiguous result (fused bias / activation epilogues run in it)
+    return np.ascontiguousarray(out.reshape(n, m, oh, wp)[:, :, :, :ow])
 
 
 def tap_ranges(
@@ -885,7 +881,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
             if patch_eligible(x.shape, kernel, strides, dil, pb, pe):
                 return lambda v: _im2col_gemm(patches(v, kernel, out_dims).reshape(cols_shape),
                                               wm, out_dims)
-            if im2col_eligible(x, strides, pb, out_dims):
+            if im2col_eligible(x, pb):
                 return lambda v: _im2col_gemm(
                     im2col(v, kernel, strides, dil, pb, out_dims).reshape(cols_shape), wm, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
