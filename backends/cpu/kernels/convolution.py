@@ -427,7 +427,7 @@ FLAT_MAX_GROUP_CHANNELS = 16
 FLAT_MIN_DEPTHWISE_WIDTH = 20
 #: ... other grouped ones with at least this many output pixels (fewer: the
 #: im2col GEMMs)
-FLAT_MIN_GROUPED_PIXELS = 400
+FLAT_MIN_GROUPED_PIXELS = 1024
 
 
 def flat_preferred(
