@@ -5,9 +5,12 @@ multiply with the filters (one matmul per group). Faster forms where they pay:
 one GEMM for pointwise convolutions, a GEMM per kernel tap over only the
 outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
-few output channels, and numba kernels for depthwise and small grouped
-convolutions (:func:`direct_conv`, :func:`depthwise_planes`; split across the
-CPU-backend threads).
+few output channels, numba kernels for depthwise and grouped convolutions
+(:func:`flat_conv` on larger maps, :func:`direct_conv` on small ones,
+:func:`depthwise_planes` for large strided depthwise maps; split across the
+CPU-backend threads), the im2col matrix gathered by one numba pass
+(:func:`im2col`) or, for a patch embedding (stride == kernel), by one
+transposed copy (:func:`patches`).
 """
 
 from __future__ import annotations
