@@ -1080,13 +1080,26 @@ FAST_CONVOLUTIONS = [
          _conv_attrs(auto_pad="same_upper"), id="depthwise-multiplier-direct"),
     case("GroupConvolution", [f32(2, 6, 7, 6), C(f32(2, 2, 3, 3, 2))],
          _conv_attrs(s=(2, 1), d=(1, 2), pb=(2, 1), pe=(0, 3)), id="grouped-direct"),
+    # flat-tap kernel: stride-1 depthwise on wide rows, grouped on larger maps
+    case("GroupConvolution", [f32(2, 5, 9, 23), C(f32(5, 1, 1, 3, 3))],
+         _conv_attrs(pb=(1, 1), pe=(1, 1)), id="depthwise-flat"),
+    case("GroupConvolution", [f32(1, 6, 22, 21), C(f32(2, 3, 3, 3, 3))],
+         _conv_attrs(s=(1, 2), d=(2, 1), pb=(2, 1), pe=(1, 1)), id="grouped-flat"),
+    # one-pass im2col (strided, small maps); patch embedding (stride == kernel)
+    case("Convolution", [f32(1, 3, 11, 10), C(f32(4, 3, 3, 3))],
+         _conv_attrs(s=(2, 2), pb=(1, 0), pe=(0, 1)), id="conv-im2col-strided"),
+    case("GroupConvolution", [f32(1, 8, 7, 6), C(f32(2, 3, 4, 3, 3))],
+         _conv_attrs(pb=(1, 1), pe=(1, 1)), id="grouped-im2col-small"),
+    case("Convolution", [f32(2, 3, 17, 19), C(f32(4, 3, 4, 5))],
+         _conv_attrs(s=(4, 5)), id="conv-patches"),
 ]
 
 
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    monkeypatch.setattr(conv, "_direct", False)  # as without numba
+    for kernel in ("_direct", "_flat", "_im2col"):
+        monkeypatch.setattr(conv, kernel, False)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype

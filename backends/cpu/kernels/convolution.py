@@ -5,9 +5,12 @@ multiply with the filters (one matmul per group). Faster forms where they pay:
 one GEMM for pointwise convolutions, a GEMM per kernel tap over only the
 outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
-few output channels, and numba kernels for depthwise and small grouped
-convolutions (:func:`direct_conv`, :func:`depthwise_planes`; split across the
-CPU-backend threads).
+few output channels, numba kernels for depthwise and grouped convolutions
+(:func:`flat_conv` on larger maps, :func:`direct_conv` on small ones,
+:func:`depthwise_planes` for large strided depthwise maps; split across the
+CPU-backend threads), the im2col matrix gathered by one numba pass
+(:func:`im2col`) or, for a patch embedding (stride == kernel), by one
+transposed copy (:func:`patches`).
 """
 
 from __future__ import annotations
@@ -61,14 +64,19 @@ def grouped_conv(
     :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
     grouped convolutions run :func:`direct_conv` (or, on large depthwise maps,
     :func:`depthwise_planes`) when numba is there (:func:`direct_eligible`);
-    otherwise 1x1 kernels are one GEMM
-    on the (strided) input, depthwise kernels (Cg == 1) a multiply-add per
-    kernel tap, anything else one GEMM per group over the im2col matrix.
+    grouped ones with few channels per group and larger maps run
+    :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
+    GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
+    per kernel tap, anything else one GEMM per group over the im2col matrix
+    (:func:`patches` when the windows tile the input, else :func:`im2col`
+    with numba, else the padded input's window views).
     """
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
     n = x.shape[0]
     out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
+    if flat_preferred(x, w, out_dims, strides, pads_begin):
+        return flat_conv(x, w, strides, dilations, pads_begin, out_dims)
     if direct_eligible(x, w, out_dims, pads_begin):
         if planes_preferred(x, w, out_dims, strides, dilations, pads_begin):
             return depthwise_planes(x, plane_weights(w), strides, dilations, pads_begin, out_dims)
@@ -76,16 +84,25 @@ def grouped_conv(
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
-    xp = _pad_crop(x, pads_begin, pads_end)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
     if _tap_gemm_eligible(w.shape, strides):
-        return _tap_gemm_conv(xp, w[0], dilations, out_dims)
+        return _tap_gemm_conv(_pad_crop(x, pads_begin, pads_end), w[0], dilations, out_dims)
+    if kp > 1 and not (cg == 1 and g > 1):
+        if patch_eligible(x.shape, kernel, strides, dilations, pads_begin, pads_end):
+            cols = patches(x, kernel, out_dims)
+        elif im2col_eligible(x, pads_begin):
+            cols = im2col(x, kernel, strides, dilations, pads_begin, out_dims)
+        else:
+            xp = _pad_crop(x, pads_begin, pads_end)
+            cols = window_views(xp, kernel, strides, dilations, out_dims)
+        return _im2col_gemm(cols.reshape(n, g, cg * kp, op), w.reshape(g, mg, cg * kp), out_dims)
+    xp = _pad_crop(x, pads_begin, pads_end)
     if kp == 1:
         if any(s != 1 for s in strides):
             xp = xp[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
         cols = xp.reshape(n, g, cg, op)
-    elif cg == 1 and g > 1:
+    else:
         # depthwise: out[n, g, m] = sum_k w[g, m, k] * x[n, g] shifted by tap k
         wk = w.reshape(g, mg, kp)
         out = None
@@ -97,19 +114,46 @@ def grouped_conv(
             else:
                 out += t
         return out.reshape((n, g * mg) + out_dims)
-    else:
-        cols = window_views(xp, kernel, strides, dilations, out_dims).reshape(n, g, cg * kp, op)
-    wm = w.reshape(g, mg, cg * kp)
+    return _im2col_gemm(cols, w.reshape(g, mg, cg * kp), out_dims)
+
+
+def _im2col_gemm(cols: np.ndarray, wm: np.ndarray, out_dims: Sequence[int]) -> np.ndarray:
+    """``cols`` [N, G, Cg*K, O] times the filters ``wm`` [G, Mg, Cg*K]:
+    [N, G*Mg, O...] (one GEMM per group)."""
+    n = cols.shape[0]
+    g, mg = wm.shape[:2]
     if g == 1:
         out = sized_matmul(wm[0], cols[:, 0])  # [N, M, O]
     else:
         out = sized_matmul(wm[None], cols)  # [N, G, Mg, O]
-    return out.reshape((n, g * mg) + out_dims)
+    return out.reshape((n, g * mg) + tuple(out_dims))
+
+
+def patch_eligible(
+    in_shape: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> bool:
+    """Whether the windows of a convolution tile its input: each stride
+    equals its kernel extent, no dilation, no padding (the input's rows and
+    columns past the last whole window are dropped). A patch embedding."""
+    return (len(kernel) == 2 and len(in_shape) == 4 and math.prod(kernel) > 1
+            and tuple(strides) == tuple(kernel) and all(d == 1 for d in dilations)
+            and not any(pads_begin) and not any(pads_end))
+
+
+def patches(x: np.ndarray, kernel: Sequence[int], out_dims: Sequence[int]) -> np.ndarray:
+    """The im2col matrix [N, C*Kh*Kw, Ho*Wo] of a convolution whose windows
+    tile ``x`` [N, C, H, W] (:func:`patch_eligible`): one transposed copy."""
+    n, c = x.shape[:2]
+    kh, kw = kernel
+    oh, ow = out_dims
+    v = x[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw).transpose(0, 1, 3, 5, 2, 4)
+    return np.ascontiguousarray(v).reshape(n, c * kh * kw, oh * ow)
 
 
 #: grouped (Cg > 1) convolutions run the direct kernel up to this many output
 #: pixels; larger maps are faster as one GEMM per group over the im2col matrix
-DIRECT_MAX_GROUPED_PIXELS = 64
+DIRECT_MAX_GROUPED_PIXELS = 16
 #: below this many output channels (and at row stride 1) the direct kernel
 #: runs each tap along whole output rows rather than pixel by pixel (read when
 #: the kernel is compiled)
@@ -377,6 +421,254 @@ def depthwise_planes_kernel():
     return _planes or None
 
 
+#: grouped convolutions run :func:`flat_conv` with at most this many input
+#: and output channels per group (more: one GEMM per group pays) ...
+FLAT_MAX_GROUP_CHANNELS = 16
+#: ... depthwise ones (one input and output channel per group) at stride 1
+#: with output rows at least this wide (narrower maps and strided ones: the
+#: direct or plane kernel) ...
+FLAT_MIN_DEPTHWISE_WIDTH = 20
+#: ... other grouped ones with at least this many output pixels (fewer: the
+#: im2col GEMMs)
+FLAT_MIN_GROUPED_PIXELS = 1024
+
+
+def flat_preferred(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], strides: Sequence[int],
+    pads_begin: Sequence[int],
+) -> bool:
+    """Whether :func:`flat_conv` runs this grouped convolution (``w``:
+    [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, float, non-negative leading pads, few
+    channels per group, and a large enough output map (depthwise: stride 1,
+    wide rows), numba available."""
+    if w.ndim != 5 or x.ndim != 4:
+        return False
+    g, mg, cg = w.shape[:3]
+    if (g == 1 or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype or min(pads_begin) < 0
+            or max(mg, cg) > FLAT_MAX_GROUP_CHANNELS):
+        return False
+    if mg == 1 and cg == 1:
+        if any(s != 1 for s in strides) or out_dims[1] < FLAT_MIN_DEPTHWISE_WIDTH:
+            return False
+    elif math.prod(out_dims) < FLAT_MIN_GROUPED_PIXELS:
+        return False
+    return flat_conv_kernel() is not None
+
+
+def flat_conv(
+    x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...],
+) -> np.ndarray:
+    """2-D grouped convolution on the flat-tap kernel (:func:`flat_conv_kernel`):
+    ``x`` [N, G*Cg, H, W], ``w`` contiguous [G, Mg, Cg, Kh, Kw] -> [N, G*Mg,
+    Ho, Wo]; the groups split across the CPU-backend threads."""
+    n = x.shape[0]
+    g, mg, cg, kh, kw = w.shape
+    out = np.empty((n, g * mg) + tuple(out_dims), x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    kernel = flat_conv_kernel()
+    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
+    macs = n * g * mg * cg * kh * kw * math.prod(out_dims)
+    parts = min(threads.threads(), g, max(1, macs // DIRECT_MACS_PER_TASK))
+    threads.run_tasks([(kernel, (x, w, *geometry, out, g * i // parts, g * (i + 1) // parts))
+                       for i in range(parts)])
+    return out
+
+
+_flat: object = None
+
+
+def flat_conv_kernel():
+    """numba kernel of :func:`flat_conv` (None without numba):
+    ``flat(x, w, sh, sw, dh, dw, ph, pw, out, g0, g1)`` computes the groups
+    ``[g0, g1)``.
+
+    Per group it copies the zero-padded input channels once, split by stride
+    phase (padded row ``r * sh + a``, column ``q * sw + p`` in phase plane
+    ``(a, p)``), so that every kernel tap reads one phase plane at a fixed
+    offset with unit stride. An output channel's results are then computed
+    over the flattened phase-plane grid (``Wq`` columns a row, the ``Wq - Wo``
+    extra ones dropped at the end): each tap is one multiply-add along a
+    contiguous vector of about ``Ho * Wq`` elements (three taps of a kernel row
+    per pass), long whatever the map's width. Each output sums its terms in
+    im2col order (channel, tap row, tap column) in the output dtype."""
+    global _flat
+    if _flat is None:
+        try:
+            import numba
+        except ImportError:
+            _flat = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def flat(x, w, sh, sw, dh, dw, ph, pw, out, g0, g1):  # pragma: no cover (compiled)
+            n, _, ih, iw = x.shape
+            mg, cg, kh, kw = w.shape[1], w.shape[2], w.shape[3], w.shape[4]
+            oh, ow = out.shape[2], out.shape[3]
+            hq = oh + ((kh - 1) * dh) // sh
+            wq = ow + ((kw - 1) * dw) // sw
+            pq = hq * wq
+            length = (oh - 1) * wq + ow
+            planes = np.empty((cg, sh, sw * pq), x.dtype)
+            acc = np.empty(length, x.dtype)
+            for b in range(n):
+                for g in range(g0, g1):
+                    for c in range(cg):
+                        xc = x[b, g * cg + c]
+                        for a in range(sh):
+                            pa = planes[c, a]
+                            for p in range(sw):
+                                # the phase's columns q with 0 <= q*sw + p - pw < iw
+                                lo = pw - p
+                                q0 = min(wq, (lo + sw - 1) // sw) if lo > 0 else 0
+                                hi = iw - 1 + pw - p
+                                q1 = min(wq, hi // sw + 1) if hi >= 0 else 0
+                                if q1 < q0:
+                                    q1 = q0
+                                i0 = q0 * sw + p - pw
+                                base = p * pq
+                                for r in range(hq):
+                                    iy = r * sh + a - ph
+                                    row = pa[base + r * wq:base + (r + 1) * wq]
+                                    if iy < 0 or iy >= ih or q1 <= q0:
+                                        row[:] = 0.0
+                                        continue
+                                    xr = xc[iy]
+                                    for q in range(q0):
+                                        row[q] = 0.0
+                                    for q in range(q1 - q0):
+                                        row[q0 + q] = xr[i0 + q * sw]
+                                    for q in range(q1, wq):
+                                        row[q] = 0.0
+                    for m in range(mg):
+                        acc[:] = 0.0
+                        for c in range(cg):
+                            for ky in range(kh):
+                                pa = planes[c, (ky * dh) % sh]
+                                roff = ((ky * dh) // sh) * wq
+                                kx = 0
+                                while kx < kw:
+                                    o0 = ((kx * dw) % sw) * pq + roff + (kx * dw) // sw
+                                    w0 = w[g, m, c, ky, kx]
+                                    s0 = pa[o0:o0 + length]
+                                    if kx + 2 < kw:
+                                        t = (kx + 1) * dw
+                                        o1 = (t % sw) * pq + roff + t // sw
+                                        t = (kx + 2) * dw
+                                        o2 = (t % sw) * pq + roff + t // sw
+                                        w1 = w[g, m, c, ky, kx + 1]
+                                        w2 = w[g, m, c, ky, kx + 2]
+                                        s1 = pa[o1:o1 + length]
+                                        s2 = pa[o2:o2 + length]
+                                        for j in range(length):
+                                            v = acc[j]
+                                            v += w0 * s0[j]
+                                            v += w1 * s1[j]
+                                            v += w2 * s2[j]
+                                            acc[j] = v
+                                        kx += 3
+                                    elif kx + 1 < kw:
+                                        t = (kx + 1) * dw
+                                        o1 = (t % sw) * pq + roff + t // sw
+                                        w1 = w[g, m, c, ky, kx + 1]
+                                        s1 = pa[o1:o1 + length]
+                                        for j in range(length):
+                                            v = acc[j]
+                                            v += w0 * s0[j]
+                                            v += w1 * s1[j]
+                                            acc[j] = v
+                                        kx += 2
+                                    else:
+                                        for j in range(length):
+                                            acc[j] += w0 * s0[j]
+                                        kx += 1
+                        o = out[b, g * mg + m]
+                        for oy in range(oh):
+                            orow = o[oy]
+                            ar = acc[oy * wq:oy * wq + ow]
+                            for ox in range(ow):
+                                orow[ox] = ar[ox]
+
+        _flat = flat
+    return _flat or None
+
+
+def im2col_eligible(x: np.ndarray, pads_begin: Sequence[int]) -> bool:
+    """Whether :func:`im2col` gathers the windows of ``x``: 2-D, float,
+    non-negative leading pads, numba available."""
+    return (x.ndim == 4 and x.dtype in _DIRECT_DTYPES and min(pads_begin) >= 0
+            and im2col_kernel() is not None)
+
+
+def im2col(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: Sequence[int],
+) -> np.ndarray:
+    """The im2col matrix [N, C*Kh*Kw, Ho*Wo] of unpadded ``x`` [N, C, H, W]
+    on numba: each channel copied once into a zero-padded plane, its windows'
+    rows gathered from there (rows in (channel, tap row, tap column) order,
+    like :func:`window_views` of the padded input; no padded copy of the
+    whole input, no per-tap numpy calls)."""
+    n, c = x.shape[:2]
+    kh, kw = kernel
+    cols = np.empty((n, c * kh * kw) + tuple(out_dims), x.dtype)
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    im2col_kernel()(x, kh, kw, strides[0], strides[1], dilations[0], dilations[1],
+                    pads_begin[0], pads_begin[1], cols)
+    return cols.reshape(n, c * kh * kw, math.prod(out_dims))
+
+
+_im2col: object = None
+
+
+def im2col_kernel():
+    """numba kernel of :func:`im2col` (None without numba):
+    ``im2col(x, kh, kw, sh, sw, dh, dw, ph, pw, cols)``, ``cols``
+    [N, C*Kh*Kw, Ho, Wo]."""
+    global _im2col
+    if _im2col is None:
+        try:
+            import numba
+        except ImportError:
+            _im2col = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def gather(x, kh, kw, sh, sw, dh, dw, ph, pw, cols):  # pragma: no cover (compiled)
+            n, c, ih, iw = x.shape
+            oh, ow = cols.shape[2], cols.shape[3]
+            hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
+            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            # one zero-padded plane, its interior rewritten channel by channel:
+            # the row copies below need no bounds (plain loops, not slice
+            # assignments: those cost more in numba)
+            pad = np.zeros((hp, wp), x.dtype)
+            for b in range(n):
+                for ci in range(c):
+                    xc = x[b, ci]
+                    for iy in range(ih):
+                        pr = pad[iy + ph]
+                        xr = xc[iy]
+                        for ix in range(iw):
+                            pr[ix + pw] = xr[ix]
+                    for ky in range(kh):
+                        for kx in range(kw):
+                            dst = cols[b, (ci * kh + ky) * kw + kx]
+                            j0 = kx * dw
+                            for oy in range(oh):
+                                src = pad[oy * sh + ky * dh]
+                                drow = dst[oy]
+                                if sw == 1:  # unit stride: vectorized
+                                    for ox in range(ow):
+                                        drow[ox] = src[j0 + ox]
+                                else:
+                                    for ox in range(ow):
+                                        drow[ox] = src[j0 + ox * sw]
+
+        _im2col = gather
+    return _im2col or None
+
+
 def _tap_gemm_conv(
     xp: np.ndarray, w: np.ndarray, dilations: Sequence[int], out_dims: Sequence[int]
 ) -> np.ndarray:
@@ -408,7 +700,8 @@ def _tap_gemm_conv(
                 else:
                     acc += y[t, :, off:off + length]
                 t += 1
-    return out.reshape(n, m, oh, wp)[:, :, :, :ow]
+    # a fresh C-contiguous result (fused bias / activation epilogues run in it)
+    return np.ascontiguousarray(out.reshape(n, m, oh, wp)[:, :, :, :ow])
 
 
 def tap_ranges(
@@ -551,7 +844,10 @@ def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.nd
 def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
-    group) convolutions are one GEMM, the rest :func:`grouped_conv`."""
+    group) convolutions are one GEMM; the other 2-D forms that
+    :func:`grouped_conv` would choose are bound directly (the flat-tap, direct
+    and plane kernels, patches and im2col GEMMs), the rest run
+    :func:`grouped_conv`."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
     strides = spatial_attr(node, "strides", nsp)
@@ -572,12 +868,25 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
             tw = tap_weights(wp[0])
             return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
+        if flat_preferred(x, wp, out_dims, strides, pb):
+            return lambda v: flat_conv(v, wp, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
             if planes_preferred(x, wp, out_dims, strides, dil, pb):
                 pw = plane_weights(wp)
                 return lambda v: depthwise_planes(v, pw, strides, dil, pb, out_dims)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
+        kp = math.prod(wp.shape[3:])
+        if kp > 1 and not (cg == 1 and g > 1) and not _tap_gemm_eligible(wp.shape, strides):
+            kernel = wp.shape[3:]
+            wm = wp.reshape(g, mg, cg * kp)
+            cols_shape = (n, g, cg * kp, math.prod(out_dims))
+            if patch_eligible(x.shape, kernel, strides, dil, pb, pe):
+                return lambda v: _im2col_gemm(patches(v, kernel, out_dims).reshape(cols_shape),
+                                              wm, out_dims)
+            if im2col_eligible(x, pb):
+                return lambda v: _im2col_gemm(
+                    im2col(v, kernel, strides, dil, pb, out_dims).reshape(cols_shape), wm, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 

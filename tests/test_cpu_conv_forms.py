@@ -1,0 +1,166 @@
+"""The CPU backend's convolution forms against its numpy im2col path: the
+flat-tap numba kernel, the one-pass numba im2col, the patch-embedding form,
+and the near misses that must not take them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu.kernels import convolution as conv
+
+RNG = np.random.default_rng(29)
+TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
+
+
+def _arrays(xs, ws, dtype):
+    return (RNG.uniform(-2, 2, xs).astype(dtype), RNG.uniform(-2, 2, ws).astype(dtype))
+
+
+def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
+    """``grouped_conv`` with every numba kernel and the patch form off."""
+    with monkeypatch.context() as m:
+        for kernel in ("_direct", "_flat", "_im2col", "_planes"):
+            m.setattr(conv, kernel, False)
+        m.setattr(conv, "patch_eligible", lambda *a: False)
+        return conv.grouped_conv(x, w, s, d, pb, pe)
+
+
+def _check(got, want, dtype):
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, **TOL[dtype])
+
+
+# x, w [G, Mg, Cg, Kh, Kw], strides, dilations, pads_begin, pads_end
+FLAT = [
+    ((2, 5, 9, 23), (5, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 4, 13, 21), (4, 1, 1, 5, 5), (1, 1), (2, 1), (3, 2), (0, 3)),
+    ((1, 3, 8, 20), (3, 1, 1, 2, 4), (1, 1), (1, 3), (0, 0), (-1, 1)),
+    ((2, 6, 22, 21), (2, 3, 3, 3, 3), (1, 2), (2, 1), (2, 1), (1, 1)),
+    ((1, 8, 23, 19), (4, 2, 2, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
+    ((1, 9, 15, 17), (3, 4, 3, 5, 3), (3, 2), (1, 2), (2, 0), (2, 2)),
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", FLAT)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_flat_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
+    """The flat-tap kernel (here forced on every map, its groups split over
+    tasks) gives the numpy path's results."""
+    x, w = _arrays(xs, ws, dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    monkeypatch.setattr(conv, "FLAT_MIN_DEPTHWISE_WIDTH", 0)
+    monkeypatch.setattr(conv, "FLAT_MIN_GROUPED_PIXELS", 0)
+    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
+    if ws[1] == ws[2] == 1 and s != (1, 1):
+        assert not conv.flat_preferred(x, w, dims, s, pb)  # strided depthwise: other kernels
+        got = conv.flat_conv(x, w, s, d, pb, dims)
+    else:
+        assert conv.flat_preferred(x, w, dims, s, pb)
+        got = conv.grouped_conv(x, w, s, d, pb, pe)
+    _check(got, _numpy_path(monkeypatch, x, w, s, d, pb, pe), dtype)
+
+
+def test_flat_conv_split_is_exact(monkeypatch):
+    """Groups split across tasks give the whole-run result bit for bit."""
+    x, w = _arrays((2, 12, 24, 22), (6, 2, 2, 3, 3), np.float32)
+    dims = conv.conv_out_dims((24, 22), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1))
+    whole = conv.flat_conv(x, w, (1, 1), (1, 1), (1, 1), dims)
+    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
+    np.testing.assert_array_equal(conv.flat_conv(x, w, (1, 1), (1, 1), (1, 1), dims), whole)
+
+
+IM2COL = [
+    ((1, 3, 11, 10), (1, 4, 3, 3, 3), (2, 2), (1, 1), (1, 0), (0, 1)),
+    ((2, 3, 16, 15), (1, 5, 3, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
+    ((1, 8, 7, 6), (2, 3, 4, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 6, 13, 12), (3, 2, 2, 3, 2), (3, 2), (2, 3), (4, 0), (-2, 3)),
+    ((2, 4, 9, 9), (1, 3, 4, 5, 5), (2, 1), (1, 1), (6, 6), (6, 6)),
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", IM2COL)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_im2col_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
+    """The one-pass numba im2col (padding written as zeros, pads larger than
+    the kernel, negative trailing pads) gives the window views' matrix."""
+    x, w = _arrays(xs, ws, dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    assert conv.im2col_eligible(x, pb)
+    cols = conv.im2col(x, ws[3:], s, d, pb, dims)
+    want = conv.window_views(conv._pad_crop(x, pb, pe), ws[3:], s, d, dims)
+    np.testing.assert_array_equal(cols, want.reshape(cols.shape))
+    monkeypatch.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)  # the GEMM paths only
+    monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 0)
+    monkeypatch.setattr(conv, "FLAT_MAX_GROUP_CHANNELS", 0)
+    _check(conv.grouped_conv(x, w, s, d, pb, pe), _numpy_path(monkeypatch, x, w, s, d, pb, pe),
+           dtype)
+
+
+PATCHES = [
+    ((2, 3, 16, 16), (1, 4, 3, 4, 4)),
+    ((1, 3, 17, 19), (1, 5, 3, 4, 5)),  # the rows / columns past the last patch dropped
+    ((2, 6, 9, 8), (3, 2, 2, 3, 2)),  # grouped
+    ((1, 2, 6, 7), (1, 3, 2, 6, 1)),
+]
+
+
+@pytest.mark.parametrize("xs,ws", PATCHES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_patches_match_numpy_path(xs, ws, dtype, monkeypatch):
+    x, w = _arrays(xs, ws, dtype)
+    k = ws[3:]
+    assert conv.patch_eligible(xs, k, k, (1, 1), (0, 0), (0, 0))
+    _check(conv.grouped_conv(x, w, k, (1, 1), (0, 0), (0, 0)),
+           _numpy_path(monkeypatch, x, w, k, (1, 1), (0, 0), (0, 0)), dtype)
+
+
+@pytest.mark.parametrize("shape,k,s,d,pb,pe", [
+    ((1, 3, 16, 16), (4, 4), (4, 4), (1, 1), (1, 0), (0, 0)),  # padded
+    ((1, 3, 16, 16), (4, 4), (4, 4), (2, 1), (0, 0), (0, 0)),  # dilated
+    ((1, 3, 16, 16), (4, 4), (2, 2), (1, 1), (0, 0), (0, 0)),  # overlapping windows
+    ((1, 3, 16, 16), (4, 4), (4, 4), (1, 1), (0, 0), (0, -1)),  # cropped
+    ((1, 3, 16, 16), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0)),  # pointwise
+    ((1, 3, 16), (4,), (4,), (1,), (0,), (0,)),  # 1-D
+])
+def test_patch_near_misses(shape, k, s, d, pb, pe):
+    assert not conv.patch_eligible(shape, k, s, d, pb, pe)
+
+
+def test_flat_and_im2col_near_misses():
+    f32 = np.float32
+    x = np.zeros((1, 8, 40, 40), f32)
+    dims = (40, 40)
+    dw = np.zeros((8, 1, 1, 3, 3), f32)
+    assert conv.flat_preferred(x, dw, dims, (1, 1), (1, 1))
+    assert not conv.flat_preferred(x, dw, (20, 20), (2, 2), (1, 1))  # strided depthwise
+    assert not conv.flat_preferred(x, dw, (40, 12), (1, 1), (1, 1))  # narrow rows
+    assert not conv.flat_preferred(x, dw, dims, (1, 1), (-1, 1))  # cropping pads
+    assert not conv.flat_preferred(x.astype(np.float16), dw.astype(np.float16), dims, (1, 1), (1, 1))
+    assert not conv.flat_preferred(x, np.zeros((1, 4, 8, 3, 3), f32), dims, (1, 1), (1, 1))  # one group
+    assert not conv.flat_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (8, 8), (1, 1), (1, 1))
+    big = np.zeros((1, 64, 40, 40), f32)
+    assert not conv.flat_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), dims, (1, 1), (1, 1))
+    assert conv.im2col_eligible(x, (1, 1))
+    assert not conv.im2col_eligible(x, (-1, 0))  # cropping pads: the numpy path
+    assert not conv.im2col_eligible(x.astype(np.int32), (1, 1))
+    assert not conv.im2col_eligible(np.zeros((1, 8, 40), f32), (1,))  # 1-D
+
+
+@pytest.mark.parametrize("xs,ws,s,d,p", [
+    ((1, 8, 7, 9), (1, 3, 8, 3, 3), (1, 1), (1, 1), (1, 1)),  # tap-GEMM
+    ((1, 8, 6, 7), (1, 4, 8, 3, 3), (1, 1), (4, 5), (4, 5)),  # valid taps
+    ((1, 4, 9, 30), (4, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1)),  # flat
+    ((1, 4, 9, 9), (4, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1)),  # direct
+    ((1, 3, 12, 12), (1, 4, 3, 3, 3), (2, 2), (1, 1), (1, 1)),  # im2col
+    ((1, 3, 12, 12), (1, 4, 3, 4, 4), (4, 4), (1, 1), (0, 0)),  # patches
+    ((1, 6, 7, 9), (1, 5, 6, 1, 1), (2, 3), (1, 1), (0, 0)),  # strided pointwise
+])
+def test_every_form_returns_a_fresh_contiguous_array(xs, ws, s, d, p):
+    """Fused bias / activation epilogues run in a convolution's result."""
+    x, w = _arrays(xs, ws, np.float32)
+    out = conv.grouped_conv(x, w, s, d, p, p)
+    assert out.flags.c_contiguous and out.flags.owndata or out.base is not None and \
+        out.base.flags.c_contiguous and out.base.size == out.size
+    assert not np.shares_memory(out, x) and not np.shares_memory(out, w)
