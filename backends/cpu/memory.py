@@ -40,7 +40,7 @@ TRIM_THRESHOLD = 1 << 30
 _M_TRIM_THRESHOLD = -1  # mallopt parameters (malloc.h)
 _M_MMAP_THRESHOLD = -3
 #: environment variables through which the user tunes glibc malloc himself
-_USER_TUNING = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
+USER_TUNING = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
 
 _applied: str | None = None  # the policy in force once applied: "arena" or "default"
 
@@ -60,7 +60,7 @@ def applied_policy() -> str | None:
 
 
 def _user_tuned() -> bool:
-    if any(v in os.environ for v in _USER_TUNING):
+    if any(v in os.environ for v in USER_TUNING):
         return True
     return "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "")
 
