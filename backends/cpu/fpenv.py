@@ -39,6 +39,7 @@ FTZ_DAZ = 0x8040
 _LOCK = threading.Lock()
 _flush: bool | None = None  # None: not configured yet
 _swap: Any = None  # njit swap(bits, mask) -> previous MXCSR; False: unavailable
+_run_swap: Any = None  # _swap while the mode is to flush, else None
 
 
 def env_default() -> bool:
@@ -61,7 +62,7 @@ def set_flush_denormals(flush: bool | None) -> bool:
     """Flush denormals during runs (``True``), or not (``False``; None: the
     environment's default), process-wide; returns the mode set. The helper
     pool's workers are made again with the new mode when it changes."""
-    global _flush
+    global _flush, _run_swap
     if flush is not None and not isinstance(flush, bool):
         raise ValueError(f"flush_denormals must be True, False or None, got {flush!r}")
     mode = env_default() if flush is None else flush
@@ -70,6 +71,7 @@ def set_flush_denormals(flush: bool | None) -> bool:
             return mode
         _flush = mode
         swap = mxcsr_swap() if mode else None
+        _run_swap = swap
     cpu_threads.set_worker_initializer(_flush_in_worker if swap is not None else None)
     return mode
 
@@ -125,7 +127,9 @@ def _compile_swap() -> Any:
         ldmxcsr((old & ~mask) | (bits & mask))
         return old
 
-    return swap
+    # the compiled entry point, without the dispatcher's type resolution
+    # (0.17 us a call instead of 0.27)
+    return getattr(swap.overloads.get(swap.signatures[0]), "entry_point", swap)
 
 
 def _flush_in_worker() -> None:
@@ -135,10 +139,10 @@ def _flush_in_worker() -> None:
 
 def enter_run() -> int:
     """At the start of a run: FTZ and DAZ on for the calling thread when the
-    mode is to flush; returns what :func:`leave_run` restores (-1: nothing)."""
-    if not (_flush if _flush is not None else flush_denormals()) or not _swap:
-        return -1
-    return int(_swap(FTZ_DAZ, FTZ_DAZ))
+    mode is to flush; returns what :func:`leave_run` restores (-1: nothing).
+    The mode is configured when a model is compiled (:func:`flush_denormals`)."""
+    swap = _run_swap
+    return -1 if swap is None else swap(FTZ_DAZ, FTZ_DAZ)
 
 
 def leave_run(saved: int) -> None:
