@@ -304,7 +304,8 @@ def _record_option(module: ModuleOp, key: str, text: str) -> None:
         rt.update_model_rt_info(module, {"conversion_parameters": {key: text}})
 
 
-def compile_model(model: Any, threads: int | None = None, **options: Any) -> Any:
+def compile_model(model: Any, threads: int | None = None, flush_denormals: bool | None = None,
+                  **options: Any) -> Any:
     """A callable running ``model`` on xmo's CPU backend (numpy + numba).
 
     ``model``: an ov module or any path :func:`convert_model` accepts
@@ -313,12 +314,14 @@ def compile_model(model: Any, threads: int | None = None, **options: Any) -> Any
     outputs (a list, also indexable by output name). ``threads``: threads of
     the CPU backend, process-wide (BLAS, numba and xmo's helper pool; default:
     the cores the process may use, ``os.sched_getaffinity``).
+    ``flush_denormals``: denormal floats flushed to zero during runs (FTZ/DAZ),
+    process-wide (None: keep what is set; default on, ``XMO_CPU_DENORMALS``).
     """
     from xmo.backends.cpu import CompiledModel  # start-up: the backend on first use
 
     if not isinstance(model, ModuleOp):
         model = convert_model(model, **options)
-    return CompiledModel(model, threads=threads)
+    return CompiledModel(model, threads=threads, flush_denormals=flush_denormals)
 
 
 def run(model: Any, inputs: Any = None, **options: Any) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
+from xmo.backends.cpu import fpenv
 from xmo.backends.cpu import threads as cpu_threads
 from xmo.backends.cpu.dtypes import (
     BF16,
@@ -32,6 +33,7 @@ from xmo.backends.cpu.dtypes import (
 )
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
+from xmo.backends.cpu.memory import apply_malloc_policy
 from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
 from xmo.backends.cpu.node import (
     KernelCall,
@@ -64,9 +66,17 @@ class CompiledModel:
     friendly name -> array) or a list (in Parameter order) and returns
     :class:`ModelOutputs`. ``threads``: the process's CPU-backend thread count
     (BLAS, numba, the helper pool; default: the cores it may use).
+    ``flush_denormals``: the process's denormal mode (:mod:`.fpenv`; None
+    keeps what is set, by default flushing).
     """
 
-    def __init__(self, module: ModuleOp | Operation | Region, threads: int | None = None) -> None:
+    def __init__(self, module: ModuleOp | Operation | Region, threads: int | None = None,
+                 flush_denormals: bool | None = None) -> None:
+        apply_malloc_policy()  # once per process (.memory)
+        if flush_denormals is None:  # process-wide, as threads (.fpenv)
+            fpenv.flush_denormals()
+        else:
+            fpenv.set_flush_denormals(flush_denormals)
         # BLAS, numba and the helper pool sized once for the process (threads=N
         # sets N for all of them; see .threads)
         if threads is None:
@@ -338,6 +348,20 @@ class CompiledModel:
         inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None = None,
         observer: Callable[[Operation, list[np.ndarray]], None] | None = None,
         step_times: list[float] | None = None,
+    ) -> ModelOutputs:
+        """Run the model (:meth:`_run_model`) with denormals flushed on the
+        calling thread when the process's mode says so (:mod:`.fpenv`)."""
+        saved = fpenv.enter_run()
+        try:
+            return self._run_model(inputs, observer, step_times)
+        finally:
+            fpenv.leave_run(saved)
+
+    def _run_model(
+        self,
+        inputs: Mapping[str, Any] | Sequence[Any] | np.ndarray | None,
+        observer: Callable[[Operation, list[np.ndarray]], None] | None,
+        step_times: list[float] | None,
     ) -> ModelOutputs:
         """Run the model. ``observer(op, outputs)`` (optional) sees every op's
         outputs as they are computed (used to find where results diverge).

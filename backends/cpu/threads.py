@@ -32,6 +32,7 @@ _THREADS: int | None = None  # None: not configured yet
 _POOL: ThreadPoolExecutor | None = None
 _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
 _BLAS: tuple[int, Any] = (-1, [])  # (pid, threadpoolctl controllers of the BLAS libraries)
+_WORKER_INIT: Callable[[], None] | None = None  # run by each pool worker as it starts
 
 
 def available_cores() -> int:
@@ -94,9 +95,22 @@ def pool() -> ThreadPoolExecutor:
             if _POOL is None or _POOL_KEY != key:
                 if _POOL is not None and _POOL_KEY[0] == key[0]:
                     _POOL.shutdown(wait=False)  # running tasks finish
-                _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu")
+                _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu",
+                                           initializer=_WORKER_INIT)
                 _POOL_KEY = key
     return _POOL
+
+
+def set_worker_initializer(init: Callable[[], None] | None) -> None:
+    """Run ``init()`` in each helper-pool worker as it starts (None: nothing;
+    process-wide): the pool is made again on next use, its running tasks
+    finish (:mod:`.fpenv` sets the workers' floating-point mode so)."""
+    global _POOL, _WORKER_INIT
+    with _LOCK:
+        _WORKER_INIT = init
+        if _POOL is not None and _POOL_KEY[0] == os.getpid():
+            _POOL.shutdown(wait=False)
+        _POOL = None
 
 
 def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:

@@ -47,13 +47,22 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
-    return np.logaddexp(np.zeros((), x.dtype), x)
+    r = np.logaddexp(np.zeros((), x.dtype), x, out=np.empty_like(x))
+    # 0 below the smallest normal float (x < log of it), never a denormal
+    np.copyto(r, 0, where=r < np.finfo(r.dtype).tiny)
+    return r
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # stable for large |x|
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    """``4 / (4 * (1 + exp(-x)))`` in one buffer: the scaling by 4 is exact,
+    except that it overflows to inf exactly where ``1 / (1 + exp(-x))`` would
+    fall below the smallest normal float (4 / max = the smallest normal):
+    the result is 0 there, never a denormal (slow in the products after it)."""
+    t = np.negative(x)
+    np.exp(t, out=t)
+    t += 1
+    t *= 4
+    return np.divide(4, t, out=t)
 
 
 def _relu6_shifted(x: np.ndarray) -> np.ndarray:
