@@ -1,6 +1,6 @@
 """The CPU backend's thread count (``xmo.backends.cpu.threads``): one count
-for BLAS, numba and xmo's helper pool; ``compile_model(threads=N)`` and
-``xmo run --threads N``."""
+for numba and xmo's helper pool, BLAS on one thread (xmo splits large
+products itself); ``compile_model(threads=N)`` and ``xmo run --threads N``."""
 
 from __future__ import annotations
 
@@ -31,16 +31,16 @@ def _blas_threads() -> set[int]:
 
 def test_default_is_the_cores_the_process_may_use():
     assert threads.set_threads(None) == len(os.sched_getaffinity(0)) == threads.threads()
-    assert _blas_threads() == {threads.threads()}
+    assert _blas_threads() == {threads.BLAS_THREADS} == {1}
 
 
 def test_compile_model_threads_sets_blas_and_the_pool():
     xmo.compile_model(str(DEMO), threads=1)
     assert threads.threads() == 1 and _blas_threads() == {1}
-    assert threads.pool()._max_workers == 1  # noqa: SLF001  (never fewer than one)
+    assert threads.pool().workers == 1  # never fewer than one
     xmo.compile_model(str(DEMO), threads=3)
-    assert threads.threads() == 3 and _blas_threads() == {3}
-    assert threads.pool()._max_workers == 2  # noqa: SLF001  (the caller is the third)
+    assert threads.threads() == 3 and _blas_threads() == {1}  # BLAS: one thread, xmo splits
+    assert threads.pool().workers == 2  # the caller is the third
 
 
 def test_outputs_do_not_depend_on_the_thread_count():
@@ -91,19 +91,49 @@ def test_run_tasks_runs_each_task_once_and_raises():
     threads.run_tasks([(seen.append, (i,)) for i in range(9)])
     assert sorted(seen) == list(range(9))
 
+    ran: list[int] = []
+
     def bad(i: int) -> None:
+        ran.append(i)
         if i == 3:
             raise ValueError("part 3")
 
-    with pytest.raises(ValueError, match="part 3"):
-        threads.run_tasks([(bad, (i,)) for i in range(6)])
+    for _ in range(20):  # the failing task on the caller or on the worker
+        ran.clear()
+        with pytest.raises(ValueError, match="part 3"):
+            threads.run_tasks([(bad, (i,)) for i in range(6)])
+        assert sorted(ran) == list(range(6))  # the others still ran, and finished
 
 
-def test_blas_threads_one_restores_the_count():
+def test_run_tasks_uses_the_pool_workers_and_nests():
+    """With 3 threads two workers may take tasks (each task waits until the
+    three threads have started one: only possible when all three run); a task
+    may itself run tasks (the pool never waits for a worker that has not
+    started)."""
+    import threading
+
+    threads.set_threads(3)
+    barrier = threading.Barrier(3, timeout=30)
+    names: list[str] = []
+
+    def meet(_: int) -> None:
+        names.append(threading.current_thread().name)
+        barrier.wait()
+
+    threads.run_tasks([(meet, (i,)) for i in range(3)])
+    assert len(set(names)) == 3
+    inner: list[int] = []
+    threads.run_tasks([(threads.run_tasks, ([(inner.append, (i * 10 + j,)) for j in range(4)],))
+                       for i in range(5)])
+    assert sorted(inner) == sorted(i * 10 + j for i in range(5) for j in range(4))
+
+
+def test_pool_is_made_again_when_the_count_changes():
     threads.set_threads(2)
-    with threads.blas_threads(1):
-        assert _blas_threads() == {1}
-    assert _blas_threads() == {2}
+    first = threads.pool()
+    assert threads.pool() is first and first.workers == 1
+    threads.set_threads(3)
+    assert threads.pool() is not first and threads.pool().workers == 2
 
 
 @pytest.mark.parametrize("n,mg,cg", [(1, 1, 1), (2, 2, 1), (1, 1, 3)])
@@ -129,17 +159,23 @@ def test_direct_conv_split_across_threads_is_exact(n, mg, cg, monkeypatch):
     np.testing.assert_array_equal(split, whole)
 
 
-def test_sized_matmul_one_blas_thread_below_the_threshold(monkeypatch):
-    """Products below BLAS_THREADS_MIN_MACS run on one BLAS thread (the count
-    restored after), larger ones on all of them; the result is np.matmul's."""
+def test_blas_count_is_set_once_not_per_product(monkeypatch):
+    """BLAS stays on one thread through small and split products (nothing
+    sets its count per call); the results are np.matmul's."""
+    from threadpoolctl import ThreadpoolController
+
     from xmo.backends.cpu.kernels import matmul
 
-    seen = []
-    real = np.matmul
+    calls: list[int] = []
+    for lib in ThreadpoolController().select(user_api="blas").lib_controllers:
+        real = lib.set_num_threads
+        monkeypatch.setattr(lib, "set_num_threads", lambda n, real=real: (calls.append(n), real(n)))
+    seen: list[set[int]] = []
+    real_matmul = np.matmul
 
     def spy(*args, **kwargs):
         seen.append(_blas_threads())
-        return real(*args, **kwargs)
+        return real_matmul(*args, **kwargs)
 
     rng = np.random.default_rng(5)
     a = rng.standard_normal((2, 6, 8)).astype(np.float32)
@@ -147,11 +183,44 @@ def test_sized_matmul_one_blas_thread_below_the_threshold(monkeypatch):
     threads.set_threads(2)
     monkeypatch.setattr(matmul.np, "matmul", spy)
     got = matmul.sized_matmul(a, b)
-    monkeypatch.setattr(matmul, "BLAS_THREADS_MIN_MACS", 6 * 8 * 5)
+    monkeypatch.setattr(matmul, "MIN_SPLIT_MACS", 1)  # split: a task per matrix
     out = np.empty((2, 6, 5), np.float32)
-    matmul.sized_matmul(a, b, out)
-    monkeypatch.setattr(matmul.np, "matmul", real)
-    assert seen == [{1}, {2}]
-    assert _blas_threads() == {2}
+    assert matmul.sized_matmul(a, b, out) is out
+    monkeypatch.setattr(matmul.np, "matmul", real_matmul)
+    assert seen == [{1}] * 3 and _blas_threads() == {1}
     np.testing.assert_array_equal(got, np.matmul(a, b))
     np.testing.assert_array_equal(out, got)
+    assert calls == []  # threadpoolctl is not even asked
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_sized_matmul_equals_numpy(n_threads, monkeypatch):
+    """Split (a tiny threshold: every product is cut) or not, 2-D, batched,
+    broadcast and with ``out``, the results are np.matmul's (bit for bit when
+    not split; split, a part may take BLAS's edge kernels, which sum in
+    another order); other dtypes and bad shapes go to np.matmul."""
+    from xmo.backends.cpu.kernels import matmul
+
+    rng = np.random.default_rng(7)
+    threads.set_threads(n_threads)
+    cases = [((37, 19), (19, 45)), ((3, 19), (19, 200)), ((1, 300), (300, 7)),
+             ((4, 9, 19), (19, 23)), ((1, 3, 9, 19), (5, 1, 19, 23)), ((1, 1, 9, 19), (1, 1, 19, 33)),
+             ((2, 9, 19), (2, 19, 23)), ((6, 1, 9, 8), (3, 8, 4))]
+    for thr in (1, matmul.MIN_SPLIT_MACS):
+        monkeypatch.setattr(matmul, "MIN_SPLIT_MACS", thr)
+        for dtype in (np.float32, np.float64):
+            for sa, sb in cases:
+                a = rng.standard_normal(sa).astype(dtype)
+                b = rng.standard_normal(sb).astype(dtype)
+                want = np.matmul(a, b)
+                tol = 0 if thr > 1 else 4 * np.finfo(dtype).eps
+                np.testing.assert_allclose(matmul.sized_matmul(a, b), want, rtol=tol, atol=tol)
+                np.testing.assert_allclose(matmul.product(a, b), want, rtol=tol, atol=tol)
+                out = np.empty_like(want)
+                assert matmul.sized_matmul(a, b, out) is out
+                np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+        ints = np.arange(24).reshape(2, 3, 4)
+        np.testing.assert_array_equal(matmul.sized_matmul(ints, ints.swapaxes(1, 2)),
+                                      np.matmul(ints, ints.swapaxes(1, 2)))
+        with pytest.raises(ValueError):
+            matmul.sized_matmul(np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32))

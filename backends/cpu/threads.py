@@ -1,15 +1,21 @@
 """The CPU backend's threads: one count for the process, told to every pool.
 
 Three things may run threads under the CPU backend: the BLAS library numpy
-uses (matrix products; its own pthreads, which spin a while after each call),
-numba's threading layer (only for ``parallel`` kernels: xmo has none and never
-starts it) and xmo's own helper pool (the FFT and attention kernels'
-tasks). Left alone, each sizes itself to the machine (BLAS counts every
-online CPU, not the ones this process may use), and together they
-oversubscribe the cores. :func:`set_threads` gives them one count -- by
-default the cores in the process's affinity mask (``os.sched_getaffinity``)
--- and :func:`pool` is the one helper pool (``threads - 1`` workers: the
-calling thread works too).
+uses (matrix products; its own pthreads), numba's threading layer (only for
+``parallel`` kernels: xmo has none and never starts it) and xmo's own helper
+pool. :func:`set_threads` gives them one count -- by default the cores in
+the process's affinity mask (``os.sched_getaffinity``) -- and :func:`pool`
+is the one helper pool (``threads - 1`` workers: the calling thread works
+too).
+
+BLAS runs on ONE thread, set once with the count (never toggled per call):
+xmo cuts the products large enough to pay into tasks on its own pool
+(:func:`xmo.backends.cpu.kernels.matmul.sized_matmul`). OpenBLAS's threads
+would meet at barriers inside every product (a thread preempted by another
+process stalls the call for a scheduler tick: tens of milliseconds on a busy
+machine), keep spinning after it (taking the core from the pool's next
+task), and switching their count costs microseconds per call
+(threadpoolctl's get/set), as much as a small product.
 
 The count is process-wide: ``xmo.compile_model(model, threads=N)`` and
 ``xmo run --threads N`` set it; a compiled model without ``threads`` keeps
@@ -20,19 +26,18 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable, Sequence
 
 _LOCK = threading.Lock()
 _THREADS: int | None = None  # None: not configured yet
-_POOL: ThreadPoolExecutor | None = None
+_POOL: Pool | None = None
 _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
-_BLAS: tuple[int, Any] = (-1, [])  # (pid, threadpoolctl controllers of the BLAS libraries)
 _WORKER_INIT: Callable[[], None] | None = None  # run by each pool worker as it starts
+#: threads of the BLAS library while xmo's count is in force
+BLAS_THREADS = 1
 
 
 def available_cores() -> int:
@@ -52,15 +57,16 @@ def threads() -> int:
 
 
 def set_threads(n: int | None) -> int:
-    """Use ``n`` threads (None: :func:`available_cores`) for BLAS, numba and
-    the helper pool, process-wide; returns the count set."""
+    """Use ``n`` threads (None: :func:`available_cores`) for xmo's helper pool
+    and numba, process-wide, and :data:`BLAS_THREADS` for BLAS; returns the
+    count set."""
     global _THREADS
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
         raise ValueError(f"threads must be a positive integer, got {n!r}")
     count = available_cores() if n is None else n
     with _LOCK:
         _THREADS = count
-        _limit_blas(count)
+        _limit_blas(BLAS_THREADS)
         _limit_numba(count)
     return count
 
@@ -85,18 +91,51 @@ def _limit_numba(n: int) -> None:
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
 
 
-def pool() -> ThreadPoolExecutor:
-    """The helper pool: ``threads() - 1`` workers (made again in a forked
-    child, whose copy has none, and when the count changes)."""
+class Pool:
+    """``workers`` daemon threads, each asleep on its own queue (a futex: no
+    spinning, no cost to a busy neighbour) until :meth:`wake` hands it a job:
+    about a microsecond to post, against ~4 us for a ThreadPoolExecutor
+    future's submit and result."""
+
+    def __init__(self, workers: int, initializer: Callable[[], object] | None = None) -> None:
+        self.workers = workers
+        self._queues: list[queue.SimpleQueue[Callable[[], None] | None]] = []
+        for i in range(workers):
+            q: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+            self._queues.append(q)
+            threading.Thread(target=_serve, args=(q, initializer), name=f"xmo-cpu_{i}",
+                             daemon=True).start()
+
+    def wake(self, job: Callable[[], None], count: int) -> None:
+        """Run ``job()`` on ``count`` workers (after the jobs they have)."""
+        for q in self._queues[:count]:
+            q.put(job)
+
+    def shutdown(self) -> None:
+        """The workers end after their jobs."""
+        for q in self._queues:
+            q.put(None)
+
+
+def _serve(jobs: queue.SimpleQueue[Callable[[], None] | None],
+           initializer: Callable[[], object] | None) -> None:
+    if initializer is not None:
+        initializer()
+    while (job := jobs.get()) is not None:
+        job()
+
+
+def pool() -> Pool:
+    """The helper pool: ``threads() - 1`` workers, at least one (made again
+    in a forked child, whose copy has none, and when the count changes)."""
     global _POOL, _POOL_KEY
     key = (os.getpid(), max(1, threads() - 1))
     if _POOL is None or _POOL_KEY != key:
         with _LOCK:
             if _POOL is None or _POOL_KEY != key:
                 if _POOL is not None and _POOL_KEY[0] == key[0]:
-                    _POOL.shutdown(wait=False)  # running tasks finish
-                _POOL = ThreadPoolExecutor(max_workers=key[1], thread_name_prefix="xmo-cpu",
-                                           initializer=_WORKER_INIT)
+                    _POOL.shutdown()  # running tasks finish
+                _POOL = Pool(key[1], initializer=_WORKER_INIT)
                 _POOL_KEY = key
     return _POOL
 
@@ -109,7 +148,7 @@ def set_worker_initializer(init: Callable[[], None] | None) -> None:
     with _LOCK:
         _WORKER_INIT = init
         if _POOL is not None and _POOL_KEY[0] == os.getpid():
-            _POOL.shutdown(wait=False)
+            _POOL.shutdown()
         _POOL = None
 
 
@@ -117,51 +156,34 @@ def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:
     """Run ``(fn, args)`` tasks: the calling thread and up to ``threads() - 1``
     pool workers each take the next task not yet taken (dynamic load balance:
     on a busy machine a late worker only delays the task it took, the caller
-    takes the rest). A worker that has not started when the caller runs out of
-    tasks is cancelled, so a worker waiting for a core costs no wait. ``fn``
-    should release the GIL (numba ``nogil``, BLAS, large numpy operations).
-    A task's exception is raised here."""
+    takes the rest, and a worker that wakes after the last task was taken
+    finds nothing to do: the caller never waits for a worker that has not
+    started). ``fn`` should release the GIL (numba ``nogil``, BLAS, large
+    numpy operations). Returns when every task has finished; the first
+    exception a task raised is raised here (the other tasks still run)."""
     n = len(tasks)
     if n < 2 or threads() < 2:
         for fn, args in tasks:
             fn(*args)
         return
     taken = itertools.count()  # next() is atomic under the GIL
+    finished = itertools.count(1)
+    all_done = threading.Lock()
+    all_done.acquire()  # released by the thread that finishes the last task
+    errors: list[BaseException] = []
 
     def work() -> None:
         while (i := next(taken)) < n:
             fn, args = tasks[i]
-            fn(*args)
+            try:
+                fn(*args)
+            except BaseException as e:  # noqa: BLE001  (raised by the caller below)
+                errors.append(e)
+            if next(finished) == n:
+                all_done.release()
 
-    futures = [pool().submit(work) for _ in range(min(threads(), n) - 1)]
-    try:
-        work()
-    finally:
-        for f in futures:
-            if not f.cancel():
-                f.result()
-
-
-@contextmanager
-def blas_threads(n: int) -> Iterator[None]:
-    """BLAS on ``n`` threads inside the block (then back to what it was), for
-    kernels that split their matrix products over the helper pool themselves
-    (``blas_threads(1)``): one join per product instead of OpenBLAS's
-    barriers, which a preempted thread stalls on a loaded machine.
-    Process-wide while it lasts; a few microseconds to enter and leave (the
-    BLAS libraries are looked up once per process)."""
-    global _BLAS
-    pid, libs = _BLAS
-    if pid != os.getpid():
-        from threadpoolctl import ThreadpoolController
-
-        libs = ThreadpoolController().select(user_api="blas").lib_controllers
-        _BLAS = (os.getpid(), libs)
-    before = [lib.get_num_threads() for lib in libs]
-    for lib in libs:
-        lib.set_num_threads(n)
-    try:
-        yield
-    finally:
-        for lib, count in zip(libs, before):
-            lib.set_num_threads(count)
+    pool().wake(work, min(threads(), n) - 1)
+    work()
+    all_done.acquire()
+    if errors:
+        raise errors[0]

@@ -11,9 +11,7 @@ after the product (``rows x Ev`` divisions instead of ``rows x S``). A
 causal block computes only the key columns up to its last row and masks the
 triangle on its diagonal square. With more than one thread, problems above
 ``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
-(:func:`threads.run_tasks`) with BLAS on one thread per task: BLAS's own
-threads, woken for every small product, wait on each other (and on a busy
-machine for a core).
+(:func:`threads.run_tasks`; BLAS is on one thread: threads.py).
 """
 
 from __future__ import annotations
@@ -126,8 +124,7 @@ def _sdpa(
         for r0 in range(0, n_l, rows)
     ]
     if parallel and len(tasks) > 1:
-        with threads.blas_threads(1):
-            threads.run_tasks(tasks)
+        threads.run_tasks(tasks)
     else:
         for fn, args in tasks:
             fn(*args)

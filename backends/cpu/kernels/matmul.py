@@ -7,17 +7,23 @@ import numpy as np
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
-from xmo.backends.cpu.threads import blas_threads, run_tasks, threads
+from xmo.backends.cpu.threads import run_tasks, threads
 
-#: multiply-adds below which a product stays one BLAS call
-_MIN_SPLIT = 1 << 20
+#: multiply-adds below which a product is one BLAS call on the calling thread
+#: (BLAS runs on one thread: threads.py); larger f32/f64 products are cut into
+#: tasks on xmo's pool. Measured on 2 cores: a split pays from about 2M
+#: multiply-adds (~30 us of one-thread SGEMM), where waking a worker and
+#: joining it (~10 us) is a third of the half it takes over.
+MIN_SPLIT_MACS = 1 << 21
+#: a split product takes two tasks per thread above this many multiply-adds
+#: (finer load balance on a busy machine: a preempted thread holds one task)
+TWO_TASKS_MACS = 1 << 24
 #: column ranges of a split product start at multiples of this
 _COL_ALIGN = 16
+#: rows of ``a`` per task below which a 2-D product is cut in columns of ``b``
+_MIN_ROWS = 16
 #: element types whose products are split
 _SPLIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-#: :func:`sized_matmul`: matrix products below this many multiply-adds (per
-#: matrix) run on one BLAS thread; larger ones on all of BLAS's threads
-BLAS_THREADS_MIN_MACS = 64 << 20
 
 
 @register_kernel("ov.MatMul")
@@ -38,65 +44,90 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)``; an N-D ``a`` times a matrix (``b`` 2-D, or its
     leading dims all 1) as one [M, K] x [K, N] GEMM of ``a``'s rows (a view
     when ``a`` is contiguous): ``np.matmul`` would loop over the batch dims,
-    one small GEMM per matrix of ``a``."""
+    one small GEMM per matrix of ``a``. Large products are split over the
+    threads (:func:`sized_matmul`)."""
     if b.ndim > 2 and b.ndim <= a.ndim and all(d == 1 for d in b.shape[:-2]):
         b = b.reshape(b.shape[-2:])
-    if b.ndim != 2 or a.ndim < 2 or a.dtype != b.dtype or a.shape[-1] != b.shape[0]:
-        return np.matmul(a, b)  # batched, promoting, or its own error message
+    if (b.ndim != 2 or a.ndim < 3 or a.dtype != b.dtype or a.shape[-1] != b.shape[0]
+            or not a.size or a.size == a.shape[-2] * a.shape[-1]):
+        return sized_matmul(a, b)  # batched, promoting, one matrix, empty or an error
     k, n = b.shape
-    m = a.size // k if k else 0
-    if m * n * k < _MIN_SPLIT and (a.ndim == 2 or m == a.shape[-2]) or not (m and n):
-        return sized_matmul(a, b)  # small and one matrix, or empty: as it is
-    out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))
-    gemm(a.reshape(-1, k), b, out.reshape(-1, n))
+    return sized_matmul(a.reshape(-1, k), b).reshape(a.shape[:-1] + (n,))
+
+
+def sized_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.matmul(a, b, out=out)``; with several threads, an f32/f64 product
+    of at least :data:`MIN_SPLIT_MACS` multiply-adds is cut into tasks on the
+    pool (:func:`~xmo.backends.cpu.threads.run_tasks`; BLAS releases the GIL):
+    a batch in ranges of its matrices (the first batch dim that is not 1), a
+    matrix by :func:`gemm`. Below that it is the one BLAS call, with about
+    0.1-0.4 us added (a few multiplications and comparisons)."""
+    small = MIN_SPLIT_MACS
+    if a.size * b.size < small:  # at least the multiply-adds: the quickest test
+        return np.matmul(a, b, out=out)
+    # a.size * N and b.size * M: the multiply-adds of a's / b's batch of
+    # matrices, at most the product's (its batch broadcasts both)
+    if (a.ndim < 2 or b.ndim < 2
+            or a.size * b.shape[-1] < small and b.size * a.shape[-2] < small or threads() < 2
+            or a.dtype != b.dtype or a.dtype not in _SPLIT_DTYPES):
+        return np.matmul(a, b, out=out)
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if b.shape[-2] != k:
+        return np.matmul(a, b, out=out)  # its own error message
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return np.matmul(a, b, out=out)  # its own error message
+    shape = batch + (m, n)
+    if out is None:
+        out = np.empty(shape, a.dtype)
+    elif out.shape != shape or out.dtype != a.dtype:
+        return np.matmul(a, b, out=out)  # casting or its own error message
+    nd = len(shape)
+    a = a.reshape((1,) * (nd - a.ndim) + a.shape)
+    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    o = out
+    while o.ndim > 2 and o.shape[0] == 1:
+        a, b, o = a[0], b[0], o[0]
+    if o.ndim == 2:
+        gemm(a, b, o)
+        return out
+    total = o.shape[0]
+    parts = min(total, _tasks(m * k * n * (o.size // (m * n))))
+    cuts = [total * i // parts for i in range(parts + 1)]
+    run_tasks([(_matmul_into, (a[lo:hi] if a.shape[0] > 1 else a,
+                               b[lo:hi] if b.shape[0] > 1 else b, o[lo:hi]))
+               for lo, hi in zip(cuts, cuts[1:])])
     return out
 
 
 def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``out = a @ b`` (2-D): with several threads, a large f32/f64 product is
-    cut in ranges of rows of ``a`` (when ``a`` is the larger operand) or of
-    columns of ``b``, one or two per thread, each a single-threaded BLAS call
-    (numpy releases the GIL in BLAS) shared by the threads
-    (:func:`~xmo.backends.cpu.threads.run_tasks`); a small one is a single
-    one-thread BLAS call (:func:`sized_matmul`)."""
+    """``out = a @ b`` (2-D, same float dtype): with several threads and at
+    least :data:`MIN_SPLIT_MACS` multiply-adds, cut in ranges of rows of
+    ``a`` (when ``a`` is the larger operand and the ranges have rows enough)
+    or of columns of ``b``, one or two per thread, each a one-thread BLAS call
+    on the pool (:func:`~xmo.backends.cpu.threads.run_tasks`)."""
     m, k = a.shape
     n = b.shape[1]
     work = m * n * k
-    if threads() < 2 or a.dtype not in _SPLIT_DTYPES:
+    if threads() < 2 or work < MIN_SPLIT_MACS or a.dtype not in _SPLIT_DTYPES:
         np.matmul(a, b, out=out)
         return
-    if work < _MIN_SPLIT:
-        sized_matmul(a, b, out)
-        return
-    tasks = threads() * (2 if work >= 8 * _MIN_SPLIT else 1)  # two ranges per thread: balance
-    if m * k >= k * n:
+    tasks = _tasks(work)
+    if m * k >= k * n and m >= tasks * _MIN_ROWS or n < tasks * _COL_ALIGN:
         cuts = [m * i // tasks for i in range(tasks + 1)]
         parts = [(a[lo:hi], b, out[lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     else:
         cuts = [min(n, (n * i // tasks + _COL_ALIGN - 1) // _COL_ALIGN * _COL_ALIGN)
                 for i in range(tasks)] + [n]
         parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
-    with blas_threads(1):
-        run_tasks([(_matmul_into, p) for p in parts])
+    run_tasks([(_matmul_into, p) for p in parts])
 
 
-def sized_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``np.matmul(a, b, out=out)`` with BLAS's threads only where they pay:
-    with several threads, a product of fewer than
-    :data:`BLAS_THREADS_MIN_MACS` multiply-adds per matrix runs on one BLAS
-    thread. OpenBLAS's threads wake, spin and meet at barriers on every call;
-    on the mid-size products of small CNNs (1x1 convolutions, im2col) that
-    costs more than it gains, a worker preempted by another process stalls the
-    call for a scheduler tick, and the workers keep spinning after the call,
-    taking the cores from the helper pool's next tasks (the depthwise kernels)."""
-    if threads() < 2 or a.ndim < 2 or b.ndim < 2:
-        return np.matmul(a, b, out=out)
-    m, k = a.shape[-2:]
-    macs = m * k * b.shape[-1]
-    if macs >= BLAS_THREADS_MIN_MACS:
-        return np.matmul(a, b, out=out)
-    with blas_threads(1):
-        return np.matmul(a, b, out=out)
+def _tasks(macs: int) -> int:
+    """Tasks for a split product: one per thread, two above :data:`TWO_TASKS_MACS`."""
+    return threads() * (2 if macs >= TWO_TASKS_MACS else 1)
 
 
 def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
@@ -107,4 +138,3 @@ def _matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 def _einsum(node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
     eq = str(node.attr("equation", "")).replace(" ", "")
     return np.einsum(eq, *inputs, optimize=len(inputs) > 2)
-
