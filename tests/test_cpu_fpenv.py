@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import threading
+
 import numpy as np
 import onnx
 import pytest
@@ -124,7 +126,14 @@ def test_mxcsr_restored_after_a_kernel_raises(module):
 def test_pool_workers_follow_the_mode():
     def worker_bits() -> int:
         seen: list[int] = []
-        threads.pool().submit(lambda: seen.append(_mxcsr())).result()
+        done = threading.Event()
+
+        def job() -> None:
+            seen.append(_mxcsr())
+            done.set()
+
+        threads.pool().wake(job, 1)
+        assert done.wait(10)
         return seen[0] & fpenv.FTZ_DAZ
 
     threads.set_threads(2)
