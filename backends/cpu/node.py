@@ -5,6 +5,16 @@ A kernel is called as ``kernel(node, *inputs)`` where ``node`` is the
 and shapes) and ``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
 per output). :func:`checked_outputs` casts them to the element types the op's
 result types declare and checks their shapes.
+
+A kernel may also have a *plan* (:func:`plan_with`): ``plan(node, consts)``,
+called once when a schedule becomes a generated function (:mod:`.runner`),
+with the value of each input that is a constant (None for the others). It
+returns a function of the inputs alone (no node) doing what the kernel does
+for this op -- attributes read, constant inputs parsed, the ufunc chosen
+beforehand -- or None (the kernel is called then). A planned function runs
+inside the generated function's floating-point error state (divide, invalid
+and overflow ignored: it never enters one itself) and raises as the kernel
+does (:meth:`KernelNode.error`, or any exception: the runner names the op).
 """
 
 from __future__ import annotations
@@ -93,6 +103,26 @@ class KernelNode:
 
     def error(self, message: str) -> KernelError:
         return KernelError(f"{self.describe()}: {message}")
+
+
+#: A kernel's plan: ``plan(node, consts) -> function of the inputs | None``.
+Plan = Callable[["KernelNode", tuple[Any, ...]], Callable[..., Any] | None]
+
+
+def plan_with(plan: Plan) -> Callable[[Kernel], Kernel]:
+    """Decorator giving a kernel its plan (see the module doc): ``kernel.plan``."""
+
+    def attach(kernel: Kernel) -> Kernel:
+        kernel.plan = plan  # type: ignore[attr-defined]
+        return kernel
+
+    return attach
+
+
+def input_etype(node: KernelNode, i: int) -> str | None:
+    """OpenVINO element type name of the op's input ``i`` (None when not one)."""
+    operands = node.op.operands
+    return et.of_tensor_type(operands[i].type) if i < len(operands) else None
 
 
 #: One kernel call of a schedule: (node, kernel, argument slots, output slots).

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.kernels._common import frozen_ints, ints, norm_axis, scalar
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -30,7 +32,15 @@ def _pad(
     return np.pad(x, widths, mode=mode)
 
 
+def _plan_broadcast(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if str(node.attr("mode", "numpy")).lower() != "numpy":
+        return None
+    to = np.broadcast_to
+    return lambda x, target, *axes: to(x, frozen_ints(node, "target", target)).copy()
+
+
 @register_kernel("ov.Broadcast", "ov.Broadcast_opset1")
+@plan_with(_plan_broadcast)
 def _broadcast(
     node: KernelNode, x: np.ndarray, target: np.ndarray, axes_mapping: np.ndarray | None = None
 ) -> np.ndarray:

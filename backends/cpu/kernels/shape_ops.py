@@ -3,16 +3,28 @@ Unsqueeze, DepthToSpace, SpaceToDepth, ShapeOf."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from xmo.backends.cpu.dtypes import tensor_dims
 from xmo.backends.cpu.kernels._common import frozen_ints, ints, norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
+def _plan_reshape(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if node.attr("special_zero", False):
+        return None
+
+    def reshape(x: np.ndarray, shape: np.ndarray) -> np.ndarray:
+        return x.reshape(frozen_ints(node, "shape", shape))
+
+    return reshape
+
+
 @register_kernel("ov.Reshape")
+@plan_with(_plan_reshape)
 def _reshape(node: KernelNode, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
     dims = frozen_ints(node, "shape", shape)
     if node.attr("special_zero", False) and 0 in dims:
@@ -31,7 +43,21 @@ def _transpose(node: KernelNode, x: np.ndarray, order: np.ndarray) -> np.ndarray
     return np.transpose(x, hit[1])
 
 
+def _plan_concat(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    dims = tensor_dims(node.op.operands[0].type) if node.op.operands else None
+    if dims is None:
+        return None
+    rank = len(dims)
+    ax = int(node.attr("axis", 0))
+    ax = ax + rank if ax < 0 else ax
+    if not 0 <= ax < max(rank, 1):
+        return None
+    cat = np.concatenate
+    return lambda *xs: cat(xs, axis=ax)
+
+
 @register_kernel("ov.Concat")
+@plan_with(_plan_concat)
 def _concat(node: KernelNode, *xs: np.ndarray) -> np.ndarray:
     axis = norm_axis(node.attr("axis", 0), xs[0].ndim, node)
     return np.concatenate(xs, axis=axis)
