@@ -35,8 +35,14 @@ def _pad(
 def _plan_broadcast(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
     if str(node.attr("mode", "numpy")).lower() != "numpy":
         return None
-    to = np.broadcast_to
-    return lambda x, target, *axes: to(x, frozen_ints(node, "target", target)).copy()
+    empty, copyto = np.empty, np.copyto
+
+    def broadcast(x: np.ndarray, target: np.ndarray, *axes: np.ndarray) -> np.ndarray:
+        out = empty(frozen_ints(node, "target", target), x.dtype)
+        copyto(out, x)  # ValueError when x does not broadcast to the target
+        return out
+
+    return broadcast
 
 
 @register_kernel("ov.Broadcast", "ov.Broadcast_opset1")

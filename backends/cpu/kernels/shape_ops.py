@@ -74,7 +74,42 @@ def _split_views(x: np.ndarray, ax: int, lengths: Sequence[int]) -> list[np.ndar
     return out
 
 
+def _plan_split(node: KernelNode, consts: tuple) -> Callable[..., list[np.ndarray]] | None:
+    """Views of the input, their slices made once (a constant axis and
+    lengths, none -1; the kernel when the dim does not split so)."""
+    dims = tensor_dims(node.op.operands[0].type)
+    if dims is None or not all(isinstance(c, np.ndarray) for c in consts[1:]):
+        return None
+    rank = len(dims)
+    ax = int(scalar(consts[1]))
+    ax = ax + rank if ax < 0 else ax
+    if not 0 <= ax < rank:
+        return None
+    if len(consts) > 2:
+        lengths = ints(consts[2])
+        if min(lengths, default=0) < 0:
+            return None
+        total = sum(lengths)
+    else:
+        n = int(node.attr("num_splits", node.num_outputs))
+        if n < 1 or dims[ax] < 0 or dims[ax] % n:
+            return None
+        total, lengths = dims[ax], [dims[ax] // n] * n
+    lead = (slice(None),) * ax
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]
+    index = [lead + (slice(b, b + n),) for b, n in zip(starts, lengths)]
+    kernel = _variadic_split if len(consts) > 2 else _split
+
+    def split(x: np.ndarray, *args: np.ndarray) -> list[np.ndarray]:
+        if x.shape[ax] != total:
+            return kernel(node, x, *args)
+        return [x[i] for i in index]
+
+    return split
+
+
 @register_kernel("ov.Split")
+@plan_with(_plan_split)
 def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     n = int(node.attr("num_splits", node.num_outputs))
@@ -84,6 +119,7 @@ def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
 
 
 @register_kernel("ov.VariadicSplit")
+@plan_with(_plan_split)
 def _variadic_split(node: KernelNode, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     ls = list(frozen_ints(node, "lengths", lengths))
