@@ -89,7 +89,17 @@ def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.nd
     return out.reshape(b_shape + a_shape + i_shape + r_shape)
 
 
+def _plan_gather_nd(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    dims = tensor_dims(node.op.operands[1].type)
+    if int(node.attr("batch_dims", 0)) != 0 or not dims or dims[-1] < 1:
+        return None
+    k = range(dims[-1])
+    # numpy's own indexing (negative indices wrap)
+    return lambda data, indices: data[tuple(indices[..., j] for j in k)]
+
+
 @register_kernel("ov.GatherND", "ov.GatherND_opset5")
+@plan_with(_plan_gather_nd)
 def _gather_nd(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
     bd = int(node.attr("batch_dims", 0))
     k = indices.shape[-1]
