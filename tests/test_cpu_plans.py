@@ -141,6 +141,16 @@ def test_planned_step_errors_name_the_op():
             model(bad)
 
 
+def test_constants_a_plan_cannot_read_leave_the_step_to_the_kernel():
+    """Bounds of different lengths: no plan; the kernel's error, named, each run."""
+    model, feeds = _model("StridedSlice", [X, _const([0, 0]), _const([1]), _const([1, 1])],
+                          [("f32", [-1, -1, -1])], begin_mask=[0, 0], end_mask=[0, 0])
+    for _ in range(2):
+        with pytest.raises(KernelError, match=r"StridedSlice .*'the_op'"):
+            model(feeds)
+    assert re.search(r"= k\d+\(n\d+, v\d+", model.runner.source)
+
+
 def test_observer_and_profile_keep_the_kernels():
     model, feeds = _model("Gather", [X, np.array([1], np.int64), _const(0)], [("f32", [1, 3, 4])],
                           batch_dims=0)

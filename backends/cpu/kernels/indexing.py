@@ -21,7 +21,7 @@ def _rank(node: KernelNode, i: int) -> int | None:
 def _const_axis(node: KernelNode, axis: object, rank: int | None) -> int | None:
     """A constant (or attribute) axis in ``[0, rank)``; None when unknown or
     out of range (the kernel then runs, and reports it)."""
-    if rank is None or axis is None:
+    if rank is None or axis is None or (isinstance(axis, np.ndarray) and axis.size != 1):
         return None
     a = int(scalar(axis)) if isinstance(axis, np.ndarray) else int(axis)  # type: ignore[call-overload]
     a = a + rank if a < 0 else a
@@ -262,8 +262,8 @@ def _const_inputs(consts: tuple, first: int) -> bool:
 
 
 def _plan_strided_slice(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
-    if not _const_inputs(consts, 1):
-        return None
+    if not _const_inputs(consts, 1) or len({c.size for c in consts[1:]}) != 1:
+        return None  # bounds of different lengths: the kernel reports it
     index = _strided_index(node, *consts[1:4], *([None] * (4 - len(consts))))
     if Ellipsis not in index:
         index += (Ellipsis,)  # an array (a view) even when every dim is shrunk

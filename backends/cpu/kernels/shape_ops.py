@@ -78,7 +78,7 @@ def _plan_split(node: KernelNode, consts: tuple) -> Callable[..., list[np.ndarra
     """Views of the input, their slices made once (a constant axis and
     lengths, none -1; the kernel when the dim does not split so)."""
     dims = tensor_dims(node.op.operands[0].type)
-    if dims is None or not all(isinstance(c, np.ndarray) for c in consts[1:]):
+    if dims is None or not all(isinstance(c, np.ndarray) for c in consts[1:]) or consts[1].size != 1:
         return None
     rank = len(dims)
     ax = int(scalar(consts[1]))
