@@ -100,7 +100,12 @@ def build_and_run(
     op = op_class(op_type).make(xmo_values, attrs, result_types=rtypes)
     xmo_ops.append(op)
     xmo_ops += [ResultOp.new(r) for r in op.results]
-    got = list(CompiledModel(ModuleOp(xmo_ops))(feeds))
+    compiled_xmo = CompiledModel(ModuleOp(xmo_ops))
+    got = list(compiled_xmo(feeds))  # step by step
+    # the generated function (kernels' plans, views) computes the same
+    for i, (a, b) in enumerate(zip(got, compiled_xmo(feeds))):
+        assert a.dtype == b.dtype and a.shape == b.shape, f"output {i}: generated run differs"
+        np.testing.assert_array_equal(a, b, err_msg=f"output {i}: generated run differs")
     return got, ref, rtypes
 
 

@@ -5,11 +5,21 @@ A kernel is called as ``kernel(node, *inputs)`` where ``node`` is the
 and shapes) and ``inputs`` are numpy arrays; it returns one array or a sequence of arrays (one
 per output). :func:`checked_outputs` casts them to the element types the op's
 result types declare and checks their shapes.
+
+A kernel may also have a *plan* (:func:`plan_with`): ``plan(node, consts)``,
+called once when a schedule becomes a generated function (:mod:`.runner`),
+with the value of each input that is a constant (None for the others). It
+returns a function of the inputs alone (no node) doing what the kernel does
+for this op -- attributes read, constant inputs parsed, the ufunc chosen
+beforehand -- or None (the kernel is called then). A planned function runs
+inside the generated function's floating-point error state (divide, invalid
+and overflow ignored: it never enters one itself) and raises as the kernel
+does (:meth:`KernelNode.error`, or any exception: the runner names the op).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +55,7 @@ class KernelNode:
     """What a kernel sees of the op it executes."""
 
     __slots__ = ("op", "type", "name", "attrs", "out_dtypes", "out_shapes", "out_etypes",
-                 "cache", "one_output")
+                 "cache", "one_output", "all_outputs")
 
     def __init__(self, op: Operation) -> None:
         self.op = op
@@ -67,10 +77,17 @@ class KernelNode:
         #: it: (numpy dtype or None, declared (index, dim) pairs with dim >= 0,
         #: rank or None when unranked); None for other ops
         self.one_output: tuple[np.dtype | None, tuple[tuple[int, int], ...], int | None] | None = None
-        if len(op.results) == 1 and self.out_etypes[0] != "bf16":
-            shape = self.out_shapes[0]
+        #: the same per output of an op with several, none bf16 (else None)
+        self.all_outputs: tuple[tuple[Any, ...], ...] | None = None
+        checks = []
+        for etype, dtype, shape in zip(self.out_etypes, self.out_dtypes, self.out_shapes):
             known = () if shape is None else tuple((i, d) for i, d in enumerate(shape) if d >= 0)
-            self.one_output = (self.out_dtypes[0], known, None if shape is None else len(shape))
+            checks.append((dtype, known, None if shape is None else len(shape), etype))
+        if all(c[3] != "bf16" for c in checks):
+            if len(checks) == 1:
+                self.one_output = checks[0][:3]
+            elif checks:
+                self.all_outputs = tuple(c[:3] for c in checks)
 
     def attr(self, name: str, default: Any = None) -> Any:
         v = self.attrs.get(name)
@@ -95,8 +112,46 @@ class KernelNode:
         return KernelError(f"{self.describe()}: {message}")
 
 
+#: A kernel's plan: ``plan(node, consts) -> function of the inputs | None``.
+Plan = Callable[["KernelNode", tuple[Any, ...]], Callable[..., Any] | None]
+
+
+def plan_with(plan: Plan) -> Callable[[Kernel], Kernel]:
+    """Decorator giving a kernel its plan (see the module doc): ``kernel.plan``."""
+
+    def attach(kernel: Kernel) -> Kernel:
+        kernel.plan = plan  # type: ignore[attr-defined]
+        return kernel
+
+    return attach
+
+
+def input_etype(node: KernelNode, i: int) -> str | None:
+    """OpenVINO element type name of the op's input ``i`` (None when not one)."""
+    operands = node.op.operands
+    return et.of_tensor_type(operands[i].type) if i < len(operands) else None
+
+
 #: One kernel call of a schedule: (node, kernel, argument slots, output slots).
 KernelCall = tuple[KernelNode, Kernel, tuple[int, ...], tuple[int, ...]]
+
+
+def _fit(res: Sequence[Any], checks: tuple[tuple[Any, ...], ...]) -> bool:
+    """Every array of ``res`` of its declared dtype and dims (``checks``:
+    :attr:`KernelNode.all_outputs`)."""
+    if len(res) != len(checks):
+        return False
+    for a, (want, known, rank) in zip(res, checks):
+        if type(a) is not np.ndarray or (want is not None and a.dtype != want):
+            return False
+        if rank is not None:
+            shape = a.shape
+            if len(shape) != rank:
+                return False
+            for i, d in known:
+                if shape[i] != d:
+                    return False
+    return True
 
 
 def checked_outputs(node: KernelNode, res: Any) -> list[np.ndarray]:
@@ -115,6 +170,9 @@ def checked_outputs(node: KernelNode, res: Any) -> list[np.ndarray]:
                         break
                 else:
                     return [res]
+    elif node.all_outputs is not None and type(res) in (list, tuple) \
+            and _fit(res, node.all_outputs):  # several outputs, as declared
+        return list(res)
     if isinstance(res, np.ndarray) or np.isscalar(res):
         res = [res]
     outs = list(res)

@@ -10,9 +10,11 @@ shapes are bound in the function's globals as ``k3``, ``n3``, ``c12``...).
 A few steps need no kernel call: a built-in Reshape, Squeeze or Unsqueeze
 with static dims or a constant shape is ``x.reshape(...)``, a built-in
 Transpose with a constant order ``x.transpose(perm)`` (views, as their
-kernels return); a built-in binary elementwise op broadcasting the numpy way
-is its ufunc, the whole function then running in the floating-point error
-state those kernels set around each call.
+kernels return); a kernel with a plan (:func:`~.node.plan_with`) is the
+function its plan made for the step (a binary elementwise op broadcasting
+the numpy way: its ufunc; attributes and constant inputs read once), the
+whole function then running in the floating-point error state kernels set
+around their own work (divide, invalid, overflow ignored).
 
 The function keeps only locals, so a compiled model may run in several
 threads at once. A kernel's exception is reported as the step loop does
@@ -175,28 +177,13 @@ def _view_call(st: ScheduleStep, consts: Mapping[int, np.ndarray], x: str) -> tu
     return f"{x}.reshape(({''.join(p + ', ' for p in parts)}))", None, not fits
 
 
-#: built-in elementwise kernels that are one ufunc call in the floating-point
-#: error state their kernels set (numpy broadcasting)
-_UFUNCS = {
-    "ov.Add": np.add, "ov.Subtract": np.subtract, "ov.Multiply": np.multiply,
-    "ov.Maximum": np.maximum, "ov.Minimum": np.minimum,
-    "ov.Equal": np.equal, "ov.NotEqual": np.not_equal, "ov.Less": np.less,
-    "ov.LessEqual": np.less_equal, "ov.Greater": np.greater,
-    "ov.GreaterEqual": np.greater_equal, "ov.LogicalAnd": np.logical_and,
-    "ov.LogicalOr": np.logical_or,
-}
-
-
-def _ufunc(st: ScheduleStep) -> np.ufunc | None:
-    """The ufunc a step's built-in binary elementwise kernel calls, when
-    its operands broadcast the numpy way (the kernel then does nothing else)."""
-    name = st.node.op.name
-    fn = _UFUNCS.get(name)
-    if fn is None or len(st.args) != 2 or not is_builtin_kernel(name, st.kernel):
+def _planned(st: ScheduleStep, consts: Mapping[int, np.ndarray]) -> Any:
+    """The function the plan of the step's kernel makes for it (see
+    :mod:`.node`: no node argument, the run's error state), or None."""
+    plan = getattr(st.kernel, "plan", None)
+    if plan is None:
         return None
-    if str(st.node.attr("auto_broadcast", "numpy")).lower() != "numpy":
-        return None
-    return fn
+    return plan(st.node, tuple(consts.get(a) for a in st.args))
 
 
 def _errstate() -> Any:
@@ -250,11 +237,11 @@ class ScheduleRunner:
             if timed:
                 emit("    t = pc()", i)
             view = _view_call(st, consts, val(args[0])) if args else None
-            ufunc = _ufunc(st) if view is None and steal is None else None
-            if ufunc is not None:
-                g[f"k{i}"] = ufunc
+            fast = _planned(st, consts) if view is None and steal is None else None
+            if fast is not None:
+                g[f"k{i}"] = fast
                 uses_errstate = True
-                call = f"k{i}({val(args[0])}, {val(args[1])})"
+                call = f"k{i}(" + ", ".join(val(a) for a in args) + ")"
                 self._emit_outputs(i, node, outs, call, g, emit, checked=True)
             elif view is not None:
                 expr, g[f"P{i}"], checked = view
@@ -277,7 +264,7 @@ class ScheduleRunner:
             if timed:
                 emit(f"    T[{i}] += pc() - t", i)
         emit("    return (" + "".join(f"{val(s)}, " for s in results) + ")")
-        if uses_errstate:  # the whole run in the state those kernels set per call
+        if uses_errstate:  # the whole run in the state planned functions run in
             g["ES"] = _errstate
             lines[1:] = ["    with ES():", *("    " + line for line in lines[1:])]
             owner[1:] = [-1, *owner[1:]]

@@ -30,7 +30,7 @@ from xmo.backends.cpu.node import KernelCall, KernelNode, checked_outputs
 
 #: op types a shape sub-graph may contain (deterministic, no state, no bodies)
 SHAPE_OPS = FOLDABLE | frozenset({
-    "ShapeOf", "Gather", "Range", "Slice", "StridedSlice", "Split", "VariadicSplit",
+    "ShapeOf", "Gather", "GatherElements", "GatherND", "Range", "Slice", "StridedSlice", "Split", "VariadicSplit",
     "Select", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
     "LogicalAnd", "LogicalOr", "LogicalNot", "LogicalXor", "Maximum", "Minimum",
     "FloorMod", "Mod", "Floor", "Ceiling", "Abs", "Negative", "Power",

@@ -7,11 +7,14 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from xmo.backends.cpu.dtypes import round_bf16
+from xmo.backends.cpu.dtypes import etype_dtype, round_bf16
 from xmo.backends.cpu.fusion import mark_fusable
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
+
+#: element types computed as numpy floats (bf16 as f32)
+_FLOAT_ETYPES = frozenset({"f16", "f32", "f64", "bf16"})
 
 
 def _int_divide(a: np.ndarray, b: np.ndarray, python_div: bool) -> np.ndarray:
@@ -50,7 +53,17 @@ def _mod(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _simple(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
-    return lambda node, a, b: fn(a, b)
+    kernel = lambda node, a, b: fn(a, b)  # noqa: E731
+    kernel.direct = fn  # type: ignore[attr-defined]  (what a plan calls)
+    return kernel
+
+
+#: the ufunc of a kernel of ``_BINARY`` on float inputs
+_FLOAT_UFUNCS = {"Divide": np.divide, "Power": np.power, "FloorMod": np.mod, "Mod": np.fmod}
+
+
+def _numpy_broadcast(node: KernelNode) -> bool:
+    return str(node.attr("auto_broadcast", "numpy")).lower() == "numpy"
 
 
 _BINARY: dict[str, Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]] = {
@@ -81,7 +94,18 @@ _BINARY: dict[str, Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]] =
 }
 
 
-def _make_binary(fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]):
+def _make_binary(name: str, fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]):
+    def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+        if not _numpy_broadcast(node):
+            return None  # the kernel checks the shapes
+        direct = getattr(fn, "direct", None)
+        if direct is not None:
+            return direct
+        if name in _FLOAT_UFUNCS and input_etype(node, 0) in _FLOAT_ETYPES:
+            return _FLOAT_UFUNCS[name]
+        return lambda a, b: fn(node, a, b)
+
+    @plan_with(plan)
     def kernel(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if node.cache.get("auto_broadcast") != "numpy":  # numpy broadcasting needs no check
             broadcast_args(node, a, b)
@@ -92,13 +116,19 @@ def _make_binary(fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray])
 
 
 for _name, _fn in _BINARY.items():
-    _k = register_kernel(f"ov.{_name}")(_make_binary(_fn))
+    _k = register_kernel(f"ov.{_name}")(_make_binary(_name, _fn))
     if _name in ("Add", "Subtract", "Multiply", "Divide"):
         mark_fusable(_name, _k)  # fusable into x*a+b steps
-register_kernel("ov.Xor_opset1")(_make_binary(_BINARY["LogicalXor"]))
+register_kernel("ov.Xor_opset1")(_make_binary("LogicalXor", _BINARY["LogicalXor"]))
+
+
+def _ufunc_plan(ufunc: np.ufunc):
+    """A plan calling ``ufunc`` on the kernel's one input."""
+    return plan_with(lambda node, consts: ufunc)
 
 
 @register_kernel("ov.LogicalNot")
+@_ufunc_plan(np.logical_not)
 def _logical_not(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.logical_not(x)
 
@@ -108,7 +138,16 @@ def _bitwise_not(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
 
 
+def _plan_select(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if not _numpy_broadcast(node):
+        return None
+    if input_etype(node, 0) == "boolean":
+        return np.where
+    return lambda cond, a, b: np.where(cond.astype(bool), a, b)
+
+
 @register_kernel("ov.Select")
+@plan_with(_plan_select)
 def _select(node: KernelNode, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     broadcast_args(node, cond, a, b)
     return np.where(cond.astype(bool), a, b)
@@ -172,7 +211,21 @@ def convert_to(x: np.ndarray, dtype: np.dtype, bf16: bool = False) -> np.ndarray
     return round_bf16(r) if bf16 else r
 
 
+def _plan_convert(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    """``x.astype(dtype)`` when convert_to does nothing else (same kind or
+    integer/bool -> float, no bf16 or ml_dtypes type)."""
+    src, dst = input_etype(node, 0), node.out_etypes[0]
+    want = node.out_dtypes[0]
+    if want is None or src is None or src == "bf16" or dst == "bf16" or _is_ml(want):
+        return None
+    have = etype_dtype(src)
+    if have is None or _is_ml(have) or (have.kind == "f" and want.kind != "f"):
+        return None
+    return lambda x: x.astype(want)
+
+
 @register_kernel("ov.Convert")
+@plan_with(_plan_convert)
 def _convert(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return convert_to(x, node.out_dtype(0), node.out_etypes[0] == "bf16")
 
@@ -183,11 +236,13 @@ def _convert_like(node: KernelNode, x: np.ndarray, like: np.ndarray) -> np.ndarr
 
 
 @register_kernel("ov.IsNaN")
+@_ufunc_plan(np.isnan)
 def _is_nan(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.isnan(x)
 
 
 @register_kernel("ov.IsFinite")
+@_ufunc_plan(np.isfinite)
 def _is_finite(node: KernelNode, x: np.ndarray) -> np.ndarray:
     return np.isfinite(x)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.kernels._common import frozen_ints, ints, norm_axis, scalar
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -30,7 +32,21 @@ def _pad(
     return np.pad(x, widths, mode=mode)
 
 
+def _plan_broadcast(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if str(node.attr("mode", "numpy")).lower() != "numpy":
+        return None
+    empty, copyto = np.empty, np.copyto
+
+    def broadcast(x: np.ndarray, target: np.ndarray, *axes: np.ndarray) -> np.ndarray:
+        out = empty(frozen_ints(node, "target", target), x.dtype)
+        copyto(out, x)  # ValueError when x does not broadcast to the target
+        return out
+
+    return broadcast
+
+
 @register_kernel("ov.Broadcast", "ov.Broadcast_opset1")
+@plan_with(_plan_broadcast)
 def _broadcast(
     node: KernelNode, x: np.ndarray, target: np.ndarray, axes_mapping: np.ndarray | None = None
 ) -> np.ndarray:

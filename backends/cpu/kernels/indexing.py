@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from xmo.backends.cpu.dtypes import tensor_dims
 from xmo.backends.cpu.kernels._common import ints, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
+
+
+def _rank(node: KernelNode, i: int) -> int | None:
+    """Declared rank of the op's input ``i`` (None when unranked)."""
+    dims = tensor_dims(node.op.operands[i].type)
+    return None if dims is None else len(dims)
+
+
+def _const_axis(node: KernelNode, axis: object, rank: int | None) -> int | None:
+    """A constant (or attribute) axis in ``[0, rank)``; None when unknown or
+    out of range (the kernel then runs, and reports it)."""
+    if rank is None or axis is None or (isinstance(axis, np.ndarray) and axis.size != 1):
+        return None
+    a = int(scalar(axis)) if isinstance(axis, np.ndarray) else int(axis)  # type: ignore[call-overload]
+    a = a + rank if a < 0 else a
+    return a if 0 <= a < max(rank, 1) else None
 
 
 def _wrap(idx: np.ndarray, size: int | np.ndarray) -> np.ndarray:
@@ -19,7 +38,23 @@ def _wrap(idx: np.ndarray, size: int | np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
+def _plan_gather(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    ax = _const_axis(node, consts[2], _rank(node, 0))
+    if ax is None or int(node.attr("batch_dims", 0)) != 0:
+        return None
+    take = np.take
+
+    def gather(data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
+        try:
+            return take(data, indices, axis=ax)
+        except IndexError:  # an index outside [-dim, dim): zeros there (the kernel)
+            return _gather(node, data, indices, axis)
+
+    return gather
+
+
 @register_kernel("ov.Gather", "ov.Gather_opset7", "ov.Gather_opset1")
+@plan_with(_plan_gather)
 def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> np.ndarray:
     # axis (usually the same constant array every run) parsed once per rank
     hit = node.cache.get("axis")
@@ -54,10 +89,22 @@ def _gather(node: KernelNode, data: np.ndarray, indices: np.ndarray, axis: np.nd
     return out.reshape(b_shape + a_shape + i_shape + r_shape)
 
 
+def _plan_gather_nd(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    dims = tensor_dims(node.op.operands[1].type)
+    if int(node.attr("batch_dims", 0)) != 0 or not dims or dims[-1] < 1:
+        return None
+    k = range(dims[-1])
+    # numpy's own indexing (negative indices wrap)
+    return lambda data, indices: data[tuple(indices[..., j] for j in k)]
+
+
 @register_kernel("ov.GatherND", "ov.GatherND_opset5")
+@plan_with(_plan_gather_nd)
 def _gather_nd(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
     bd = int(node.attr("batch_dims", 0))
     k = indices.shape[-1]
+    if bd == 0 and k:  # numpy's own indexing (negative indices wrap)
+        return data[tuple(indices[..., j] for j in range(k))]
     b_shape = data.shape[:bd]
     B = int(np.prod(b_shape))
     d = data.reshape((B,) + data.shape[bd:])
@@ -72,10 +119,19 @@ def _gather_nd(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.nd
     return out.reshape(shape)
 
 
+def _plan_gather_elements(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    ax = _const_axis(node, node.attr("axis", 0), _rank(node, 0))
+    if ax is None:
+        return None
+    along = np.take_along_axis
+    return lambda data, indices: along(data, indices, axis=ax)
+
+
 @register_kernel("ov.GatherElements")
+@plan_with(_plan_gather_elements)
 def _gather_elements(node: KernelNode, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    ax = norm_axis(node.attr("axis", 0), data.ndim, node)
-    return np.take_along_axis(data, _wrap(indices, data.shape[ax]), axis=ax)
+    # numpy's indexing wraps negative indices
+    return np.take_along_axis(data, indices, axis=norm_axis(node.attr("axis", 0), data.ndim, node))
 
 
 # ---------------------------------------------------------------------------
@@ -176,11 +232,9 @@ def _mask(node: KernelNode, name: str, n: int) -> list[int]:
     return m + [0] * (n - len(m))
 
 
-@register_kernel("ov.StridedSlice")
-def _strided_slice(
-    node: KernelNode, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
-    stride: np.ndarray | None = None,
-) -> np.ndarray:
+def _strided_index(node: KernelNode, begin: np.ndarray, end: np.ndarray,
+                   stride: np.ndarray | None) -> tuple[object, ...]:
+    """The numpy index of a StridedSlice."""
     b, e = ints(begin), ints(end)
     n = len(b)
     s = ints(stride) if stride is not None else [1] * n
@@ -199,17 +253,62 @@ def _strided_slice(
             index.append(b[i])
         else:
             index.append(slice(None if bm[i] else b[i], None if em[i] else e[i], s[i]))
-    return np.array(data[tuple(index)])
+    return tuple(index)
+
+
+def _const_inputs(consts: tuple, first: int) -> bool:
+    """Every input from ``first`` on a constant array."""
+    return all(isinstance(c, np.ndarray) for c in consts[first:])
+
+
+def _plan_strided_slice(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if not _const_inputs(consts, 1) or len({c.size for c in consts[1:]}) != 1:
+        return None  # bounds of different lengths: the kernel reports it
+    index = _strided_index(node, *consts[1:4], *([None] * (4 - len(consts))))
+    if Ellipsis not in index:
+        index += (Ellipsis,)  # an array (a view) even when every dim is shrunk
+    elif any(type(i) is int for i in index):
+        return None
+    return lambda data, *bounds: data[index]  # a view (the kernel copies)
+
+
+@register_kernel("ov.StridedSlice")
+@plan_with(_plan_strided_slice)
+def _strided_slice(
+    node: KernelNode, data: np.ndarray, begin: np.ndarray, end: np.ndarray,
+    stride: np.ndarray | None = None,
+) -> np.ndarray:
+    return np.array(data[_strided_index(node, begin, end, stride)])
+
+
+def _slice_index(node: KernelNode, rank: int, start: np.ndarray, stop: np.ndarray,
+                 step: np.ndarray, axes: np.ndarray | None) -> tuple[slice, ...]:
+    """The numpy index of a Slice of a rank-``rank`` input."""
+    st, sp, stp = ints(start), ints(stop), ints(step)
+    ax = list(range(len(st))) if axes is None else [norm_axis(a, rank, node) for a in ints(axes)]
+    index: list[slice] = [slice(None)] * rank
+    for a, b, e, s in zip(ax, st, sp, stp):
+        index[a] = slice(b, e, s)
+    return tuple(index)
+
+
+def _plan_slice(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    rank = _rank(node, 0)
+    if rank is None or not _const_inputs(consts, 1):
+        return None
+    st, sp, stp = (ints(c) for c in consts[1:4])
+    if len(consts) > 4 and any(_const_axis(node, a, rank) is None for a in ints(consts[4])):
+        return None  # an axis out of range: the kernel reports it
+    if 0 in stp or not len(st) == len(sp) == len(stp):
+        return None
+    index = _slice_index(node, rank, *consts[1:4], consts[4] if len(consts) > 4 else None)
+    return lambda data, *bounds: data[index]  # a view (the kernel copies)
 
 
 @register_kernel("ov.Slice")
+@plan_with(_plan_slice)
 def _slice(
     node: KernelNode, data: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
     axes: np.ndarray | None = None,
 ) -> np.ndarray:
-    st, sp, stp = ints(start), ints(stop), ints(step)
-    ax = list(range(len(st))) if axes is None else [norm_axis(a, data.ndim, node) for a in ints(axes)]
-    index: list[slice] = [slice(None)] * data.ndim
-    for a, b, e, s in zip(ax, st, sp, stp):
-        index[a] = slice(b, e, s)
-    return np.array(data[tuple(index)])
+    return np.array(data[_slice_index(node, data.ndim, start, stop, step, axes)])

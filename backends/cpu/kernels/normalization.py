@@ -4,13 +4,49 @@ from __future__ import annotations
 
 import numpy as np
 
+from collections.abc import Callable
+
+from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
 from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels, run_rows
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
+def _plan_mvn(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    """LayerNorm (the last axis, variance normalized, f32/f64): one numba pass
+    per row, its attributes read once."""
+    dims = tensor_dims(node.op.operands[0].type)
+    dtype = etype_dtype(input_etype(node, 0))
+    axes = consts[1]
+    if dims is None or dtype not in ROW_DTYPES or not isinstance(axes, np.ndarray) \
+            or not node.attr("normalize_variance", False):
+        return None
+    rank = len(dims)
+    if rank == 0 or [int(a) + rank if int(a) < 0 else int(a) for a in axes.reshape(-1).tolist()] != [rank - 1]:
+        return None
+    rk = row_kernels()
+    if rk is None:
+        return None
+    mvn = rk.mvn
+    eps = float(np.asarray(node.attr("eps", 0.0), dtype))
+    inside = str(node.attr("eps_mode", "inside_sqrt")).lower() == "inside_sqrt"
+    empty = np.empty
+
+    def layer_norm(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+        out = empty(x.shape, x.dtype)
+        n = x.shape[-1]
+        if out.size:
+            rows = out.size // n
+            run_rows(mvn, rows, n, x.reshape(rows, n) if x.flags.c_contiguous
+                     else np.ascontiguousarray(x).reshape(rows, n), eps, inside, out.reshape(rows, n))
+        return out
+
+    return layer_norm
+
+
 @register_kernel("ov.MVN")
+@plan_with(_plan_mvn)
 def _mvn(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
     x = float_work(x)
     # axes and attributes read once per node (while the same axes array and rank come in)

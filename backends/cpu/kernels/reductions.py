@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from xmo.backends.cpu.dtypes import tensor_dims
 from xmo.backends.cpu.kernels._common import norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -55,6 +56,30 @@ def _empty_extreme(x: np.ndarray, ax: tuple[int, ...], keep: bool, is_max: bool)
 
 
 def _make_reduce(fn: Callable[..., np.ndarray]):
+    def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+        dims = tensor_dims(node.op.operands[0].type)
+        axes = consts[1] if len(consts) > 1 else None
+        if dims is None or not isinstance(axes, np.ndarray):
+            return None
+        rank = len(dims)
+        ax_list = [int(a) + rank if int(a) < 0 else int(a) for a in axes.reshape(-1).tolist()]
+        if not ax_list or any(not 0 <= a < max(rank, 1) for a in ax_list):
+            return None  # nothing reduced (a copy) or an axis out of range: the kernel
+        ax = tuple(sorted(set(ax_list)))
+        keep = bool(node.attr("keep_dims", False))
+        extreme = fn in (np.max, np.min)
+
+        def reduce(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+            if extreme and any(x.shape[a] == 0 for a in ax):
+                return _empty_extreme(x, ax, keep, fn is np.max)
+            r = fn(x, axis=ax, keepdims=keep)
+            if r.__class__ is np.ndarray and r.dtype is x.dtype:
+                return r
+            return np.asarray(r).astype(x.dtype, copy=False)
+
+        return reduce
+
+    @plan_with(plan)
     def kernel(node: KernelNode, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
         # axes and keep_dims read once per node (while the same axes array and rank come in)
         hit = node.cache.get("reduce")

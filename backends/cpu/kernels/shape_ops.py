@@ -3,16 +3,28 @@ Unsqueeze, DepthToSpace, SpaceToDepth, ShapeOf."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from xmo.backends.cpu.dtypes import tensor_dims
 from xmo.backends.cpu.kernels._common import frozen_ints, ints, norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
+def _plan_reshape(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    if node.attr("special_zero", False):
+        return None
+
+    def reshape(x: np.ndarray, shape: np.ndarray) -> np.ndarray:
+        return x.reshape(frozen_ints(node, "shape", shape))
+
+    return reshape
+
+
 @register_kernel("ov.Reshape")
+@plan_with(_plan_reshape)
 def _reshape(node: KernelNode, x: np.ndarray, shape: np.ndarray) -> np.ndarray:
     dims = frozen_ints(node, "shape", shape)
     if node.attr("special_zero", False) and 0 in dims:
@@ -31,7 +43,21 @@ def _transpose(node: KernelNode, x: np.ndarray, order: np.ndarray) -> np.ndarray
     return np.transpose(x, hit[1])
 
 
+def _plan_concat(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    dims = tensor_dims(node.op.operands[0].type) if node.op.operands else None
+    if dims is None:
+        return None
+    rank = len(dims)
+    ax = int(node.attr("axis", 0))
+    ax = ax + rank if ax < 0 else ax
+    if not 0 <= ax < max(rank, 1):
+        return None
+    cat = np.concatenate
+    return lambda *xs: cat(xs, axis=ax)
+
+
 @register_kernel("ov.Concat")
+@plan_with(_plan_concat)
 def _concat(node: KernelNode, *xs: np.ndarray) -> np.ndarray:
     axis = norm_axis(node.attr("axis", 0), xs[0].ndim, node)
     return np.concatenate(xs, axis=axis)
@@ -48,7 +74,42 @@ def _split_views(x: np.ndarray, ax: int, lengths: Sequence[int]) -> list[np.ndar
     return out
 
 
+def _plan_split(node: KernelNode, consts: tuple) -> Callable[..., list[np.ndarray]] | None:
+    """Views of the input, their slices made once (a constant axis and
+    lengths, none -1; the kernel when the dim does not split so)."""
+    dims = tensor_dims(node.op.operands[0].type)
+    if dims is None or not all(isinstance(c, np.ndarray) for c in consts[1:]) or consts[1].size != 1:
+        return None
+    rank = len(dims)
+    ax = int(scalar(consts[1]))
+    ax = ax + rank if ax < 0 else ax
+    if not 0 <= ax < rank:
+        return None
+    if len(consts) > 2:
+        lengths = ints(consts[2])
+        if min(lengths, default=0) < 0:
+            return None
+        total = sum(lengths)
+    else:
+        n = int(node.attr("num_splits", node.num_outputs))
+        if n < 1 or dims[ax] < 0 or dims[ax] % n:
+            return None
+        total, lengths = dims[ax], [dims[ax] // n] * n
+    lead = (slice(None),) * ax
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]
+    index = [lead + (slice(b, b + n),) for b, n in zip(starts, lengths)]
+    kernel = _variadic_split if len(consts) > 2 else _split
+
+    def split(x: np.ndarray, *args: np.ndarray) -> list[np.ndarray]:
+        if x.shape[ax] != total:
+            return kernel(node, x, *args)
+        return [x[i] for i in index]
+
+    return split
+
+
 @register_kernel("ov.Split")
+@plan_with(_plan_split)
 def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     n = int(node.attr("num_splits", node.num_outputs))
@@ -58,6 +119,7 @@ def _split(node: KernelNode, x: np.ndarray, axis: np.ndarray):
 
 
 @register_kernel("ov.VariadicSplit")
+@plan_with(_plan_split)
 def _variadic_split(node: KernelNode, x: np.ndarray, axis: np.ndarray, lengths: np.ndarray):
     ax = norm_axis(scalar(axis), x.ndim, node)
     ls = list(frozen_ints(node, "lengths", lengths))
