@@ -8,7 +8,6 @@ import platform
 import subprocess
 import sys
 import textwrap
-
 import threading
 
 import numpy as np
