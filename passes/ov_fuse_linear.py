@@ -205,8 +205,11 @@ class LinearRewrite(RewritePattern):
 
     def constant(self, arr: np.ndarray, etype: str, name: str | None = None) -> ConstantOp:
         """A new (not yet inserted) constant of ``arr`` as ``etype``."""
+        arr = arr.astype(et.numpy_dtype(etype), copy=False)
+        if arr.size <= 1 or any(arr.strides):  # a splat view stays one (not made)
+            arr = np.ascontiguousarray(arr)  # (which makes a 0-d array 1-d)
         return ConstantOp.from_array(
-            arr.astype(et.numpy_dtype(etype), copy=False), etype,
+            arr, etype,
             store=self.run.store, name=name,
         )
 
