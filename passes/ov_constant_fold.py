@@ -151,7 +151,9 @@ def fold_values(
         dims = dims_of(op.operands[0].type)
         if dims is not None and all(d >= 0 for d in dims):
             return [np.asarray(dims, dtype=et.numpy_dtype(out_types[0]))]
-    ins = [constant_value_of(v) for v in op.operands]
+    if not all(isinstance(v.owner, ConstantOp) for v in op.operands):
+        return None  # decided before any payload is read (or made: splats)
+    ins = [constant_value_of(v, splat_view=True) for v in op.operands]
     if any(v is None for v in ins):
         return None
     from xmo.backends.cpu import KERNEL_INPUT_ERRORS, evaluate_op, kernel_for
@@ -169,22 +171,56 @@ def fold_values(
         log.debug("not folding %s: its result of %d bytes does not fit the memory budget",
                   op.name, expected)
         return None
-    try:
-        values = evaluate_op(op, ins)  # type: ignore[arg-type]
-    except KERNEL_INPUT_ERRORS as e:
-        log.debug("not folding %s: %s", op.name, e)
-        return None
-    out_bytes = sum(v.nbytes for v in values)
-    if _too_large(op, out_bytes, in_bytes, max_growth):
-        return None
-    values = [np.ascontiguousarray(v).reshape(np.shape(v)) for v in values]
-    allocated = sum(
-        v.nbytes for v in values if not any(np.may_share_memory(v, x) for x in ins)
-    )
+    splat = _splat_result(op, ins)
+    if splat is not None:  # one value everywhere: kept a broadcast view (a lazy splat)
+        if _too_large(op, splat.nbytes, in_bytes, max_growth):
+            return None
+        values, allocated = [splat], splat.nbytes
+    else:
+        ins = [np.ascontiguousarray(v) if _is_broadcast(v) else v for v in ins]
+        try:
+            values = evaluate_op(op, ins)  # type: ignore[arg-type]
+        except KERNEL_INPUT_ERRORS as e:
+            log.debug("not folding %s: %s", op.name, e)
+            return None
+        out_bytes = sum(v.nbytes for v in values)
+        if _too_large(op, out_bytes, in_bytes, max_growth):
+            return None
+        values = [np.ascontiguousarray(v).reshape(np.shape(v)) for v in values]
+        allocated = sum(
+            v.nbytes for v in values if not any(np.may_share_memory(v, x) for x in ins)
+        )
     if not mem.fits(allocated):
         return None
     mem.charge(allocated, "its folded result")
     return values
+
+
+def _is_broadcast(v: np.ndarray) -> bool:
+    return v.size > 1 and not any(v.strides)
+
+
+#: ops whose result is their first input's one value at every index when that
+#: input holds one value (and the result's shape is known)
+_SPREAD_OPS = frozenset({"Broadcast", "Reshape", "Squeeze", "Unsqueeze", "Tile"})
+
+
+def _splat_result(op: OVOp, ins: list[np.ndarray]) -> np.ndarray | None:
+    """The result of ``op`` as a broadcast view when it repeats one value of
+    its first input (a splat, or a one-element input spread), without
+    computing it; None otherwise."""
+    if op.OV_TYPE not in _SPREAD_OPS or len(op.results) != 1:
+        return None
+    x = ins[0]
+    if not (x.size == 1 or _is_broadcast(x)):
+        return None
+    t = op.results[0].type
+    dims = dims_of(t)
+    if dims is None or any(d < 0 for d in dims) or math.prod(dims) <= 1:
+        return None
+    if _etype(t) != et.from_numpy(x.dtype):
+        return None
+    return np.broadcast_to(x.reshape(-1)[:1].reshape(()), tuple(dims))
 
 
 #: results up to this size always pass the size guard

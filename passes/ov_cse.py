@@ -51,7 +51,13 @@ from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp
 from xmo.dialects.ov.base import OVOp, constant_value_of
 from xmo.dialects.ov.control_ops import graph_blocks
 from xmo.dialects.ov.traits import is_pure
-from xmo.dialects.ov.weights import fingerprint_is_digest, payload_fingerprint, same_bytes
+from xmo.dialects.ov.weights import (
+    Splat,
+    constant_splat,
+    fingerprint_is_digest,
+    payload_fingerprint,
+    same_bytes,
+)
 
 #: properties that name an op rather than define what it computes
 _NAMING = {"friendly_name", "tensor_names", "rt_info"}
@@ -84,13 +90,22 @@ def _const_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset
 
 
 def _value_key(op: ConstantOp, max_bytes: int, twins: set[Attribute] | frozenset) -> tuple | None:
-    arr = constant_value_of(op.results[0])
-    if arr is None:
+    raw = _payload(op)
+    if raw is None:
         return None
     t = op.results[0].type
-    if arr.nbytes > max_bytes and t not in twins:
+    if raw.nbytes > max_bytes and t not in twins:
         return ("big", t, id(op.value))
-    return ("const", t, payload_fingerprint(op.properties.get("value"), _raw(arr)))
+    return ("const", t, payload_fingerprint(op.properties.get("value"), raw))
+
+
+def _payload(op: ConstantOp) -> np.ndarray | Splat | None:
+    """The constant's bytes (flat uint8), or its :class:`Splat` (not made)."""
+    splat = constant_splat(op.properties.get("value"))
+    if splat is not None:
+        return splat
+    arr = constant_value_of(op.results[0])
+    return None if arr is None else _raw(arr)
 
 
 def _raw(arr: np.ndarray) -> np.ndarray:
@@ -179,9 +194,9 @@ class OVCSEPass(ModulePass):
                 _merge(o, first, names)  # type: ignore[arg-type]  # equal digests
             else:  # equal sampled fingerprints: merge with a constant of equal bytes
                 same = consts.setdefault(key, [first])
-                mine = _raw(constant_value_of(o.results[0]))  # type: ignore[arg-type]
+                mine = _payload(o)  # type: ignore[arg-type]
                 for c in same:
-                    if same_bytes(mine, _raw(constant_value_of(c.results[0]))):  # type: ignore[arg-type]
+                    if same_bytes(mine, _payload(c)):  # type: ignore[arg-type]
                         _merge(o, c, names)  # type: ignore[arg-type]
                         break
                 else:
@@ -209,11 +224,11 @@ def _merge_transposed_weights(block: Block) -> None:
             if not readers or not all(getattr(u.operation, "OV_TYPE", None) == "MatMul" and u.index == 1
                                       for u in readers):
                 continue
-            value = constant_value_of(c.results[0])
+            value = constant_value_of(c.results[0], splat_view=True)
             if value is None or value.dtype.kind != "f":
                 continue
             twin = next((d for d in others if d is not c and np.array_equal(
-                constant_value_of(d.results[0]), value.T)), None)
+                constant_value_of(d.results[0], splat_view=True), value.T)), None)
             if twin is None:
                 continue
             for u in readers:

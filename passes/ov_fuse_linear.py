@@ -162,7 +162,12 @@ def _scaled(w: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """``w * scale`` computed in f32 for f16/f32 weights (as OpenVINO folds
     it; one pass over the weights, no f64 copy of them), in f64 otherwise."""
     calc = np.result_type(w.dtype, np.float32)
-    return np.multiply(w, np.asarray(scale, calc), dtype=calc)
+    scale = np.asarray(scale, calc)
+    if w.size > 1 and not any(w.strides) and scale.size and (scale == scale.flat[0]).all():
+        # a splat (a broadcast view) times one value: a splat again, not made
+        one = np.multiply(w.reshape(-1)[:1], scale.reshape(-1)[:1], dtype=calc)
+        return np.broadcast_to(one.reshape(()), np.broadcast_shapes(w.shape, scale.shape))
+    return np.multiply(w, scale, dtype=calc)
 
 
 def _build(cls: type[OVOp], inputs: Sequence[SSAValue | Operation],
@@ -200,8 +205,11 @@ class LinearRewrite(RewritePattern):
 
     def constant(self, arr: np.ndarray, etype: str, name: str | None = None) -> ConstantOp:
         """A new (not yet inserted) constant of ``arr`` as ``etype``."""
+        arr = arr.astype(et.numpy_dtype(etype), copy=False)
+        if arr.size <= 1 or any(arr.strides):  # a splat view stays one (not made)
+            arr = np.ascontiguousarray(arr)  # (which makes a 0-d array 1-d)
         return ConstantOp.from_array(
-            np.ascontiguousarray(arr.astype(et.numpy_dtype(etype), copy=False)), etype,
+            arr, etype,
             store=self.run.store, name=name,
         )
 
@@ -305,7 +313,7 @@ class MultiplyIntoConvolution(LinearRewrite):
         if found is None:
             return
         _, c, etype, conv = found
-        w = constant_value_of(conv.operands[1])
+        w = constant_value_of(conv.operands[1], splat_view=True)
         out_dims = dims_of(conv.results[0].type)
         if w is None or out_dims is None or _etype(conv.operands[1]) != etype:
             return
@@ -343,7 +351,7 @@ class MultiplyIntoMatMul(LinearRewrite):
         if found is None:
             return
         _, c, etype, mm = found
-        w = constant_value_of(mm.operands[1])
+        w = constant_value_of(mm.operands[1], splat_view=True)
         out_dims = dims_of(mm.results[0].type)
         if w is None or out_dims is None or w.ndim != 2 or _etype(mm.operands[1]) != etype:
             return

@@ -64,8 +64,10 @@ from xmo.dialects.ov.port_map import (
     OutputDesc,
 )
 from xmo.dialects.ov.weights import (
+    Splat,
     WeightStoreError,
     constant_array,
+    constant_splat,
     fingerprint,
     payload_fingerprint,
     resource_bytes,
@@ -606,7 +608,8 @@ class _Writer:
             raise IRWriteError(
                 f"{where}: payload has {raw.nbytes} bytes, {t} needs {expected}"
             )
-        src = self._mapped_source(raw)  # checked to hold the payload: read next
+        # checked to hold the payload: read next
+        src = None if isinstance(raw, Splat) else self._mapped_source(raw)
         offset = self._store(raw, payload_fingerprint(op.properties.get("value"), raw), src)
         return {
             "element_type": etype,
@@ -616,9 +619,13 @@ class _Writer:
         }
 
     @staticmethod
-    def _payload(op: OVOp, where: str) -> np.ndarray:
-        """The constant's bytes as a flat contiguous uint8 array (a view if possible)."""
+    def _payload(op: OVOp, where: str) -> np.ndarray | Splat:
+        """The constant's bytes as a flat contiguous uint8 array (a view if
+        possible), or as its :class:`Splat` when it is one not made yet."""
         value = op.properties.get("value")
+        splat = constant_splat(value)
+        if splat is not None:
+            return splat
         try:
             if isinstance(value, DenseResourceAttr):
                 raw = resource_bytes(value.resource_handle.data)
@@ -635,7 +642,7 @@ class _Writer:
             raise IRWriteError(f"{where}: cannot read the constant's payload: {e}") from e
         return np.ascontiguousarray(raw).reshape(-1)
 
-    def _store(self, raw: np.ndarray, digest: bytes | None = None,
+    def _store(self, raw: np.ndarray | Splat, digest: bytes | None = None,
                src: _Source | None = None) -> int:
         """Append ``raw`` to the .bin unless identical bytes are already there.
 
@@ -644,14 +651,18 @@ class _Writer:
         fingerprints collide, so a unique memory-mapped weight is read once,
         by the write. ``src``: the mapped file ``raw`` views, which the bytes
         are copied from (:meth:`_mapped_source`)."""
-        raw = raw.reshape(-1).view(np.uint8)
+        if not isinstance(raw, Splat):
+            raw = raw.reshape(-1).view(np.uint8)
         key = (fingerprint(raw) if digest is None else digest, raw.nbytes)
         same = self.blobs.setdefault(key, [])
         for old, offset in same:
             if same_bytes(raw, old):
                 return offset
         offset = self.offset
-        if src is None:
+        if isinstance(raw, Splat):
+            for piece in raw.chunks():  # by pieces: the payload is never made whole
+                self.bin.write(memoryview(piece))
+        elif src is None:
             self.bin.write(memoryview(raw).cast("B"))
         else:
             self._copy_mapped(raw.nbytes, src)

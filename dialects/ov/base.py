@@ -504,13 +504,23 @@ def _check_element_type(op: Operation, what: str, t: Attribute) -> None:
         )
 
 
-def constant_value_of(value: SSAValue) -> np.ndarray | None:
-    """numpy value of ``value`` when an ``ov.Constant`` produces it, else None."""
+def constant_value_of(value: SSAValue, splat_view: bool = False) -> np.ndarray | None:
+    """numpy value of ``value`` when an ``ov.Constant`` produces it, else None.
+
+    ``splat_view``: a splat payload not made yet (``WeightStore.add_splat``)
+    comes back as a read-only broadcast view of its element (strides 0)
+    instead of being made."""
     owner = value.owner
     if isinstance(owner, Operation) and owner.name == "ov.Constant":
         payload = owner.properties.get("value")
         if payload is None:
             return None
+        if splat_view and isinstance(value.type, TensorType):
+            from xmo.dialects.ov.weights import splat_scalar
+
+            item = splat_scalar(payload)
+            if item is not None:
+                return np.broadcast_to(item, tuple(value.type.get_shape()))
         # passes ask for the same constants many times: the view is kept on
         # the op while its payload attribute stays the same (both immutable)
         cached = owner.__dict__.get("_xmo_constant_view")

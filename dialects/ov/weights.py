@@ -72,6 +72,8 @@ class WeightStore(OpAsmDialectInterface):
     def __init__(self, elide_larger_than: int | None = None) -> None:
         super().__init__()
         self._arrays: dict[str, np.ndarray] = {}
+        #: handle -> splat payload, materialized into ``_arrays`` on first need
+        self._splats: dict[str, Splat] = {}
         #: handle -> fingerprint of its payload (payloads never change)
         self._digests: dict[str, bytes] = {}
         self._parsed_keys: dict[str, str] = {}
@@ -118,19 +120,23 @@ class WeightStore(OpAsmDialectInterface):
         self._arrays[key] = np.frombuffer(raw, dtype=np.uint8)
 
     def lookup(self, key: str) -> str | None:
-        if key in self._arrays:
-            return _to_hex(self._arrays[key])
-        return None
+        arr = self.get_bytes(key)
+        return None if arr is None else _to_hex(arr)
 
     def build_resources(self, keys: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for key in keys:
-            arr = self._arrays.get(key)
-            if arr is None:
+            splat = self._splats.get(key)
+            if splat is not None and key not in self._arrays:
+                nbytes = splat.nbytes
+            else:
+                arr = self._arrays.get(key)
+                if arr is None:
+                    continue
+                nbytes = arr.nbytes
+            if self.elide_larger_than is not None and nbytes > self.elide_larger_than:
                 continue
-            if self.elide_larger_than is not None and arr.nbytes > self.elide_larger_than:
-                continue
-            out[key] = _to_hex(arr)
+            out[key] = _to_hex(self.get_bytes(key))  # type: ignore[arg-type]
         return out
 
     # -- payload access ------------------------------------------------------
@@ -140,14 +146,70 @@ class WeightStore(OpAsmDialectInterface):
         self._arrays[key] = _as_bytes_view(array)
         return key
 
+    def add_splat(self, item: np.ndarray, count: int, name_hint: str = "w") -> str:
+        """Register a payload of ``item`` (one element) repeated ``count``
+        times and return its new handle; its bytes are made only when
+        something asks for them (:meth:`get_bytes`)."""
+        key = self._unique_handle(name_hint)
+        self._splats[key] = Splat(_as_bytes_view(item), count)
+        return key
+
     def get_bytes(self, key: str) -> np.ndarray | None:
-        return self._arrays.get(key)
+        arr = self._arrays.get(key)
+        if arr is None:
+            splat = self._splats.get(key)
+            if splat is not None:
+                arr = self._arrays[key] = splat.materialize()
+        return arr
+
+    def get_splat(self, key: str) -> Splat | None:
+        """The payload of ``key`` as a :class:`Splat` when it was added as one."""
+        return self._splats.get(key)
 
     def __contains__(self, key: str) -> bool:
-        return key in self._arrays
+        return key in self._arrays or key in self._splats
 
     def handles(self) -> list[str]:
-        return list(self._arrays)
+        return list(self._arrays) + [k for k in self._splats if k not in self._arrays]
+
+
+class Splat:
+    """A payload that is one element's bytes (``item``, flat uint8) repeated
+    ``count`` times, kept so until something needs all its bytes."""
+
+    __slots__ = ("item", "count")
+
+    def __init__(self, item: np.ndarray, count: int) -> None:
+        self.item = item
+        self.count = count
+
+    @property
+    def nbytes(self) -> int:
+        return self.item.nbytes * self.count
+
+    def materialize(self) -> np.ndarray:
+        """All the bytes, as a new flat uint8 array."""
+        return np.tile(self.item, self.count)
+
+    def window(self, start: int, length: int) -> np.ndarray:
+        """Bytes ``[start, start + length)`` of the payload (``length`` clipped
+        at its end)."""
+        length = max(0, min(length, self.nbytes - start))
+        size = self.item.nbytes
+        off = start % size
+        return np.tile(self.item, -(-(off + length) // size))[off : off + length]
+
+    def chunks(self, chunk_bytes: int = 1 << 20) -> Iterable[np.ndarray]:
+        """The bytes in order, as pieces of at most about ``chunk_bytes`` (whole
+        elements; the full pieces are one shared array: do not change it)."""
+        per = max(1, chunk_bytes // self.item.nbytes)
+        full, rest = divmod(self.count, per)
+        if full:
+            piece = np.tile(self.item, per)
+            for _ in range(full):
+                yield piece
+        if rest:
+            yield np.tile(self.item, rest)
 
 
 def _as_bytes_view(array: np.ndarray) -> np.ndarray:
@@ -182,6 +244,32 @@ def resource_bytes(handle: str) -> np.ndarray:
             f"dense_resource<{handle}> has no payload (elided, or its context is gone)"
         )
     return raw
+
+
+def resource_splat(handle: str) -> Splat | None:
+    """The payload of a handle as a :class:`Splat` when its store holds it so."""
+    store = _LIVE_HANDLES.get(handle)
+    return None if store is None else store.get_splat(handle)
+
+
+def constant_splat(value: Attribute | None) -> Splat | None:
+    """The payload of constant attribute ``value`` as a :class:`Splat` when it
+    is a ``dense_resource`` added as one (:meth:`WeightStore.add_splat`)."""
+    if isinstance(value, DenseResourceAttr):
+        return resource_splat(value.resource_handle.data)
+    return None
+
+
+def splat_scalar(value: Attribute | None) -> np.ndarray | None:
+    """The repeated element of a splat ``dense_resource`` (0-d, typed), else None."""
+    splat = constant_splat(value)
+    if splat is None:
+        return None
+    assert isinstance(value, DenseResourceAttr)
+    name = et.from_xdsl(value.type.get_element_type())
+    if name in et.PACKED_BITS:
+        return None
+    return splat.item.view(et.numpy_dtype(name)).reshape(())
 
 
 def _typed(raw: np.ndarray, tensor_type: Attribute) -> np.ndarray:
@@ -221,6 +309,17 @@ def constant_array(value: Attribute) -> np.ndarray:
     raise TypeError(f"not a constant payload attribute: {value}")
 
 
+def _is_splat_view(array: np.ndarray, element_type: str) -> bool:
+    """Whether ``array`` is one element seen at every index (all strides 0)."""
+    return (
+        array.size > 1
+        and element_type not in et.RESOURCE_ONLY
+        and element_type != "boolean"
+        and not array.dtype.hasobject
+        and all(s == 0 for s in array.strides)
+    )
+
+
 def _typed_inline(raw: np.ndarray, name: str, n: int) -> np.ndarray:
     arr = raw.view(et.numpy_dtype(name))
     if arr.size == 1 and n != 1:  # splat
@@ -254,7 +353,12 @@ def make_constant_attr(
     ):
         if store is None:
             raise ValueError(f"{element_type} constants need a weight store")
-        return DenseResourceAttr.from_params(store.add(array, name_hint), ttype)
+        if _is_splat_view(array, element_type):
+            # one element broadcast (np.broadcast_to): kept as a lazy splat
+            handle = store.add_splat(array.reshape(-1)[:1], array.size, name_hint)
+        else:
+            handle = store.add(array, name_hint)
+        return DenseResourceAttr.from_params(handle, ttype)
     if element_type == "boolean":
         data = np.ascontiguousarray(array, dtype=np.int8).tobytes()
     else:
@@ -273,45 +377,62 @@ _SAMPLE_BLOCK_BYTES = 1024
 _COMPARE_CHUNK = 4 << 20
 
 
-def fingerprint(raw: np.ndarray) -> bytes:
+def fingerprint(raw: np.ndarray | Splat) -> bytes:
     """Cheap digest of a flat uint8 payload: equal payloads have equal digests.
 
     Small payloads are hashed whole; large ones by their size and a few evenly
     spaced blocks, so a memory-mapped weight is not read in full (only payloads
     whose fingerprints collide are compared byte for byte, see
-    :func:`same_bytes`)."""
+    :func:`same_bytes`). A :class:`Splat` has the digest of its bytes, made
+    from no more of them than the digest reads."""
     n = raw.nbytes
     if n <= _WHOLE_HASH_BYTES:
+        if isinstance(raw, Splat):
+            raw = raw.materialize()
         return hashlib.blake2b(memoryview(raw), digest_size=16).digest()
     h = hashlib.blake2b(n.to_bytes(8, "little"), digest_size=16)
     step = (n - _SAMPLE_BLOCK_BYTES) // (_SAMPLE_BLOCKS - 1)
     for i in range(_SAMPLE_BLOCKS):
-        h.update(memoryview(raw[i * step : i * step + _SAMPLE_BLOCK_BYTES]))
+        h.update(memoryview(_window(raw, i * step, _SAMPLE_BLOCK_BYTES)))
     return h.digest()
 
 
-def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two flat uint8 payloads are byte-identical (compared in chunks)."""
+def _window(raw: np.ndarray | Splat, start: int, length: int) -> np.ndarray:
+    if isinstance(raw, Splat):
+        return raw.window(start, length)
+    return raw[start : start + length]
+
+
+def same_bytes(a: np.ndarray | Splat, b: np.ndarray | Splat) -> bool:
+    """Whether two flat uint8 payloads are byte-identical (compared in chunks;
+    a :class:`Splat` is compared without making all its bytes)."""
     if a.nbytes != b.nbytes:
         return False
-    if a is b or (
+    if a is b:
+        return True
+    if isinstance(a, Splat) and isinstance(b, Splat):
+        if a.item.nbytes == b.item.nbytes:
+            return bool(np.array_equal(a.item, b.item))
+        period = math.lcm(a.item.nbytes, b.item.nbytes)
+        return bool(np.array_equal(a.window(0, period), b.window(0, period)))
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and (
         a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
     ):
         return True
     for i in range(0, a.nbytes, _COMPARE_CHUNK):
-        if not np.array_equal(a[i : i + _COMPARE_CHUNK], b[i : i + _COMPARE_CHUNK]):
+        if not np.array_equal(_window(a, i, _COMPARE_CHUNK), _window(b, i, _COMPARE_CHUNK)):
             return False
     return True
 
 
-def payload_fingerprint(value: Attribute | None, raw: np.ndarray) -> bytes:
+def payload_fingerprint(value: Attribute | None, raw: np.ndarray | Splat) -> bytes:
     """:func:`fingerprint` of ``raw``, the payload of constant attribute
     ``value``; for a ``dense_resource`` the digest is kept by its store, so
     the passes and the writer that each key a weight hash it once."""
     if isinstance(value, DenseResourceAttr):
         handle = value.resource_handle.data
         store = _LIVE_HANDLES.get(handle)
-        if store is not None and store._arrays.get(handle) is not None:
+        if store is not None and handle in store:
             digest = store._digests.get(handle)
             if digest is None:
                 digest = store._digests[handle] = fingerprint(raw)

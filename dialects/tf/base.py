@@ -22,8 +22,8 @@ Classes:
   :class:`TypeRule` per arg: fixed type, ``type_attr``, ``number_attr``,
   ``type_list_attr``), ``ATTRS`` (one :class:`~xmo.dialects.attr_spec.AttrSpec`
   per attr: name, TF kind, OpDef default, ``required`` when the OpDef has no
-  default), ``REQUIRED_ATTRS`` (the names of the required ones, set by
-  :func:`tf_op`), ``ALLOWED_VALUES``, ``MINIMUMS``, ``IS_STATEFUL``.
+  default), ``REQUIRED_ATTRS`` (the names of the required ones, read from
+  ``ATTRS``), ``ALLOWED_VALUES``, ``MINIMUMS``, ``IS_STATEFUL``.
 * :class:`PlaceholderBase`, :class:`ConstBase` -- the hand-written parts of
   ``tf.Placeholder`` and ``tf.Const`` (the generated classes derive from them).
 * :class:`UnknownOp` (``tf.Unknown``) -- a NodeDef whose op type has no
@@ -90,7 +90,7 @@ from xdsl.irdl.operations import OptPropertyDef
 from xdsl.utils.exceptions import VerifyException
 
 from xmo.dialects.attr_spec import AttrSpec, AttributeValueError
-from xmo.dialects.deferred import python_field_name, reserved_field_names
+from xmo.dialects.deferred import DeferredOperation, defer, python_field_name, reserved_field_names
 from xmo.dialects.tf import dtypes
 from xmo.dialects.tf.types import (
     BytesHexAttr,
@@ -375,13 +375,21 @@ def tensor_array(a: Attribute) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-class TFNodeOp(IRDLOperation):
-    """Shared base of every op that mirrors a NodeDef (:class:`TFOp`, :class:`UnknownOp`)."""
+class _RequiredAttrs:
+    """``REQUIRED_ATTRS`` of a ``tf`` op class: the names of its required ``ATTRS``."""
+
+    def __get__(self, obj: object, owner: type[TFNodeOp]) -> frozenset[str]:
+        return frozenset(s.name for s in owner.ATTRS if s.required)
+
+
+class TFNodeOp(DeferredOperation):
+    """Shared base of every op that mirrors a NodeDef (:class:`TFOp`, :class:`UnknownOp`);
+    the generated ones are IRDL-defined on first use (:func:`tf_op`)."""
 
     TF_TYPE: ClassVar[str] = ""
     ATTRS: ClassVar[tuple[AttrSpec, ...]] = ()
-    #: names of the ``required`` attrs (:func:`tf_op` sets it from ``ATTRS``)
-    REQUIRED_ATTRS: ClassVar[frozenset[str]] = frozenset()
+    #: names of the ``required`` attrs (from ``ATTRS``)
+    REQUIRED_ATTRS: ClassVar[frozenset[str]] = _RequiredAttrs()  # type: ignore[assignment]
     ALLOWED_VALUES: ClassVar[dict[str, tuple[Any, ...]]] = {}
     MINIMUMS: ClassVar[dict[str, int]] = {}
 
@@ -792,15 +800,18 @@ _NodeT = TypeVar("_NodeT", bound=TFNodeOp)
 
 def tf_op(cls: type[_NodeT]) -> type[_NodeT]:
     """Class decorator of ``tf`` ops: declares ``ATTRS`` as optional properties
-    (and the required ones in ``REQUIRED_ATTRS``), IRDL-defines the class and
-    installs the ``tf`` verifier (which accepts TF attributes beyond the
-    declared ones, unlike plain IRDL)."""
+    (and the required ones in ``REQUIRED_ATTRS``) and installs the ``tf``
+    verifier (which accepts TF attributes beyond the declared ones, unlike
+    plain IRDL); the class is IRDL-defined on first use
+    (:mod:`xmo.dialects.deferred`: an import declares the generated ops
+    cheaply)."""
     for spec in cls.ATTRS:
         setattr(cls, field_name(spec.name), opt_prop_def(AnyAttr(), prop_name=spec.name))
-    cls = irdl_op_definition(cls)
-    cls.REQUIRED_ATTRS = frozenset(s.name for s in cls.ATTRS if s.required)
+    return defer(cls, _finish_tf_op)
+
+
+def _finish_tf_op(cls: type[TFNodeOp]) -> None:
     cls.verify_ = _verify_tf_op  # type: ignore[method-assign]
-    return cls
 
 
 # ---------------------------------------------------------------------------
