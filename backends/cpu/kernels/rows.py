@@ -28,8 +28,14 @@ from xmo.backends.cpu.threads import run_tasks, threads
 #: element types the row kernels take
 ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-#: epilogue activations of ``row_kernels().bias_act``
-ACT_NONE, ACT_GELU_ERF = 0, 1
+#: epilogue activations of ``row_kernels().bias_act`` (``p0``, ``p1``: their
+#: parameters): none, Gelu (erf form, f32), Relu, Clamp (min, max), Sigmoid,
+#: Swish (beta), HSwish, HSigmoid, HardSigmoid (alpha, beta), Tanh, Elu
+#: (alpha), Mish, SoftPlus
+(ACT_NONE, ACT_GELU_ERF, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_SWISH, ACT_HSWISH,
+ ACT_HSIGMOID, ACT_HARD_SIGMOID, ACT_TANH, ACT_ELU, ACT_MISH, ACT_SOFTPLUS) = range(13)
+#: elements of a row handled at once by ``bias_act`` (its f64 scratch)
+_CHUNK = 512
 
 # erf(z) ~ z * P(z*z) / Q(z*z) on |z| <= 4, coefficients in increasing order
 _ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,
@@ -145,23 +151,140 @@ def row_kernels() -> Any:
             for i in range(lo, hi):
                 out[i] = erf64(np.float64(x[i]))
 
+        @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+        def affine_chunk(xr, j0, m, a, b, r, period, dst):  # pragma: no cover (compiled)
+            # dst[:m] = xr[j0:j0+m] * a + b in x's dtype (as numpy would: no
+            # contraction); a, b: one value per column (period 0) or one per
+            # row r % period, empty for none
+            if period > 0:
+                if a.size and b.size:
+                    ca = a[r % period]
+                    cb = b[r % period]
+                    for j in range(m):
+                        dst[j] = xr[j0 + j] * ca + cb
+                elif a.size:
+                    ca = a[r % period]
+                    for j in range(m):
+                        dst[j] = xr[j0 + j] * ca
+                elif b.size:
+                    cb = b[r % period]
+                    for j in range(m):
+                        dst[j] = xr[j0 + j] + cb
+                else:
+                    for j in range(m):
+                        dst[j] = xr[j0 + j]
+            elif a.size and b.size:
+                for j in range(m):
+                    dst[j] = xr[j0 + j] * a[j0 + j] + b[j0 + j]
+            elif a.size:
+                for j in range(m):
+                    dst[j] = xr[j0 + j] * a[j0 + j]
+            elif b.size:
+                for j in range(m):
+                    dst[j] = xr[j0 + j] + b[j0 + j]
+            else:
+                for j in range(m):
+                    dst[j] = xr[j0 + j]
+
+        @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+        def exp_chunk(t, m, pb, bits):  # pragma: no cover (compiled)
+            # exp(t[j]) = pb[j] * (bits[j] as f64) for t clamped to +-104 (NaN
+            # kept): the vectorisable form of exp_row_f32 (relative error 5e-9)
+            for j in range(m):
+                v = t[j]
+                if v > 104.0:
+                    v = 104.0
+                if v < -104.0:
+                    v = -104.0
+                k = math.floor(v * _LOG2E + 0.5)
+                f = v - k * _LN2
+                pb[j] = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
+                    1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
+                bits[j] = (np.int64(k) + 1023) << 52
+
         @numba.njit(cache=True, nogil=True, error_model="numpy")
-        def bias_act(x, a, b, act, lo, hi):  # pragma: no cover (compiled)
-            # rows lo..hi of x (2-D) in place: x * a + b (a, b: one value per
-            # column, or empty for none), then the activation
+        def bias_act(x, out, a, b, period, act, p0, p1, fast, tiny, lo, hi):  # pragma: no cover (compiled)
+            # rows lo..hi of x (2-D) into out (the same shape; may be x):
+            # act(x * a + b), a/b one value per column (period 0) or per row
+            # r % period (empty: none); the activation in f64 (f32 Sigmoid
+            # and Swish with the polynomial exp when fast); Sigmoid and Swish
+            # results below tiny (the smallest normal) are flushed to 0
             n = x.shape[1]
+            buf = np.empty(_CHUNK, np.float64)
+            tb = np.empty(_CHUNK, np.float64)
+            pb = np.empty(_CHUNK, np.float64)
+            bits = np.empty(_CHUNK, np.int64)
+            scale = bits.view(np.float64)
             for r in range(lo, hi):
-                row = x[r]
-                if a.size:
-                    for j in range(n):
-                        row[j] = row[j] * a[j]
-                if b.size:
-                    for j in range(n):
-                        row[j] = row[j] + b[j]
-                if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2)), in f64
-                    for j in range(n):
-                        v = np.float64(row[j])
-                        row[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+                xr = x[r]
+                orow = out[r]
+                for j0 in range(0, n, _CHUNK):
+                    m = min(_CHUNK, n - j0)
+                    if act == 0:
+                        affine_chunk(xr, j0, m, a, b, r, period, orow[j0:j0 + m])
+                        continue
+                    affine_chunk(xr, j0, m, a, b, r, period, buf)
+                    o = orow[j0:j0 + m]
+                    if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2))
+                        for j in range(m):
+                            v = buf[j]
+                            o[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+                    elif act == 2:  # Relu (NaN kept)
+                        for j in range(m):
+                            v = buf[j]
+                            o[j] = 0.0 if v < 0.0 else v
+                    elif act == 3:  # Clamp
+                        for j in range(m):
+                            v = buf[j]
+                            if v < p0:
+                                v = p0
+                            if v > p1:
+                                v = p1
+                            o[j] = v
+                    elif act == 4 or act == 5:  # Sigmoid; Swish x * sigmoid(beta x)
+                        c = -1.0 if act == 4 else -p0
+                        if fast:
+                            for j in range(m):
+                                tb[j] = c * buf[j]
+                            exp_chunk(tb, m, pb, bits)
+                            for j in range(m):
+                                e = pb[j] * scale[j]
+                                v = 1.0 / (1.0 + e) if act == 4 else buf[j] / (1.0 + e)
+                                o[j] = 0.0 if abs(v) < tiny else v
+                        else:
+                            for j in range(m):
+                                e = math.exp(c * buf[j])
+                                v = 1.0 / (1.0 + e) if act == 4 else buf[j] / (1.0 + e)
+                                o[j] = 0.0 if abs(v) < tiny else v
+                    elif act == 6 or act == 7:  # HSwish x relu6(x + 3) / 6; HSigmoid
+                        for j in range(m):
+                            v = buf[j]
+                            t = v + 3.0
+                            if t < 0.0:
+                                t = 0.0
+                            if t > 6.0:
+                                t = 6.0
+                            o[j] = (t * v) / 6.0 if act == 6 else t / 6.0
+                    elif act == 8:  # HardSigmoid min(max(alpha x + beta, 0), 1)
+                        for j in range(m):
+                            t = p0 * buf[j] + p1
+                            if t < 0.0:
+                                t = 0.0
+                            if t > 1.0:
+                                t = 1.0
+                            o[j] = t
+                    elif act == 9:
+                        for j in range(m):
+                            o[j] = math.tanh(buf[j])
+                    elif act == 10:  # Elu
+                        for j in range(m):
+                            v = buf[j]
+                            o[j] = v if v > 0.0 else p0 * math.expm1(v)
+                    else:  # Mish x tanh(softplus x); SoftPlus log(1 + e^x)
+                        for j in range(m):
+                            v = buf[j]
+                            sp = (v if v > 0.0 else 0.0) + math.log1p(math.exp(-abs(v)))
+                            o[j] = v * math.tanh(sp) if act == 11 else sp
 
         class _Kernels:
             pass
