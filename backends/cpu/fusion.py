@@ -58,10 +58,11 @@ def mark_producer(op_type: str, kernel: Kernel) -> None:
     _PRODUCERS[op_type] = kernel
 
 
-#: ``apply(x2d, out2d, a, b, period)``: ``out2d = act(x2d * a + b)`` on
-#: C-contiguous 2-D arrays of one shape (``out2d`` may be ``x2d``); ``a``/``b``:
-#: one value per column (``period`` 0) or per row ``r % period``, None for none
-RowEpilogue = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", "np.ndarray | None", int], None]
+#: ``apply(x, out, a, b, period, n)``: ``out = act(x * a + b)`` over
+#: C-contiguous arrays of one shape seen as rows of ``n`` (``out`` may be
+#: ``x``); ``a``/``b``: one value per column (``period`` 0) or per row
+#: ``r % period``, None for none
+RowEpilogue = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", "np.ndarray | None", int, int], None]
 #: ``planner(act_node, act_extra, dtype)``: the activation's row epilogue, or None
 RowPlanner = Callable[["KernelNode | None", tuple[np.ndarray, ...], np.dtype], "RowEpilogue | None"]
 #: row epilogue planners, by activation kernel (None: no activation)
@@ -116,6 +117,11 @@ def row_layout(a: np.ndarray | None, b: np.ndarray | None,
     return vecs[0], vecs[1], period, m + 1, inner, (k, m + 1, dims)
 
 
+#: fewest elements an affine step without activation runs by its row form
+#: (below, numpy's one or two in-place ufuncs cost less than a numba call)
+_AFFINE_ROWS_MIN = 4096
+
+
 def _run_rows(layout: RowLayout, apply: RowEpilogue, x: np.ndarray, out: np.ndarray) -> None:
     """``apply`` over ``x`` (C-contiguous, not empty, of the layout's shape)
     into ``out`` (``x`` or a new C-contiguous array)."""
@@ -124,7 +130,7 @@ def _run_rows(layout: RowLayout, apply: RowEpilogue, x: np.ndarray, out: np.ndar
         inner = 1
         for d in x.shape[q:]:
             inner *= d
-    apply(x.reshape(-1, inner), out.reshape(-1, inner), a, b, period)
+    apply(x, out, a, b, period, inner)
 
 
 class AffineKernel:
@@ -166,7 +172,7 @@ class AffineKernel:
             match = x.ndim == self.ndim and x.shape[k:m] == dims
         if not match:
             inplace = False
-        elif rows is not None and x.size and x.flags.c_contiguous:
+        elif rows is not None and x.size >= _AFFINE_ROWS_MIN and x.flags.c_contiguous:
             out = x if inplace else np.empty(x.shape, self.dtype)
             _run_rows(rows[0], rows[1], x, out)
             return out
@@ -245,7 +251,8 @@ class EpilogueKernel:
             raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
         rows = self.rows
         # checked_outputs gave the declared dtype, rank and static dims
-        if rows is not None and res.size and res.flags.c_contiguous:
+        if (rows is not None and res.flags.c_contiguous
+                and res.size >= (1 if self.act is not None else _AFFINE_ROWS_MIN)):
             _run_rows(rows[0], rows[1], res, res)
             return res
         if self.affine is not None:

@@ -25,6 +25,7 @@ from xmo.backends.cpu.kernels.rows import (
     ACT_SWISH,
     ACT_TANH,
     ROW_DTYPES,
+    SPLIT_MIN,
     row_kernels,
     run_rows,
 )
@@ -172,22 +173,27 @@ _ROW_ACTS = {
 
 @functools.cache
 def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | None:
-    """``apply(x2d, out2d, a, b, period)``: ``out2d = act(x2d * a + b)`` by
-    the row kernel (rows split over the threads), None without numba."""
+    """``apply(x, out, a, b, period, n)``: ``out = act(x * a + b)`` (rows of
+    ``n``) by the row kernel (large arrays split over the threads), None
+    without numba."""
     rk = row_kernels()
     if rk is None:
         return None
     kernel = rk.bias_act
     none = {dt: np.empty(0, dt) for dt in ROW_DTYPES}
-    tiny = {dt: float(np.finfo(dt).tiny) for dt in ROW_DTYPES}
-    f32 = np.dtype(np.float32)
+    prm = {dt: np.array([act, p0, p1, dt == np.float32, np.finfo(dt).tiny], np.float64)
+           for dt in ROW_DTYPES}
 
-    def apply(x2d: np.ndarray, out2d: np.ndarray, a: np.ndarray | None, b: np.ndarray | None,
-              period: int) -> None:
-        dt = x2d.dtype
+    def apply(x: np.ndarray, out: np.ndarray, a: np.ndarray | None, b: np.ndarray | None,
+              period: int, n: int) -> None:
+        dt = x.dtype
         e = none[dt]
-        run_rows(kernel, x2d.shape[0], x2d.shape[1], x2d, out2d, e if a is None else a,
-                 e if b is None else b, period, act, p0, p1, dt == f32, tiny[dt])
+        args = (x, out, e if a is None else a, e if b is None else b, period, prm[dt], n)
+        rows = x.size // n
+        if x.size < SPLIT_MIN:  # one task: no thread pool
+            kernel(*args, 0, rows)
+        else:
+            run_rows(kernel, rows, n, *args)
 
     return apply
 
@@ -235,10 +241,8 @@ def _one_pass(node: KernelNode, x: np.ndarray, extra: tuple[np.ndarray, ...]) ->
             node.cache[key] = apply
     if apply is None:
         return None
-    xc = np.ascontiguousarray(x)
     out = np.empty(x.shape, x.dtype)
-    n = x.shape[-1]
-    apply(xc.reshape(-1, n), out.reshape(-1, n), None, None, 0)
+    apply(np.ascontiguousarray(x), out, None, None, 0, x.shape[-1])
     return out
 
 
@@ -269,8 +273,7 @@ def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
         apply = _row_epilogue(ACT_GELU_ERF)
         if apply is not None:
             t = np.array(x, order="C")
-            t2 = t.reshape(-1, t.shape[-1]) if t.ndim else t.reshape(1, 1)
-            apply(t2, t2, None, None, 0)
+            apply(t, t, None, None, 0, t.shape[-1] if t.ndim else 1)
             return t
     # 0.5 * x * (1 + f(x)), in one buffer
     if mode == "tanh":

@@ -45,6 +45,9 @@ _ERF_Q = (1.0, 0.4970295886182726, 0.11382673312671725, 0.015453622277942081,
           0.0013095944993118053, 6.401010100064748e-05)
 #: fewest elements in one range of :func:`run_rows`
 _MIN_TASK = 1 << 16
+#: fewest elements :func:`run_rows` splits over the threads (callers may call
+#: the kernel directly below it)
+SPLIT_MIN = 2 * _MIN_TASK
 
 _kernels: Any = None
 _LOG2E = 1.4426950408889634
@@ -152,139 +155,168 @@ def row_kernels() -> Any:
                 out[i] = erf64(np.float64(x[i]))
 
         @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-        def affine_chunk(xr, j0, m, a, b, r, period, dst):  # pragma: no cover (compiled)
-            # dst[:m] = xr[j0:j0+m] * a + b in x's dtype (as numpy would: no
-            # contraction); a, b: one value per column (period 0) or one per
-            # row r % period, empty for none
+        def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (compiled)
+            # o1[base:base+m] = x1[...] * a + b in x's dtype (as numpy: no
+            # contraction); a, b: one value per column (period 0, from column
+            # jc) or one per row r % period, empty for none. Indices unsigned
+            # (base, jc, m: uint64): no negative-index wraparound, the loops
+            # vectorise
             if period > 0:
                 if a.size and b.size:
                     ca = a[r % period]
                     cb = b[r % period]
-                    for j in range(m):
-                        dst[j] = xr[j0 + j] * ca + cb
+                    for i in range(m):
+                        j = base + i
+                        o1[j] = x1[j] * ca + cb
                 elif a.size:
                     ca = a[r % period]
-                    for j in range(m):
-                        dst[j] = xr[j0 + j] * ca
+                    for i in range(m):
+                        j = base + i
+                        o1[j] = x1[j] * ca
                 elif b.size:
                     cb = b[r % period]
-                    for j in range(m):
-                        dst[j] = xr[j0 + j] + cb
+                    for i in range(m):
+                        j = base + i
+                        o1[j] = x1[j] + cb
                 else:
-                    for j in range(m):
-                        dst[j] = xr[j0 + j]
+                    for i in range(m):
+                        j = base + i
+                        o1[j] = x1[j]
             elif a.size and b.size:
                 for j in range(m):
-                    dst[j] = xr[j0 + j] * a[j0 + j] + b[j0 + j]
+                    o1[base + j] = x1[base + j] * a[jc + j] + b[jc + j]
             elif a.size:
                 for j in range(m):
-                    dst[j] = xr[j0 + j] * a[j0 + j]
+                    o1[base + j] = x1[base + j] * a[jc + j]
             elif b.size:
                 for j in range(m):
-                    dst[j] = xr[j0 + j] + b[j0 + j]
+                    o1[base + j] = x1[base + j] + b[jc + j]
             else:
-                for j in range(m):
-                    dst[j] = xr[j0 + j]
+                for i in range(m):
+                    j = base + i
+                    o1[j] = x1[j]
 
         @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-        def exp_chunk(t, m, pb, bits):  # pragma: no cover (compiled)
-            # exp(t[j]) = pb[j] * (bits[j] as f64) for t clamped to +-104 (NaN
-            # kept): the vectorisable form of exp_row_f32 (relative error 5e-9)
+        def sigmoid_f32(o1, base, m, c, swish, pb, bits, scale):  # pragma: no cover (compiled)
+            # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
+            # with a vectorisable exp: 2^k from its bits, a degree-6
+            # polynomial on |f| <= ln2/2 (Cody-Waite reduction); exp of
+            # more than 87 is taken as inf (the result 0 or NaN, as numpy's
+            # overflow gives), results below the smallest normal f32 flushed
+            # to 0 (NaN kept)
+            c32 = np.float32(c)
             for j in range(m):
-                v = t[j]
-                if v > 104.0:
-                    v = 104.0
-                if v < -104.0:
-                    v = -104.0
-                k = math.floor(v * _LOG2E + 0.5)
-                f = v - k * _LN2
-                pb[j] = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
-                    1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
-                bits[j] = (np.int64(k) + 1023) << 52
+                t = c32 * o1[base + j]
+                big = t > np.float32(87.0)
+                t = np.float32(87.0) if big else t
+                t = np.float32(-87.0) if t < np.float32(-87.0) else t
+                kf = np.floor(t * np.float32(_LOG2E) + np.float32(0.5))  # f32: the loop vectorises
+                f = t - kf * np.float32(0.693359375)
+                f = f + kf * np.float32(2.12194440e-4)
+                pb[j] = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
+                    np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
+                        np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
+                bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
+                if big:
+                    pb[j] = np.float32(np.inf)
+            for j in range(m):
+                v = o1[base + j]
+                e = pb[j] * scale[j]
+                y = (v if swish else np.float32(1.0)) / (np.float32(1.0) + e)
+                o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
 
         @numba.njit(cache=True, nogil=True, error_model="numpy")
-        def bias_act(x, out, a, b, period, act, p0, p1, fast, tiny, lo, hi):  # pragma: no cover (compiled)
-            # rows lo..hi of x (2-D) into out (the same shape; may be x):
-            # act(x * a + b), a/b one value per column (period 0) or per row
-            # r % period (empty: none); the activation in f64 (f32 Sigmoid
-            # and Swish with the polynomial exp when fast); Sigmoid and Swish
-            # results below tiny (the smallest normal) are flushed to 0
-            n = x.shape[1]
-            buf = np.empty(_CHUNK, np.float64)
-            tb = np.empty(_CHUNK, np.float64)
-            pb = np.empty(_CHUNK, np.float64)
-            bits = np.empty(_CHUNK, np.int64)
-            scale = bits.view(np.float64)
-            for r in range(lo, hi):
-                xr = x[r]
-                orow = out[r]
-                for j0 in range(0, n, _CHUNK):
-                    m = min(_CHUNK, n - j0)
-                    if act == 0:
-                        affine_chunk(xr, j0, m, a, b, r, period, orow[j0:j0 + m])
-                        continue
-                    affine_chunk(xr, j0, m, a, b, r, period, buf)
-                    o = orow[j0:j0 + m]
+        def bias_act(x, out, a, b, period, prm, n, lo, hi):  # pragma: no cover (compiled)
+            # rows lo..hi of x (C-contiguous, any rank, seen as rows of n)
+            # into out (the same shape; may be x): act(x * a + b), a/b one
+            # value per column (period 0)
+            # or per row r % period (empty: none); prm: act, p0, p1, fast,
+            # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype,
+            # the other activations in f64 (f32 Sigmoid and Swish in f32 with
+            # a polynomial exp when fast);
+            # Sigmoid and Swish results below tiny (the smallest normal) are
+            # flushed to 0
+            act = np.int64(prm[0])
+            p0 = prm[1]
+            p1 = prm[2]
+            fast = prm[3] != 0.0
+            tiny = prm[4]
+            x1 = x.reshape(-1)
+            o1 = out.reshape(-1)
+            inplace = x1.ctypes.data == o1.ctypes.data
+            pb = np.empty(_CHUNK, np.float32)
+            bits = np.empty(_CHUNK, np.int32)
+            scale = bits.view(np.float32)
+            # rows in groups of about _CHUNK elements: the affine part row by
+            # row, then the activation over the group's elements in chunks
+            group = max(1, _CHUNK // max(n, 1))
+            for r0 in range(lo, hi, group):
+                r1 = min(hi, r0 + group)
+                for r in range(r0, r1):
+                    if inplace:  # one array: no aliasing check failing the vector loop
+                        affine_chunk(o1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
+                    else:
+                        affine_chunk(x1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
+                if act == 0:
+                    continue
+                for c0 in range(r0 * n, r1 * n, _CHUNK):
+                    m = np.uint64(min(_CHUNK, r1 * n - c0))
+                    base = np.uint64(c0)
                     if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2))
-                        for j in range(m):
-                            v = buf[j]
-                            o[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+                        for i in range(m):
+                            j = base + i
+                            v = np.float64(o1[j])
+                            o1[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
                     elif act == 2:  # Relu (NaN kept)
-                        for j in range(m):
-                            v = buf[j]
-                            o[j] = 0.0 if v < 0.0 else v
-                    elif act == 3:  # Clamp
-                        for j in range(m):
-                            v = buf[j]
-                            if v < p0:
-                                v = p0
-                            if v > p1:
-                                v = p1
-                            o[j] = v
-                    elif act == 4 or act == 5:  # Sigmoid; Swish x * sigmoid(beta x)
+                        for i in range(m):
+                            j = base + i
+                            v = o1[j]
+                            o1[j] = np.float32(0.0) if v < np.float32(0.0) else v
+                    elif act == 3:  # Clamp (NaN kept)
+                        for i in range(m):
+                            j = base + i
+                            v = np.float64(o1[j])
+                            v = p0 if v < p0 else v
+                            o1[j] = p1 if v > p1 else v
+                    elif (act == 4 or act == 5) and fast:  # Sigmoid; Swish x sigmoid(beta x)
+                        sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5, pb, bits, scale)
+                    elif act == 4 or act == 5:
                         c = -1.0 if act == 4 else -p0
-                        if fast:
-                            for j in range(m):
-                                tb[j] = c * buf[j]
-                            exp_chunk(tb, m, pb, bits)
-                            for j in range(m):
-                                e = pb[j] * scale[j]
-                                v = 1.0 / (1.0 + e) if act == 4 else buf[j] / (1.0 + e)
-                                o[j] = 0.0 if abs(v) < tiny else v
-                        else:
-                            for j in range(m):
-                                e = math.exp(c * buf[j])
-                                v = 1.0 / (1.0 + e) if act == 4 else buf[j] / (1.0 + e)
-                                o[j] = 0.0 if abs(v) < tiny else v
+                        for i in range(m):
+                            j = base + i
+                            v = np.float64(o1[j])
+                            y = (v if act == 5 else 1.0) / (1.0 + math.exp(c * v))
+                            o1[j] = 0.0 if abs(y) < tiny else y
                     elif act == 6 or act == 7:  # HSwish x relu6(x + 3) / 6; HSigmoid
-                        for j in range(m):
-                            v = buf[j]
-                            t = v + 3.0
-                            if t < 0.0:
-                                t = 0.0
-                            if t > 6.0:
-                                t = 6.0
-                            o[j] = (t * v) / 6.0 if act == 6 else t / 6.0
+                        # in x's dtype, as numpy (the f32 constants are exact)
+                        for i in range(m):
+                            j = base + i
+                            v = o1[j]
+                            t = v + np.float32(3.0)
+                            t = np.float32(0.0) if t < np.float32(0.0) else t
+                            t = np.float32(6.0) if t > np.float32(6.0) else t
+                            o1[j] = (t * v if act == 6 else t) / np.float32(6.0)
                     elif act == 8:  # HardSigmoid min(max(alpha x + beta, 0), 1)
-                        for j in range(m):
-                            t = p0 * buf[j] + p1
-                            if t < 0.0:
-                                t = 0.0
-                            if t > 1.0:
-                                t = 1.0
-                            o[j] = t
+                        for i in range(m):
+                            j = base + i
+                            t = p0 * o1[j] + p1
+                            t = 0.0 if t < 0.0 else t
+                            o1[j] = 1.0 if t > 1.0 else t
                     elif act == 9:
-                        for j in range(m):
-                            o[j] = math.tanh(buf[j])
+                        for i in range(m):
+                            j = base + i
+                            o1[j] = math.tanh(o1[j])
                     elif act == 10:  # Elu
-                        for j in range(m):
-                            v = buf[j]
-                            o[j] = v if v > 0.0 else p0 * math.expm1(v)
+                        for i in range(m):
+                            j = base + i
+                            v = np.float64(o1[j])
+                            o1[j] = v if v > 0.0 else p0 * math.expm1(v)
                     else:  # Mish x tanh(softplus x); SoftPlus log(1 + e^x)
-                        for j in range(m):
-                            v = buf[j]
+                        for i in range(m):
+                            j = base + i
+                            v = np.float64(o1[j])
                             sp = (v if v > 0.0 else 0.0) + math.log1p(math.exp(-abs(v)))
-                            o[j] = v * math.tanh(sp) if act == 11 else sp
+                            o1[j] = v * math.tanh(sp) if act == 11 else sp
 
         class _Kernels:
             pass
