@@ -188,7 +188,9 @@ def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | N
               period: int, n: int) -> None:
         dt = x.dtype
         e = none[dt]
-        args = (x, out, e if a is None else a, e if b is None else b, period, prm[dt], n)
+        x1 = x.reshape(-1)
+        args = (x1, x1 if out is x else out.reshape(-1), e if a is None else a,
+                e if b is None else b, period, prm[dt], n)
         rows = x.size // n
         if x.size < SPLIT_MIN:  # one task: no thread pool
             kernel(*args, 0, rows)
