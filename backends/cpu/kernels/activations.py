@@ -171,6 +171,19 @@ _ROW_ACTS = {
 }
 
 
+#: activations computed by libm calls in the row kernel: their numpy form
+#: ``fn(x, p0)`` (SIMD) takes over above :data:`SLOW_ROWS_MAX` elements
+_NUMPY_FORM: dict[int, Callable[[np.ndarray, np.floating], np.ndarray]] = {
+    ACT_TANH: lambda x, p0: np.tanh(x),
+    ACT_ELU: lambda x, p0: np.where(x > 0, x, p0 * np.expm1(np.minimum(x, 0))),
+    ACT_MISH: lambda x, p0: x * np.tanh(_softplus(x)),
+    ACT_SOFTPLUS: lambda x, p0: _softplus(x),
+}
+SLOW_ROWS_MAX = 4096
+#: activations whose numpy kernel is one pass already: no standalone one-pass form
+_NUMPY_ONE_PASS = frozenset({"Relu", "Clamp", "Tanh"})
+
+
 @functools.cache
 def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | None:
     """``apply(x, out, a, b, period, n)``: ``out = act(x * a + b)`` (rows of
@@ -183,19 +196,27 @@ def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | N
     none = {dt: np.empty(0, dt) for dt in ROW_DTYPES}
     prm = {dt: np.array([act, p0, p1, dt == np.float32, np.finfo(dt).tiny], np.float64)
            for dt in ROW_DTYPES}
+    # libm activations (one scalar call per element): numpy's SIMD loops
+    # after the affine pass on large arrays
+    slow = _NUMPY_FORM.get(act)
+    affine = {dt: np.array([ACT_NONE, 0, 0, 0, 0], np.float64) for dt in ROW_DTYPES}
 
     def apply(x: np.ndarray, out: np.ndarray, a: np.ndarray | None, b: np.ndarray | None,
               period: int, n: int) -> None:
         dt = x.dtype
         e = none[dt]
         x1 = x.reshape(-1)
+        large = slow is not None and x.size > SLOW_ROWS_MAX
         args = (x1, x1 if out is x else out.reshape(-1), e if a is None else a,
-                e if b is None else b, period, prm[dt], n)
+                e if b is None else b, period, (affine if large else prm)[dt], n)
         rows = x.size // n
         if x.size < SPLIT_MIN:  # one task: no thread pool
             kernel(*args, 0, rows)
         else:
             run_rows(kernel, rows, n, *args)
+        if large:
+            with np.errstate(all="ignore"):
+                out[...] = slow(out, dt.type(p0))
 
     return apply
 
@@ -241,7 +262,7 @@ def _one_pass(node: KernelNode, x: np.ndarray, extra: tuple[np.ndarray, ...]) ->
         apply = _plan_act_rows(node, extra, x.dtype)
         if not extra:
             node.cache[key] = apply
-    if apply is None:
+    if apply is None or (x.size > SLOW_ROWS_MAX and _ROW_ACTS[node.type] in _NUMPY_FORM):
         return None
     out = np.empty(x.shape, x.dtype)
     apply(np.ascontiguousarray(x), out, None, None, 0, x.shape[-1])
@@ -250,9 +271,9 @@ def _one_pass(node: KernelNode, x: np.ndarray, extra: tuple[np.ndarray, ...]) ->
 
 _UNARY_KERNELS = {}
 for _n, _f in _FLOAT_ONLY.items():
-    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_float_unary(_f, _n in _ROW_ACTS))
+    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_float_unary(_f, _n in _ROW_ACTS and _n not in _NUMPY_ONE_PASS))
 for _n, _f in _ANY_TYPE.items():
-    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_unary(_f, _n in _ROW_ACTS))
+    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_unary(_f, _n in _ROW_ACTS and _n not in _NUMPY_ONE_PASS))
 
 
 @register_kernel("ov.Round")
@@ -358,9 +379,6 @@ def _prelu(node: KernelNode, x: np.ndarray, slope: np.ndarray) -> np.ndarray:
 
 @register_kernel("ov.Clamp")
 def _clamp(node: KernelNode, x: np.ndarray) -> np.ndarray:
-    y = _one_pass(node, x, ())
-    if y is not None:
-        return y
     lo, hi = float(node.attr("min", 0.0)), float(node.attr("max", 0.0))
     if x.dtype.kind != "f":
         lo, hi = math.ceil(lo), math.floor(hi)
