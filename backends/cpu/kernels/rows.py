@@ -1,6 +1,8 @@
 """numba kernels over the last axis of a contiguous array (one row at a time):
-Softmax and MVN, the LayerNorm of transformers; a product's epilogue (scale,
-bias and the erf form of Gelu, in place) and erf.
+Softmax and MVN, the LayerNorm of transformers; a product's epilogue (scale
+and bias per column or per row block, then an activation: ``bias_act``, also
+the standalone activations) and erf. The compiled code is in
+:mod:`~xmo.backends.cpu.kernels.rows_jit`; this module holds their constants.
 
 numpy reduces short rows slowly (``np.max`` over rows of 32 takes longer than
 the exponentials); these loop over the rows once or twice, accumulating in
