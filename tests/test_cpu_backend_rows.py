@@ -90,10 +90,10 @@ def test_bias_act_rows_split_over_threads(rk):
     try:
         threads.set_threads(2)
         y = x.copy()
-        run_rows(rk.bias_act, 300, 257, y, a, b, ACT_NONE)
+        run_rows(rk.bias_act, 300, 257, y.reshape(-1), y.reshape(-1), a, b, 0, np.array([ACT_NONE, 0, 0, 1, 1e-38]), 257)
         np.testing.assert_array_equal(y, x * a + b)  # the same f32 roundings as numpy
         y = x.copy()
-        run_rows(rk.bias_act, 300, 257, y, none, none, ACT_GELU_ERF)
+        run_rows(rk.bias_act, 300, 257, y.reshape(-1), y.reshape(-1), none, none, 0, np.array([ACT_GELU_ERF, 0, 0, 1, 1e-38]), 257)
     finally:
         threads.set_threads(None)
     import math

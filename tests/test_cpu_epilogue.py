@@ -171,14 +171,21 @@ def test_matmul_bias_alone_and_gelu_alone_take_the_row_pass():
 
 
 def test_row_pass_near_misses_keep_the_generic_epilogue():
-    """A bias varying along the rows, Gelu's tanh form and f64 Gelu: fused,
-    but not the row pass; same values."""
+    """A bias varying along the rows and a dynamic dim between its varying
+    dims, Gelu's tanh form and f64 Gelu: fused, but not the row pass; same
+    values. (A bias varying along the rows alone takes the row pass, one
+    value per row block.)"""
     w = RNG.standard_normal((8, 6)).astype(np.float32)
     x = RNG.standard_normal((2, 5, 8)).astype(np.float32)
     per_row = RNG.standard_normal((1, 5, 1)).astype(np.float32)
     m = compile_model(_matmul_epilogue([2, 5, 8], w, per_row, None, "Gelu"))
-    assert m._steps[0].kernel.step_type == "MatMul+Add+Gelu" and m._steps[0].kernel.rows is None
+    assert m._steps[0].kernel.step_type == "MatMul+Add+Gelu" and m._steps[0].kernel.rows is not None
+    assert m._steps[0].kernel.rows[0][2] == 5  # one value per row, every 5 rows
     np.testing.assert_allclose(m([x])[0], _gelu_erf(x @ w + per_row), rtol=1e-5, atol=1e-6)
+    around = RNG.standard_normal((2, 1, 6)).astype(np.float32)  # [2, ?, 6]: the ? between
+    m = compile_model(_matmul_epilogue([2, -1, 8], w, around, None, "Gelu"))
+    assert m._steps[0].kernel.step_type == "MatMul+Add+Gelu" and m._steps[0].kernel.rows is None
+    np.testing.assert_allclose(m([x])[0], _gelu_erf(x @ w + around), rtol=1e-5, atol=1e-6)
     tanh = compile_model(_matmul_epilogue([2, 5, 8], w, None, None, "Gelu", mode="TANH"))
     assert tanh._steps[0].kernel.rows is None
     y = (x @ w).astype(np.float64)

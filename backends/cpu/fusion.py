@@ -9,9 +9,11 @@
   bias (a fused affine step) and/or an activation runs as one step: the
   affine part updates the product's fresh buffer in place, the activation
   is its own kernel called on it. Producers declare with :func:`mark_producer`
-  that their kernel returns a new array. When the affine part is one value
-  per column (or one value) and the activation has a row form (see
-  :func:`mark_row_epilogue`), both run as one pass over the product's rows.
+  that their kernel returns a new array. When the affine constants have a
+  row layout (:func:`row_layout`: one value per column, as a MatMul's bias,
+  or one per row block, as a convolution's per-channel bias over NCHW) and
+  the activation has a row form (see :func:`mark_row_epilogue`), both run as
+  one pass over the product (numba, in place); affine steps alone too.
 """
 
 from __future__ import annotations
@@ -56,9 +58,11 @@ def mark_producer(op_type: str, kernel: Kernel) -> None:
     _PRODUCERS[op_type] = kernel
 
 
-#: ``apply(x2d, a, b)``: ``act(x2d * a + b)`` in place on a C-contiguous 2-D
-#: array (``a``/``b``: one value per column, or None for none)
-RowEpilogue = Callable[[np.ndarray, "np.ndarray | None", "np.ndarray | None"], None]
+#: ``apply(x, out, a, b, period, n)``: ``out = act(x * a + b)`` over
+#: C-contiguous arrays of one shape seen as rows of ``n`` (``out`` may be
+#: ``x``); ``a``/``b``: one value per column (``period`` 0) or per row
+#: ``r % period``, None for none
+RowEpilogue = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", "np.ndarray | None", int, int], None]
 #: ``planner(act_node, act_extra, dtype)``: the activation's row epilogue, or None
 RowPlanner = Callable[["KernelNode | None", tuple[np.ndarray, ...], np.dtype], "RowEpilogue | None"]
 #: row epilogue planners, by activation kernel (None: no activation)
@@ -72,19 +76,61 @@ def mark_row_epilogue(act_kernel: Kernel | None, planner: RowPlanner) -> None:
     _ROW_PLANNERS[act_kernel] = planner
 
 
-def _per_column(c: np.ndarray | None, shape: tuple[int, ...]) -> tuple[bool, np.ndarray | None]:
-    """(ok, ``c`` as one value per column of ``shape``: a contiguous 1-D array
-    of length ``shape[-1]``, None for no constant); not ok when ``c`` (an
-    affine constant broadcasting to ``shape``) varies along another axis, or
-    is one value and the last dim is dynamic."""
-    if c is None:
-        return True, None
-    if any(d != 1 for d in c.shape[:-1]):
-        return False, None
-    if c.size == 1:
-        n = shape[-1]
-        return (False, None) if n < 0 else (True, np.full(n, c.reshape(()), c.dtype))
-    return True, np.ascontiguousarray(c.reshape(-1))
+#: how a row epilogue sees an array of a declared shape: (a, b, period,
+#: q, inner, (k, m, dims)): the array as ``[-1, inner]`` rows (``inner`` the
+#: product of dims ``q..``, -1 when one is dynamic); a, b one value per column
+#: (period 0) or per row ``r % period``; dims ``k..m`` (static, ``dims``) are
+#: those the constants vary along
+RowLayout = tuple["np.ndarray | None", "np.ndarray | None", int, int, int, tuple[int, int, tuple[int, ...]]]
+
+
+def row_layout(a: np.ndarray | None, b: np.ndarray | None,
+               shape: tuple[int, ...]) -> RowLayout | None:
+    """The layout of ``x * a + b`` over ``shape`` (``a``/``b`` broadcasting to
+    it, None for none) as rows, or None. The constants vary along dims
+    ``k..m`` (static): when the dims after ``m`` are all 1 they are one value
+    per column of ``[-1, dims k..m]`` (a MatMul's bias); else one value per
+    row of ``[-1, dims m+1..]``, repeating every ``period`` rows (a
+    convolution's per-channel bias over NCHW)."""
+    n = len(shape)
+    if n == 0:
+        return None
+    consts = [(1,) * (n - c.ndim) + c.shape for c in (a, b) if c is not None]
+    varying = sorted({i for cs in consts for i in range(n) if cs[i] != 1})
+    if not varying:  # one value each: rows of the last dim
+        one = [None if c is None else np.ascontiguousarray(c.reshape(1)) for c in (a, b)]
+        inner = shape[-1] if shape[-1] >= 0 else -1
+        return one[0], one[1], 1, n - 1, inner, (n, n, ())
+    k, m = varying[0], varying[-1]
+    dims = tuple(shape[k:m + 1])
+    if any(d < 0 for d in dims):
+        return None
+    pick = (0,) * k + (slice(None),) * (m + 1 - k) + (0,) * (n - m - 1)
+    vecs = [None if c is None else np.ascontiguousarray(
+        np.broadcast_to(c.reshape((1,) * (n - c.ndim) + c.shape)[pick], dims).reshape(-1))
+        for c in (a, b)]
+    period = int(np.prod(dims, dtype=np.int64))
+    tail = shape[m + 1:]
+    if all(d == 1 for d in tail):
+        return vecs[0], vecs[1], 0, k, period, (k, m + 1, dims)
+    inner = -1 if any(d < 0 for d in tail) else int(np.prod(tail, dtype=np.int64))
+    return vecs[0], vecs[1], period, m + 1, inner, (k, m + 1, dims)
+
+
+#: fewest elements an affine step without activation runs by its row form
+#: (below, numpy's one or two in-place ufuncs cost less than a numba call)
+_AFFINE_ROWS_MIN = 4096
+
+
+def _run_rows(layout: RowLayout, apply: RowEpilogue, x: np.ndarray, out: np.ndarray) -> None:
+    """``apply`` over ``x`` (C-contiguous, not empty, of the layout's shape)
+    into ``out`` (``x`` or a new C-contiguous array)."""
+    a, b, period, q, inner, _ = layout
+    if inner < 0:
+        inner = 1
+        for d in x.shape[q:]:
+            inner *= d
+    apply(x, out, a, b, period, inner)
 
 
 class AffineKernel:
@@ -92,6 +138,8 @@ class AffineKernel:
 
     ``a``/``b`` (None when 1/0) are precomputed in f64 and rounded to the
     output dtype once; ``ops`` are the fused ops (the last one names the step).
+    With numba, f32/f64 arrays of the declared shape take the one-pass row
+    form (``rows``: layout, apply; see :func:`row_layout`).
     """
 
     def __init__(self, ops: list[Operation], a: np.ndarray | None, b: np.ndarray | None,
@@ -103,10 +151,31 @@ class AffineKernel:
         self.shape = shape  # the result's (and x's) declared shape, -1 for dynamic dims
         self.static = all(d >= 0 for d in shape)
         self.ndim = len(shape)
+        self.rows: tuple[RowLayout, RowEpilogue] | None = None
+        planner = _ROW_PLANNERS.get(None)
+        layout = row_layout(a, b, shape) if planner is not None else None
+        if layout is not None:
+            apply = planner(None, (), dtype)
+            if apply is not None:
+                self.rows = (layout, apply)
 
     def run(self, x: np.ndarray, inplace: bool) -> np.ndarray:
-        if x.dtype != self.dtype or (x.shape != self.shape if self.static else x.ndim != self.ndim):
+        rows = self.rows
+        if x.dtype != self.dtype:
+            match = False
+        elif self.static:
+            match = x.shape == self.shape
+        elif rows is None:
+            match = x.ndim == self.ndim
+        else:
+            k, m, dims = rows[0][5]
+            match = x.ndim == self.ndim and x.shape[k:m] == dims
+        if not match:
             inplace = False
+        elif rows is not None and x.size >= _AFFINE_ROWS_MIN and x.flags.c_contiguous:
+            out = x if inplace else np.empty(x.shape, self.dtype)
+            _run_rows(rows[0], rows[1], x, out)
+            return out
         out = x if inplace else None
         if self.a is not None:
             out = np.multiply(x, self.a, out=out, dtype=self.dtype)
@@ -141,12 +210,13 @@ class EpilogueKernel:
         self.act = act
         self.ops = [producer[0].op, *(affine[1].ops if affine else ()),
                     *([act[0].op] if act else ())]
-        self.rows: tuple[RowEpilogue, np.ndarray | None, np.ndarray | None] | None = None
+        self.rows: tuple[RowLayout, RowEpilogue] | None = None
         self._plan_rows()
 
     def _plan_rows(self) -> None:
-        """The one-pass row form (``self.rows``: apply, a, b) when the affine
-        constants are per column and the activation has a row epilogue."""
+        """The one-pass row form (``self.rows``: layout, apply) when the
+        affine constants have a row layout (one value per column, or per row
+        block: see :func:`row_layout`) and the activation has a row epilogue."""
         pnode = self.producer[0]
         dtype = pnode.out_dtypes[0]
         shape = pnode.out_shapes[0]
@@ -158,14 +228,14 @@ class EpilogueKernel:
             affine = self.affine[1]
             if affine.shape != tuple(shape) or affine.dtype != dtype:
                 return
-            ok_a, a = _per_column(affine.a, tuple(shape))
-            ok_b, b = _per_column(affine.b, tuple(shape))
-            if not (ok_a and ok_b):
-                return
+            a, b = affine.a, affine.b
+        layout = row_layout(a, b, tuple(shape))
+        if layout is None:
+            return
         anode, extra = (self.act[0], self.act[2]) if self.act else (None, ())
         apply = planner(anode, extra, dtype)
         if apply is not None:
-            self.rows = (apply, a, b)
+            self.rows = (layout, apply)
 
     @property
     def step_type(self) -> str:
@@ -180,11 +250,10 @@ class EpilogueKernel:
         except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
             raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
         rows = self.rows
-        if (rows is not None and res.ndim and res.flags.c_contiguous and res.size
-                and res.dtype == pnode.out_dtypes[0]
-                and (rows[1] is None or rows[1].shape[0] == res.shape[-1])
-                and (rows[2] is None or rows[2].shape[0] == res.shape[-1])):
-            rows[0](res.reshape(-1, res.shape[-1]), rows[1], rows[2])
+        # checked_outputs gave the declared dtype, rank and static dims
+        if (rows is not None and res.flags.c_contiguous
+                and res.size >= (1 if self.act is not None else _AFFINE_ROWS_MIN)):
+            _run_rows(rows[0], rows[1], res, res)
             return res
         if self.affine is not None:
             fnode, affine = self.affine

@@ -10,7 +10,25 @@ import numpy as np
 
 from xmo.backends.cpu.kernels._common import float_work, norm_axis, scalar
 from xmo.backends.cpu.fusion import RowEpilogue, mark_row_epilogue
-from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_NONE, ROW_DTYPES, row_kernels, run_rows
+from xmo.backends.cpu.kernels.rows import (
+    ACT_CLAMP,
+    ACT_ELU,
+    ACT_GELU_ERF,
+    ACT_HARD_SIGMOID,
+    ACT_HSIGMOID,
+    ACT_HSWISH,
+    ACT_MISH,
+    ACT_NONE,
+    ACT_RELU,
+    ACT_SIGMOID,
+    ACT_SOFTPLUS,
+    ACT_SWISH,
+    ACT_TANH,
+    ROW_DTYPES,
+    SPLIT_MIN,
+    row_kernels,
+    run_rows,
+)
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -125,26 +143,146 @@ _ANY_TYPE: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-def _make_float_unary(fn: Callable[[np.ndarray], np.ndarray]):
+def _make_float_unary(fn: Callable[[np.ndarray], np.ndarray], row: bool):
     def kernel(node: KernelNode, x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return fn(float_work(x))
-
-    return kernel
-
-
-def _make_unary(fn: Callable[[np.ndarray], np.ndarray]):
-    def kernel(node: KernelNode, x: np.ndarray) -> np.ndarray:
+        x = float_work(x)
+        if row:
+            y = _one_pass(node, x, ())
+            if y is not None:
+                return y
         with np.errstate(all="ignore"):
             return fn(x)
 
     return kernel
 
 
+def _make_unary(fn: Callable[[np.ndarray], np.ndarray], row: bool):
+    def kernel(node: KernelNode, x: np.ndarray) -> np.ndarray:
+        if row:
+            y = _one_pass(node, x, ())
+            if y is not None:
+                return y
+        with np.errstate(all="ignore"):
+            return fn(x)
+
+    return kernel
+
+
+# ---------------------------------------------------------------------------
+# one-pass forms (numba row kernel): standalone and as a product's epilogue
+# ---------------------------------------------------------------------------
+
+#: activation code of the row kernel, by op type (parameters: _act_params)
+_ROW_ACTS = {
+    "Relu": ACT_RELU, "Clamp": ACT_CLAMP, "Sigmoid": ACT_SIGMOID, "Swish": ACT_SWISH,
+    "HSwish": ACT_HSWISH, "HSigmoid": ACT_HSIGMOID, "HardSigmoid": ACT_HARD_SIGMOID,
+    "Tanh": ACT_TANH, "Elu": ACT_ELU, "Mish": ACT_MISH, "SoftPlus": ACT_SOFTPLUS,
+}
+
+
+#: activations computed by libm calls in the row kernel: their numpy form
+#: ``fn(x, p0)`` (SIMD) takes over above :data:`SLOW_ROWS_MAX` elements
+_NUMPY_FORM: dict[int, Callable[[np.ndarray, np.floating], np.ndarray]] = {
+    ACT_TANH: lambda x, p0: np.tanh(x),
+    ACT_ELU: lambda x, p0: np.where(x > 0, x, p0 * np.expm1(np.minimum(x, 0))),
+    ACT_MISH: lambda x, p0: x * np.tanh(_softplus(x)),
+    ACT_SOFTPLUS: lambda x, p0: _softplus(x),
+}
+SLOW_ROWS_MAX = 4096
+#: activations whose numpy kernel is one pass already: no standalone one-pass form
+_NUMPY_ONE_PASS = frozenset({"Relu", "Clamp", "Tanh"})
+
+
+@functools.cache
+def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | None:
+    """``apply(x, out, a, b, period, n)``: ``out = act(x * a + b)`` (rows of
+    ``n``) by the row kernel (large arrays split over the threads), None
+    without numba."""
+    rk = row_kernels()
+    if rk is None:
+        return None
+    kernel = rk.bias_act
+    none = {dt: np.empty(0, dt) for dt in ROW_DTYPES}
+    prm = {dt: np.array([act, p0, p1, dt == np.float32, np.finfo(dt).tiny], np.float64)
+           for dt in ROW_DTYPES}
+    # libm activations (one scalar call per element): numpy's SIMD loops
+    # after the affine pass on large arrays
+    slow = _NUMPY_FORM.get(act)
+    affine = {dt: np.array([ACT_NONE, 0, 0, 0, 0], np.float64) for dt in ROW_DTYPES}
+
+    def apply(x: np.ndarray, out: np.ndarray, a: np.ndarray | None, b: np.ndarray | None,
+              period: int, n: int) -> None:
+        dt = x.dtype
+        e = none[dt]
+        x1 = x.reshape(-1)
+        large = slow is not None and x.size > SLOW_ROWS_MAX
+        args = (x1, x1 if out is x else out.reshape(-1), e if a is None else a,
+                e if b is None else b, period, (affine if large else prm)[dt], n)
+        rows = x.size // n
+        if x.size < SPLIT_MIN:  # one task: no thread pool
+            kernel(*args, 0, rows)
+        else:
+            run_rows(kernel, rows, n, *args)
+        if large:
+            with np.errstate(all="ignore"):
+                out[...] = slow(out, dt.type(p0))
+
+    return apply
+
+
+def _act_params(node: KernelNode, extra: tuple[np.ndarray, ...],
+                dtype: np.dtype) -> tuple[int, float, float] | None:
+    """(code, p0, p1) of ``node``'s activation in the row kernel, its
+    parameters rounded to ``dtype`` as the numpy kernels use them; None
+    when it has no row form."""
+    code = _ROW_ACTS.get(node.type)
+    if code is None or dtype not in ROW_DTYPES:
+        return None
+    rnd = dtype.type
+    if code == ACT_CLAMP:
+        return code, float(rnd(node.attr("min", 0.0))), float(rnd(node.attr("max", 0.0)))
+    if code == ACT_SWISH:
+        return code, float(rnd(1.0 if not extra else scalar(extra[0]))), 0.0
+    if code == ACT_ELU:
+        return code, float(rnd(node.attr("alpha", 1.0))), 0.0
+    if code == ACT_HARD_SIGMOID:
+        if len(extra) != 2:
+            return None
+        return code, float(rnd(scalar(extra[0]))), float(rnd(scalar(extra[1])))
+    return code, 0.0, 0.0
+
+
+def _plan_act_rows(node: KernelNode | None, extra: tuple[np.ndarray, ...],
+                   dtype: np.dtype) -> RowEpilogue | None:
+    """A product's epilogue ending with one of :data:`_ROW_ACTS`."""
+    params = None if node is None else _act_params(node, extra, dtype)
+    return None if params is None else _row_epilogue(*params)
+
+
+def _one_pass(node: KernelNode, x: np.ndarray, extra: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """``node``'s activation of ``x`` (f32/f64, not empty) by the row kernel
+    into a new array; None when it has no row form (or numba is missing).
+    Planned once per node (constant ``extra`` inputs only)."""
+    if x.dtype not in ROW_DTYPES or not x.ndim or not x.size:
+        return None
+    key = ("row_act", x.dtype)
+    apply = node.cache.get(key, False)
+    if apply is False:
+        apply = _plan_act_rows(node, extra, x.dtype)
+        if not extra:
+            node.cache[key] = apply
+    if apply is None or (x.size > SLOW_ROWS_MAX and _ROW_ACTS[node.type] in _NUMPY_FORM):
+        return None
+    out = np.empty(x.shape, x.dtype)
+    apply(np.ascontiguousarray(x), out, None, None, 0, x.shape[-1])
+    return out
+
+
+_UNARY_KERNELS = {}
 for _n, _f in _FLOAT_ONLY.items():
-    register_kernel(f"ov.{_n}")(_make_float_unary(_f))
+    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_float_unary(_f, _n in _ROW_ACTS and _n not in _NUMPY_ONE_PASS))
 for _n, _f in _ANY_TYPE.items():
-    register_kernel(f"ov.{_n}")(_make_unary(_f))
+    _UNARY_KERNELS[_n] = register_kernel(f"ov.{_n}")(_make_unary(_f, _n in _ROW_ACTS and _n not in _NUMPY_ONE_PASS))
 
 
 @register_kernel("ov.Round")
@@ -167,7 +305,7 @@ def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
         apply = _row_epilogue(ACT_GELU_ERF)
         if apply is not None:
             t = np.array(x, order="C")
-            apply(t.reshape(-1, t.shape[-1]) if t.ndim else t.reshape(1, 1), None, None)
+            apply(t, t, None, None, 0, t.shape[-1] if t.ndim else 1)
             return t
     # 0.5 * x * (1 + f(x)), in one buffer
     if mode == "tanh":
@@ -183,24 +321,6 @@ def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     t *= x
     t *= 0.5
     return t
-
-
-@functools.cache
-def _row_epilogue(act: int) -> RowEpilogue | None:
-    """``apply(x2d, a, b)``: ``act(x2d * a + b)`` in place by the row kernel
-    (rows split over the threads), None without numba."""
-    rk = row_kernels()
-    if rk is None:
-        return None
-    kernel = rk.bias_act
-    none = {dt: np.empty(0, dt) for dt in ROW_DTYPES}
-
-    def apply(x2d: np.ndarray, a: np.ndarray | None, b: np.ndarray | None) -> None:
-        e = none[x2d.dtype]
-        run_rows(kernel, x2d.shape[0], x2d.shape[1], x2d,
-                 e if a is None else a, e if b is None else b, act)
-
-    return apply
 
 
 def _plan_affine_rows(node: KernelNode | None, extra: tuple[np.ndarray, ...],
@@ -219,11 +339,16 @@ def _plan_gelu_rows(node: KernelNode | None, extra: tuple[np.ndarray, ...],
 
 mark_row_epilogue(None, _plan_affine_rows)
 mark_row_epilogue(_gelu, _plan_gelu_rows)
+for _n in ("Relu", "Sigmoid", "Tanh", "HSwish", "HSigmoid", "Mish", "SoftPlus"):
+    mark_row_epilogue(_UNARY_KERNELS[_n], _plan_act_rows)
 
 
 @register_kernel("ov.Swish")
 def _swish(node: KernelNode, x: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
     x = float_work(x)
+    y = _one_pass(node, x, () if beta is None else (beta,))
+    if y is not None:
+        return y
     b = 1.0 if beta is None else scalar(beta)
     # x / (1 + exp(-b x)) in one buffer (exp overflowing to inf gives -0)
     t = np.negative(x) if b == 1.0 else np.multiply(x, np.asarray(-b, x.dtype))
@@ -237,6 +362,9 @@ def _swish(node: KernelNode, x: np.ndarray, beta: np.ndarray | None = None) -> n
 @register_kernel("ov.Elu")
 def _elu(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
+    y = _one_pass(node, x, ())
+    if y is not None:
+        return y
     alpha = np.asarray(node.attr("alpha", 1.0), x.dtype)
     with np.errstate(over="ignore"):
         return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
@@ -269,12 +397,19 @@ def _clamp(node: KernelNode, x: np.ndarray) -> np.ndarray:
 @register_kernel("ov.HardSigmoid")
 def _hard_sigmoid(node: KernelNode, x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     x = float_work(x)
+    y = _one_pass(node, x, (alpha, beta))
+    if y is not None:
+        return y
     a, b = np.asarray(scalar(alpha), x.dtype), np.asarray(scalar(beta), x.dtype)
     t = np.multiply(a, x)
     t += b
     np.maximum(t, 0, out=t)
     np.minimum(t, 1, out=t)
     return t
+
+
+for _k in (_swish, _elu, _clamp, _hard_sigmoid):
+    mark_row_epilogue(_k, _plan_act_rows)
 
 
 def _axis(node: KernelNode, x: np.ndarray) -> int:

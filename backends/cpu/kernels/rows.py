@@ -1,6 +1,8 @@
 """numba kernels over the last axis of a contiguous array (one row at a time):
-Softmax and MVN, the LayerNorm of transformers; a product's epilogue (scale,
-bias and the erf form of Gelu, in place) and erf.
+Softmax and MVN, the LayerNorm of transformers; a product's epilogue (scale
+and bias per column or per row block, then an activation: ``bias_act``, also
+the standalone activations) and erf. The compiled code is in
+:mod:`~xmo.backends.cpu.kernels.rows_jit`; this module holds their constants.
 
 numpy reduces short rows slowly (``np.max`` over rows of 32 takes longer than
 the exponentials); these loop over the rows once or twice, accumulating in
@@ -28,21 +30,30 @@ from xmo.backends.cpu.threads import run_tasks, threads
 #: element types the row kernels take
 ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-#: epilogue activations of ``row_kernels().bias_act``
-ACT_NONE, ACT_GELU_ERF = 0, 1
+#: epilogue activations of ``row_kernels().bias_act`` (``p0``, ``p1``: their
+#: parameters): none, Gelu (erf form, f32), Relu, Clamp (min, max), Sigmoid,
+#: Swish (beta), HSwish, HSigmoid, HardSigmoid (alpha, beta), Tanh, Elu
+#: (alpha), Mish, SoftPlus
+(ACT_NONE, ACT_GELU_ERF, ACT_RELU, ACT_CLAMP, ACT_SIGMOID, ACT_SWISH, ACT_HSWISH,
+ ACT_HSIGMOID, ACT_HARD_SIGMOID, ACT_TANH, ACT_ELU, ACT_MISH, ACT_SOFTPLUS) = range(13)
+#: elements ``bias_act`` activates at once (its scratch)
+CHUNK = 512
 
 # erf(z) ~ z * P(z*z) / Q(z*z) on |z| <= 4, coefficients in increasing order
-_ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,
+ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,
           0.003839575878469475, 0.0003826964458026593, 4.7806227839485166e-06,
           -1.3667240247640703e-08)
-_ERF_Q = (1.0, 0.4970295886182726, 0.11382673312671725, 0.015453622277942081,
+ERF_Q = (1.0, 0.4970295886182726, 0.11382673312671725, 0.015453622277942081,
           0.0013095944993118053, 6.401010100064748e-05)
 #: fewest elements in one range of :func:`run_rows`
 _MIN_TASK = 1 << 16
+#: fewest elements :func:`run_rows` splits over the threads (callers may call
+#: the kernel directly below it)
+SPLIT_MIN = 2 * _MIN_TASK
 
 _kernels: Any = None
-_LOG2E = 1.4426950408889634
-_LN2 = 0.6931471805599453
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
 
 
 def row_kernels() -> Any:
@@ -51,126 +62,20 @@ def row_kernels() -> Any:
     global _kernels
     if _kernels is None:
         try:
-            import math
-
-            import numba
+            import numba  # noqa: F401
         except ImportError:
             _kernels = False
             return None
-
-        @numba.njit(cache=True, nogil=True, fastmath={"nsz", "arcp", "contract", "afn", "reassoc"})
-        def exp_row_f32(xr, m, outr, bits, scale):  # pragma: no cover (compiled)
-            # exp(x - m) (the difference in f32, as written; xr finite or
-            # -inf, m finite) in f64 with a vectorisable exp: 2^k from its
-            # bits, a degree-7 Taylor polynomial on |f| <= ln2 / 2 (relative
-            # error 5e-9); row sum in f64
-            n = xr.shape[0]
-            for j in range(n):
-                t = np.float64(xr[j] - m)
-                t = t if t > -104.0 else -104.0  # exp(-104) rounds to 0 in f32
-                k = math.floor(t * _LOG2E + 0.5)
-                f = t - k * _LN2
-                p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
-                    1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
-                outr[j] = p
-                bits[j] = (np.int64(k) + 1023) << 52
-            s = 0.0
-            for j in range(n):
-                e = np.float32(outr[j] * scale[j])
-                outr[j] = e
-                s += e
-            return s
-
-        @numba.njit(cache=True, nogil=True)
-        def softmax_rows(x, out, fast):  # pragma: no cover (compiled)
-            rows, n = x.shape
-            bits = np.empty(n if fast else 0, np.int64)
-            scale = bits.view(np.float64)
-            for r in range(rows):
-                m = x[r, 0]
-                for j in range(1, n):
-                    v = x[r, j]
-                    if v > m or math.isnan(v):
-                        m = v
-                if fast and math.isfinite(m):
-                    s = exp_row_f32(x[r], m, out[r], bits, scale)
-                else:  # f64, or a NaN / inf in the row: math.exp as written
-                    s = 0.0
-                    for j in range(n):
-                        e = math.exp(x[r, j] - m)
-                        out[r, j] = e
-                        s += out[r, j]
-                for j in range(n):
-                    out[r, j] = out[r, j] / s
-
-        def softmax(x, out):
-            softmax_rows(x, out, x.dtype == np.float32)
-
-        # reassoc: the f64 sums vectorize (their order changes, not their precision)
-        @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
-        def mvn(x, eps, inside_sqrt, out, lo=0, hi=-1):  # pragma: no cover (compiled)
-            rows, n = x.shape
-            for r in range(lo, rows if hi < 0 else hi):
-                s = 0.0
-                for j in range(n):
-                    s += x[r, j]
-                mean = s / n
-                q = 0.0
-                for j in range(n):
-                    d = x[r, j] - mean
-                    q += d * d
-                var = q / n
-                den = math.sqrt(var + eps) if inside_sqrt else math.sqrt(var) + eps
-                for j in range(n):
-                    out[r, j] = (x[r, j] - mean) / den
-
-        p0, p1, p2, p3, p4, p5, p6 = _ERF_P
-        _, q1, q2, q3, q4, q5 = _ERF_Q
-
-        # error_model="numpy": a division without the zero check that keeps
-        # the loops from being vectorized
-        @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-        def erf64(z):  # pragma: no cover (compiled)
-            c = 4.0 if z > 4.0 else z
-            c = -4.0 if c < -4.0 else c
-            t = c * c
-            p = (((((p6 * t + p5) * t + p4) * t + p3) * t + p2) * t + p1) * t + p0
-            q = ((((q5 * t + q4) * t + q3) * t + q2) * t + q1) * t + 1.0
-            r = c * p / q
-            r = 1.0 if z > 4.0 else r
-            return -1.0 if z < -4.0 else r
-
-        @numba.njit(cache=True, nogil=True, error_model="numpy")
-        def erf(x, out, lo, hi):  # pragma: no cover (compiled)
-            for i in range(lo, hi):
-                out[i] = erf64(np.float64(x[i]))
-
-        @numba.njit(cache=True, nogil=True, error_model="numpy")
-        def bias_act(x, a, b, act, lo, hi):  # pragma: no cover (compiled)
-            # rows lo..hi of x (2-D) in place: x * a + b (a, b: one value per
-            # column, or empty for none), then the activation
-            n = x.shape[1]
-            for r in range(lo, hi):
-                row = x[r]
-                if a.size:
-                    for j in range(n):
-                        row[j] = row[j] * a[j]
-                if b.size:
-                    for j in range(n):
-                        row[j] = row[j] + b[j]
-                if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2)), in f64
-                    for j in range(n):
-                        v = np.float64(row[j])
-                        row[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+        from xmo.backends.cpu.kernels import rows_jit
 
         class _Kernels:
             pass
 
         k = _Kernels()
-        k.softmax = softmax
-        k.mvn = mvn
-        k.erf = erf
-        k.bias_act = bias_act
+        k.softmax = rows_jit.softmax
+        k.mvn = rows_jit.mvn
+        k.erf = rows_jit.erf
+        k.bias_act = rows_jit.bias_act
         _kernels = k
     return _kernels or None
 

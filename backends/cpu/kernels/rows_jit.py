@@ -1,0 +1,262 @@
+"""The numba kernels of :mod:`xmo.backends.cpu.kernels.rows`, at module
+level so that numba's on-disk cache finds them again (kernels created inside a
+function capture each other as closure variables, which change the cache key
+every process). Imported only by :func:`~xmo.backends.cpu.kernels.rows.row_kernels`
+(numba stays a lazy import)."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, LN2, LOG2E
+
+@numba.njit(cache=True, nogil=True, fastmath={"nsz", "arcp", "contract", "afn", "reassoc"})
+def exp_row_f32(xr, m, outr, bits, scale):  # pragma: no cover (compiled)
+    # exp(x - m) (the difference in f32, as written; xr finite or
+    # -inf, m finite) in f64 with a vectorisable exp: 2^k from its
+    # bits, a degree-7 Taylor polynomial on |f| <= ln2 / 2 (relative
+    # error 5e-9); row sum in f64
+    n = xr.shape[0]
+    for j in range(n):
+        t = np.float64(xr[j] - m)
+        t = t if t > -104.0 else -104.0  # exp(-104) rounds to 0 in f32
+        k = math.floor(t * LOG2E + 0.5)
+        f = t - k * LN2
+        p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
+            1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
+        outr[j] = p
+        bits[j] = (np.int64(k) + 1023) << 52
+    s = 0.0
+    for j in range(n):
+        e = np.float32(outr[j] * scale[j])
+        outr[j] = e
+        s += e
+    return s
+
+@numba.njit(cache=True, nogil=True)
+def softmax_rows(x, out, fast):  # pragma: no cover (compiled)
+    rows, n = x.shape
+    bits = np.empty(n if fast else 0, np.int64)
+    scale = bits.view(np.float64)
+    for r in range(rows):
+        m = x[r, 0]
+        for j in range(1, n):
+            v = x[r, j]
+            if v > m or math.isnan(v):
+                m = v
+        if fast and math.isfinite(m):
+            s = exp_row_f32(x[r], m, out[r], bits, scale)
+        else:  # f64, or a NaN / inf in the row: math.exp as written
+            s = 0.0
+            for j in range(n):
+                e = math.exp(x[r, j] - m)
+                out[r, j] = e
+                s += out[r, j]
+        for j in range(n):
+            out[r, j] = out[r, j] / s
+
+def softmax(x, out):
+    softmax_rows(x, out, x.dtype == np.float32)
+
+# reassoc: the f64 sums vectorize (their order changes, not their precision)
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+def mvn(x, eps, inside_sqrt, out, lo=0, hi=-1):  # pragma: no cover (compiled)
+    rows, n = x.shape
+    for r in range(lo, rows if hi < 0 else hi):
+        s = 0.0
+        for j in range(n):
+            s += x[r, j]
+        mean = s / n
+        q = 0.0
+        for j in range(n):
+            d = x[r, j] - mean
+            q += d * d
+        var = q / n
+        den = math.sqrt(var + eps) if inside_sqrt else math.sqrt(var) + eps
+        for j in range(n):
+            out[r, j] = (x[r, j] - mean) / den
+
+p0, p1, p2, p3, p4, p5, p6 = ERF_P
+_, q1, q2, q3, q4, q5 = ERF_Q
+
+# error_model="numpy": a division without the zero check that keeps
+# the loops from being vectorized
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def erf64(z):  # pragma: no cover (compiled)
+    c = 4.0 if z > 4.0 else z
+    c = -4.0 if c < -4.0 else c
+    t = c * c
+    p = (((((p6 * t + p5) * t + p4) * t + p3) * t + p2) * t + p1) * t + p0
+    q = ((((q5 * t + q4) * t + q3) * t + q2) * t + q1) * t + 1.0
+    r = c * p / q
+    r = 1.0 if z > 4.0 else r
+    return -1.0 if z < -4.0 else r
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def erf(x, out, lo, hi):  # pragma: no cover (compiled)
+    for i in range(lo, hi):
+        out[i] = erf64(np.float64(x[i]))
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (compiled)
+    # o1[base:base+m] = x1[...] * a + b in x's dtype (as numpy: no
+    # contraction); a, b: one value per column (period 0, from column
+    # jc) or one per row r % period, empty for none. Indices unsigned
+    # (base, jc, m: uint64): no negative-index wraparound, the loops
+    # vectorise
+    if period > 0:
+        if a.size and b.size:
+            ca = a[r % period]
+            cb = b[r % period]
+            for i in range(m):
+                j = base + i
+                o1[j] = x1[j] * ca + cb
+        elif a.size:
+            ca = a[r % period]
+            for i in range(m):
+                j = base + i
+                o1[j] = x1[j] * ca
+        elif b.size:
+            cb = b[r % period]
+            for i in range(m):
+                j = base + i
+                o1[j] = x1[j] + cb
+        else:
+            for i in range(m):
+                j = base + i
+                o1[j] = x1[j]
+    elif a.size and b.size:
+        for j in range(m):
+            o1[base + j] = x1[base + j] * a[jc + j] + b[jc + j]
+    elif a.size:
+        for j in range(m):
+            o1[base + j] = x1[base + j] * a[jc + j]
+    elif b.size:
+        for j in range(m):
+            o1[base + j] = x1[base + j] + b[jc + j]
+    else:
+        for i in range(m):
+            j = base + i
+            o1[j] = x1[j]
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def sigmoid_f32(o1, base, m, c, swish, pb, bits, scale):  # pragma: no cover (compiled)
+    # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
+    # with a vectorisable exp: 2^k from its bits, a degree-6
+    # polynomial on |f| <= ln2/2 (Cody-Waite reduction); exp of
+    # more than 87 is taken as inf (the result 0 or NaN, as numpy's
+    # overflow gives), results below the smallest normal f32 flushed
+    # to 0 (NaN kept)
+    c32 = np.float32(c)
+    for j in range(m):
+        t = c32 * o1[base + j]
+        big = t > np.float32(87.0)
+        t = np.float32(87.0) if big else t
+        t = np.float32(-87.0) if t < np.float32(-87.0) else t
+        kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))  # f32: the loop vectorises
+        f = t - kf * np.float32(0.693359375)
+        f = f + kf * np.float32(2.12194440e-4)
+        pb[j] = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
+            np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
+                np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
+        bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
+        if big:
+            pb[j] = np.float32(np.inf)
+    for j in range(m):
+        v = o1[base + j]
+        e = pb[j] * scale[j]
+        y = (v if swish else np.float32(1.0)) / (np.float32(1.0) + e)
+        o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compiled)
+    # rows lo..hi of x1 (1-D, seen as rows of n) into o1 (the same size;
+    # may be x1): act(x * a + b), a/b one value per column (period 0)
+    # or per row r % period (empty: none); prm: act, p0, p1, fast,
+    # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype,
+    # the other activations in f64 (f32 Sigmoid and Swish in f32 with
+    # a polynomial exp when fast);
+    # Sigmoid and Swish results below tiny (the smallest normal) are
+    # flushed to 0
+    act = np.int64(prm[0])
+    p0 = prm[1]
+    p1 = prm[2]
+    fast = prm[3] != 0.0
+    tiny = prm[4]
+    inplace = x1.ctypes.data == o1.ctypes.data
+    pb = np.empty(CHUNK, np.float32)
+    bits = np.empty(CHUNK, np.int32)
+    scale = bits.view(np.float32)
+    # rows in groups of about CHUNK elements: the affine part row by
+    # row, then the activation over the group's elements in chunks
+    group = max(1, CHUNK // max(n, 1))
+    for r0 in range(lo, hi, group):
+        r1 = min(hi, r0 + group)
+        for r in range(r0, r1):
+            if inplace:  # one array: no aliasing check failing the vector loop
+                affine_chunk(o1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
+            else:
+                affine_chunk(x1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
+        if act == 0:
+            continue
+        for c0 in range(r0 * n, r1 * n, CHUNK):
+            m = np.uint64(min(CHUNK, r1 * n - c0))
+            base = np.uint64(c0)
+            if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2))
+                for i in range(m):
+                    j = base + i
+                    v = np.float64(o1[j])
+                    o1[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+            elif act == 2:  # Relu (NaN kept)
+                for i in range(m):
+                    j = base + i
+                    v = o1[j]
+                    o1[j] = np.float32(0.0) if v < np.float32(0.0) else v
+            elif act == 3:  # Clamp (NaN kept)
+                for i in range(m):
+                    j = base + i
+                    v = np.float64(o1[j])
+                    v = p0 if v < p0 else v
+                    o1[j] = p1 if v > p1 else v
+            elif (act == 4 or act == 5) and fast:  # Sigmoid; Swish x sigmoid(beta x)
+                sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5, pb, bits, scale)
+            elif act == 4 or act == 5:
+                c = -1.0 if act == 4 else -p0
+                for i in range(m):
+                    j = base + i
+                    v = np.float64(o1[j])
+                    y = (v if act == 5 else 1.0) / (1.0 + math.exp(c * v))
+                    o1[j] = 0.0 if abs(y) < tiny else y
+            elif act == 6 or act == 7:  # HSwish x relu6(x + 3) / 6; HSigmoid
+                # in x's dtype, as numpy (the f32 constants are exact)
+                for i in range(m):
+                    j = base + i
+                    v = o1[j]
+                    t = v + np.float32(3.0)
+                    t = np.float32(0.0) if t < np.float32(0.0) else t
+                    t = np.float32(6.0) if t > np.float32(6.0) else t
+                    o1[j] = (t * v if act == 6 else t) / np.float32(6.0)
+            elif act == 8:  # HardSigmoid min(max(alpha x + beta, 0), 1)
+                for i in range(m):
+                    j = base + i
+                    t = p0 * o1[j] + p1
+                    t = 0.0 if t < 0.0 else t
+                    o1[j] = 1.0 if t > 1.0 else t
+            elif act == 9:
+                for i in range(m):
+                    j = base + i
+                    o1[j] = math.tanh(o1[j])
+            elif act == 10:  # Elu
+                for i in range(m):
+                    j = base + i
+                    v = np.float64(o1[j])
+                    o1[j] = v if v > 0.0 else p0 * math.expm1(v)
+            else:  # Mish x tanh(softplus x); SoftPlus log(1 + e^x)
+                for i in range(m):
+                    j = base + i
+                    v = np.float64(o1[j])
+                    sp = (v if v > 0.0 else 0.0) + math.log1p(math.exp(-abs(v)))
+                    o1[j] = v * math.tanh(sp) if act == 11 else sp
