@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 
 import numpy as np
 from xdsl.ir import Operation
@@ -191,6 +192,52 @@ class AffineKernel:
     def __call__(self, node: KernelNode, x: np.ndarray) -> np.ndarray:
         return self.run(x, False)
 
+    def bind(self) -> Callable[[np.ndarray, bool], np.ndarray]:
+        """:meth:`run` with its choices made once for a static shape: the
+        function checks only that ``x`` has the dtype and shape (any other
+        goes to :meth:`run`) and, for the row form, is C-contiguous."""
+        if not self.static:
+            return self.run
+        run, dtype, shape, a, b = self.run, self.dtype, self.shape, self.a, self.b
+        if self.rows is not None and int(np.prod(shape, dtype=np.int64)) >= _AFFINE_ROWS_MIN:
+            (ra, rb, period, _, inner, _), apply = self.rows
+            if inner < 0:
+                return run
+
+            def rows(x: np.ndarray, inplace: bool) -> np.ndarray:
+                if x.dtype is not dtype or x.shape != shape or not x.flags.c_contiguous:
+                    return run(x, inplace)
+                out = x if inplace else np.empty(shape, dtype)
+                apply(x, out, ra, rb, period, inner)
+                return out
+
+            return rows
+        if not shape or (a is None and b is None):
+            return run  # 0-d results (numpy scalars), or a copy
+        multiply, add = np.multiply, np.add
+        if a is not None and b is not None:
+            def scale_shift(x: np.ndarray, inplace: bool) -> np.ndarray:
+                if x.dtype is not dtype or x.shape != shape:
+                    return run(x, inplace)
+                out = multiply(x, a, out=x if inplace else None)
+                add(out, b, out=out)
+                return out
+
+            return scale_shift
+        c, ufunc = (a, multiply) if a is not None else (b, add)
+
+        def one(x: np.ndarray, inplace: bool) -> np.ndarray:
+            if x.dtype is not dtype or x.shape != shape:
+                return run(x, inplace)
+            return ufunc(x, c, out=x if inplace else None)
+
+        return one
+
+    def plan(self, node: KernelNode, consts: tuple) -> Callable[[np.ndarray], np.ndarray]:
+        """The step's function in the generated run (see :mod:`.node`): not in place."""
+        run = self.bind()
+        return lambda x: run(x, False)
+
     @property
     def step_type(self) -> str:
         return "+".join(op_type(o) for o in self.ops)
@@ -241,6 +288,100 @@ class EpilogueKernel:
     def step_type(self) -> str:
         return "+".join(op_type(o) for o in self.ops)
 
+    def plan(self, node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+        """The step's function in the generated run (see :mod:`.node`): the
+        producer's plan (or its kernel), its result checked inline where the
+        op declares a static shape, then the epilogue with its choices made
+        once -- the row pass, or the affine step's bound run (:meth:`AffineKernel.bind`)
+        and the activation's plan. A failing producer is named as in :meth:`__call__`."""
+        pnode, pkernel = self.producer
+        if len(consts) != 2 or pnode.one_output is None:
+            return None
+        pplan = getattr(pkernel, "plan", None)
+        produce = pplan(pnode, consts) if pplan is not None else None
+        if produce is None:
+            produce = partial(pkernel, pnode)
+        want, known, rank = pnode.one_output
+        shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
+
+        def product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+            try:
+                res = produce(x, w)
+            except CPUBackendError:
+                raise
+            except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
+                raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
+            if res.__class__ is not np.ndarray or res.dtype is not want or res.shape != shape:
+                res = checked_outputs(pnode, res)[0]
+            return res
+
+        rows = self.rows
+        if rows is not None:
+            (a, b, period, _, inner, _), apply = rows
+            least = 1 if self.act is not None else _AFFINE_ROWS_MIN
+            if shape is not None and inner >= 0:
+                if int(np.prod(shape, dtype=np.int64)) >= least:
+                    def row_pass(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+                        res = product(x, w)
+                        if res.flags.c_contiguous:
+                            apply(res, res, a, b, period, inner)
+                            return res
+                        return self._epilogue(res)
+
+                    return row_pass
+            else:
+                def any_rows(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+                    res = product(x, w)
+                    if res.flags.c_contiguous and res.size >= least:
+                        _run_rows(rows[0], apply, res, res)
+                        return res
+                    return self._epilogue(res)
+
+                return any_rows
+        epilogue = self._plan_epilogue()
+        return lambda x, w: epilogue(product(x, w))
+
+    def _plan_epilogue(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The affine step (in place) and the activation over a product's
+        checked result, their choices made once (:meth:`_epilogue` planned)."""
+        affine = None if self.affine is None else self.affine[1].bind()
+        act = None
+        if self.act is not None:
+            anode, akernel, extra = self.act
+            aplan = getattr(akernel, "plan", None)
+            act = aplan(anode, (None, *extra)) if aplan is not None else None
+            if act is None:
+                act = partial(akernel, anode)
+        if affine is None:
+            if act is None:
+                return lambda res: res
+            return lambda res: act(res, *extra)
+        if act is None:
+            return lambda res: affine(res, True)
+        fnode = self.affine[0]
+        fwant, fknown, frank = fnode.one_output or (None, (), None)
+        fshape = tuple(d for _, d in fknown) if frank is not None and len(fknown) == frank else None
+
+        def affine_act(res: np.ndarray) -> np.ndarray:
+            res = affine(res, True)  # the product's own new buffer
+            if res.__class__ is not np.ndarray or res.dtype is not fwant or res.shape != fshape:
+                res = checked_outputs(fnode, res)[0]  # the last op's result is checked by the run
+            return act(res, *extra)
+
+        return affine_act
+
+    def _epilogue(self, res: np.ndarray) -> np.ndarray:
+        """The affine step and the activation over a product's checked result."""
+        if self.affine is not None:
+            fnode, affine = self.affine
+            res = affine.run(res, True)  # the product's own new buffer
+            if self.act is not None:  # the step loop checks only the last op's result
+                res = checked_outputs(fnode, res)[0]
+        if self.act is not None:
+            anode, akernel, extra = self.act
+            res = akernel(anode, res, *extra)
+        return res
+
     def __call__(self, node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
         pnode, pkernel = self.producer
         try:
@@ -255,15 +396,7 @@ class EpilogueKernel:
                 and res.size >= (1 if self.act is not None else _AFFINE_ROWS_MIN)):
             _run_rows(rows[0], rows[1], res, res)
             return res
-        if self.affine is not None:
-            fnode, affine = self.affine
-            res = affine.run(res, True)  # the product's own new buffer
-            if self.act is not None:  # the step loop checks only the last op's result
-                res = checked_outputs(fnode, res)[0]
-        if self.act is not None:
-            anode, akernel, extra = self.act
-            res = akernel(anode, res, *extra)
-        return res
+        return self._epilogue(res)
 
 
 def _affine_step(node: KernelNode, kernel: Kernel, args: tuple[int, ...],

@@ -249,7 +249,7 @@ class ScheduleRunner:
                                    checked=checked, one_array=True)
             elif steal is not None:
                 assert isinstance(kernel, AffineKernel)
-                g[f"k{i}"] = kernel.run
+                g[f"k{i}"] = kernel.bind()
                 # the input held by ``x`` alone while sole_owner counts references
                 emit(f"    x = v{steal}; v{steal} = None; ok = so(x)", i)
                 self._emit_outputs(i, node, outs, f"k{i}(x, ok)", g, emit, checked=True)

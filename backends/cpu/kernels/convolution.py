@@ -16,7 +16,7 @@ transposed copy (:func:`patches`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,8 @@ from xmo.backends.cpu.kernels._common import (
 from xmo.backends.cpu.kernels.matmul import sized_matmul
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -890,12 +891,41 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
+def _conv_planner(groups: bool):
+    """The plan of a (group) convolution kernel (:func:`~xmo.backends.cpu.node.plan_with`):
+    with constant weights and an f32/f64 input of static dims whose channels
+    fit them, the geometry's run function (:func:`_plan`) bound once; else
+    None (the kernel, its plan per input shape, runs)."""
+
+    def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+        w = consts[1] if len(consts) == 2 else None
+        dims = tensor_dims(node.op.operands[0].type)
+        dtype = etype_dtype(input_etype(node, 0))
+        if (not isinstance(w, np.ndarray) or dims is None or len(dims) < 3
+                or min(dims) < 0 or dtype not in _DIRECT_DTYPES
+                or w.ndim != len(dims) + groups or w.dtype.kind not in "fiu"):
+            return None
+        channels = w.shape[0] * w.shape[2] if groups else w.shape[1]
+        if dims[1] != channels:
+            return None  # the kernel's own error, at run time
+        like = np.broadcast_to(np.zeros((), dtype), dims)  # shape and dtype, no data
+        try:
+            run = _plan(node, like, w, groups)
+        except ValueError:  # an empty output map: the kernel raises it, named, at run time
+            return None
+        return lambda x, w: run(x)
+
+    return plan
+
+
 @register_kernel("ov.Convolution")
+@plan_with(_conv_planner(False))
 def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=False)
 
 
 @register_kernel("ov.GroupConvolution")
+@plan_with(_conv_planner(True))
 def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)
 

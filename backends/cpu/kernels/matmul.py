@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 
+from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.fusion import mark_producer
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 from xmo.backends.cpu.threads import run_tasks, threads
 
@@ -26,7 +30,47 @@ _MIN_ROWS = 16
 _SPLIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    """The transposes bound once; a constant right operand transposed (a view)
+    and, times an f32/f64 left operand of static dims, the product chosen:
+    one BLAS call on ``a``'s rows (as :func:`product`, :func:`sized_matmul`
+    for the split); None for f16 and bf16 (the kernel)."""
+    ta, tb = bool(node.attr("transpose_a", False)), bool(node.attr("transpose_b", False))
+    ea, eb = input_etype(node, 0), input_etype(node, 1)
+    if ea in (None, "f16", "bf16") or eb in (None, "f16", "bf16"):
+        return None
+    b = consts[1] if len(consts) == 2 else None
+    dims = tensor_dims(node.op.operands[0].type)
+    if isinstance(b, np.ndarray) and b.ndim >= 2:
+        bt = np.swapaxes(b, -1, -2) if tb else b
+        if bt.ndim > 2 and all(d == 1 for d in bt.shape[:-2]) and dims is not None \
+                and len(dims) >= bt.ndim:
+            bt = bt.reshape(bt.shape[-2:])
+        if (dims is not None and len(dims) >= 2 and min(dims) >= 0 and not ta and bt.ndim == 2
+                and etype_dtype(ea) == bt.dtype and bt.dtype in _SPLIT_DTYPES
+                and dims[-1] == bt.shape[0] and math.prod(dims)):
+            k, n = bt.shape
+            rows = math.prod(dims[:-1])
+            shape = tuple(dims[:-1]) + (n,)
+            one = math.prod(dims[:-2]) == 1  # one matrix: multiplied as it is (as product)
+            if rows * k * n < MIN_SPLIT_MACS:  # one BLAS call, whatever the threads
+                if one:
+                    return lambda a, b: np.matmul(a, bt)
+                return lambda a, b: np.matmul(a.reshape(rows, k), bt).reshape(shape)
+            if one:
+                return lambda a, b: sized_matmul(a, bt)
+            return lambda a, b: sized_matmul(a.reshape(rows, k), bt).reshape(shape)
+        if ta:
+            return lambda a, b: product(np.swapaxes(a, -1, -2) if a.ndim >= 2 else a, bt)
+        return lambda a, b: product(a, bt)
+    if not ta and not tb:
+        return product
+    return lambda a, b: product(np.swapaxes(a, -1, -2) if ta and a.ndim >= 2 else a,
+                                np.swapaxes(b, -1, -2) if tb and b.ndim >= 2 else b)
+
+
 @register_kernel("ov.MatMul")
+@plan_with(_plan_matmul)
 def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if node.attr("transpose_a", False) and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
