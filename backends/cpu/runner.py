@@ -186,6 +186,36 @@ def _planned(st: ScheduleStep, consts: Mapping[int, np.ndarray]) -> Any:
     return plan(st.node, tuple(consts.get(a) for a in st.args))
 
 
+#: binary ufuncs a planned step may run into the buffer of its dead input
+_IN_PLACE_UFUNCS = (np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum)
+_IN_PLACE_ETYPES = ("f32", "f64")
+
+
+def _in_place_arg(st: ScheduleStep, fast: Any, consts: Mapping[int, np.ndarray],
+                  params: Sequence[int]) -> int | None:
+    """The argument index whose buffer the step's planned binary ufunc may
+    write its result into: a float value of the result's static shape and
+    element type (the other operand of that type too, broadcasting to it:
+    a squeeze-excitation scale over its map) that dies with this step and is
+    neither a constant nor a parameter; it is written only when the run finds
+    it held by nothing else (:func:`sole_owner`). None when no argument is."""
+    if not any(fast is u for u in _IN_PLACE_UFUNCS) or len(st.args) != 2 or len(st.outs) != 1:
+        return None
+    node = st.node
+    shape = node.out_shapes[0]
+    if (node.out_etypes[0] not in _IN_PLACE_ETYPES or shape is None or min(shape, default=-1) < 0
+            or st.args[0] == st.args[1]):
+        return None
+    operands = node.op.operands
+    if any(et.of_tensor_type(o.type) != node.out_etypes[0] for o in operands):
+        return None
+    for j, a in enumerate(st.args):
+        if (a in st.free and a not in consts and a not in params
+                and tensor_dims(operands[j].type) == tuple(shape)):
+            return j
+    return None
+
+
 def _errstate() -> Any:
     return np.errstate(divide="ignore", invalid="ignore", over="ignore")
 
@@ -238,7 +268,17 @@ class ScheduleRunner:
                 emit("    t = pc()", i)
             view = _view_call(st, consts, val(args[0])) if args else None
             fast = _planned(st, consts) if view is None and steal is None else None
-            if fast is not None:
+            into = _in_place_arg(st, fast, consts, params) if fast is not None else None
+            if into is not None:  # a binary ufunc writing into its dead input when it alone holds it
+                g[f"k{i}"] = fast
+                uses_errstate = True
+                emit(f"    x = v{args[into]}; v{args[into]} = None; ok = so(x)", i)
+                vals = [val(a) for a in args]
+                vals[into] = "x"
+                call = f"k{i}({', '.join(vals)}, out=x) if ok else k{i}({', '.join(vals)})"
+                self._emit_outputs(i, node, outs, call, g, emit, checked=True)
+                emit("    x = None", i)
+            elif fast is not None:
                 g[f"k{i}"] = fast
                 uses_errstate = True
                 call = f"k{i}(" + ", ".join(val(a) for a in args) + ")"

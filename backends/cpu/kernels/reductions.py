@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from xmo.backends.cpu.dtypes import tensor_dims
+from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.kernels._common import norm_axes, norm_axis, scalar
-from xmo.backends.cpu.node import KernelNode, plan_with
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -26,6 +26,9 @@ def _mean(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
 def _l2(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
     return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
 
+
+#: element types whose mean is planned as one sum and one division in place
+_MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _REDUCE: dict[str, Callable[..., np.ndarray]] = {
     "ReduceSum": np.sum,
@@ -68,6 +71,17 @@ def _make_reduce(fn: Callable[..., np.ndarray]):
         ax = tuple(sorted(set(ax_list)))
         keep = bool(node.attr("keep_dims", False))
         extreme = fn in (np.max, np.min)
+        count = math.prod(dims[a] for a in ax) if rank else 0
+        if (fn is _mean and min(dims, default=-1) >= 0 and count > 0 and (keep or len(ax) < rank)
+                and etype_dtype(input_etype(node, 0)) in _MEAN_DTYPES):
+            # a float mean over static dims (an array result): _mean's two ufuncs, the count bound
+            add, divide = np.add.reduce, np.true_divide
+
+            def mean(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+                r = add(x, axis=ax, keepdims=keep)
+                return divide(r, count, out=r)
+
+            return mean
 
         def reduce(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
             if extreme and any(x.shape[a] == 0 for a in ax):
