@@ -266,3 +266,22 @@ def test_in_place_step_leaves_a_value_still_viewed():
     mm = np.maximum(xs, 0)
     np.testing.assert_array_equal(got[0], mm * ps)
     np.testing.assert_array_equal(got[1], mm.reshape(3, 4))
+
+
+def test_in_place_step_on_a_transposed_view_keeps_the_layout():
+    """A dead input that is a transposed view: not written (a new C-contiguous
+    array, as step by step), so later steps see the same layout."""
+    x = ParameterOp.new("f32", [2, 3, 4], name="x")
+    p = ParameterOp.new("f32", [2, 4, 3], name="p")
+    r = _op("Relu", [x], [2, 3, 4], "r")
+    perm = ConstantOp.from_array(np.array([0, 2, 1], np.int64))
+    t = _op("Transpose", [r, perm], [2, 4, 3], "t")
+    add = _op("Add", [t, p], [2, 4, 3], "add")
+    model = CompiledModel(ModuleOp([x, p, r, perm, t, add, ResultOp.new(add.results[0])]))
+    xs, ps = _f(2, 3, 4), _f(2, 4, 3)
+    first = model([xs, ps])[0]
+    for _ in range(2):
+        got = model([xs, ps])[0]
+        assert got.flags.c_contiguous == first.flags.c_contiguous
+        np.testing.assert_array_equal(got, first)
+    assert "flags.c_contiguous" in model.runner.source

@@ -198,7 +198,9 @@ def _in_place_arg(st: ScheduleStep, fast: Any, consts: Mapping[int, np.ndarray],
     element type (the other operand of that type too, broadcasting to it:
     a squeeze-excitation scale over its map) that dies with this step and is
     neither a constant nor a parameter; it is written only when the run finds
-    it held by nothing else (:func:`sole_owner`). None when no argument is."""
+    it held by nothing else (:func:`sole_owner`) and C-contiguous, as the other
+    operand when not broadcast (the result then laid out as a new array would
+    be: later steps sum in the same order). None when no argument is."""
     if not any(fast is u for u in _IN_PLACE_UFUNCS) or len(st.args) != 2 or len(st.outs) != 1:
         return None
     node = st.node
@@ -274,6 +276,11 @@ class ScheduleRunner:
                 uses_errstate = True
                 emit(f"    x = v{args[into]}; v{args[into]} = None; ok = so(x)", i)
                 vals = [val(a) for a in args]
+                # C-contiguous operands: the result has the layout a new array would have
+                other = vals[1 - into]
+                full = tensor_dims(node.op.operands[1 - into].type) == node.out_shapes[0]
+                both = f" and {other}.flags.c_contiguous" if full else ""
+                emit(f"    if ok and not (x.flags.c_contiguous{both}): ok = False", i)
                 vals[into] = "x"
                 call = f"k{i}({', '.join(vals)}, out=x) if ok else k{i}({', '.join(vals)})"
                 self._emit_outputs(i, node, outs, call, g, emit, checked=True)
