@@ -104,11 +104,25 @@ def max_pool_kernel():
                 off = kx * dw - pw
                 lo[kx] = min(ow, (-off + sw - 1) // sw) if off < 0 else 0
                 hi[kx] = max(lo[kx], min(ow, (iw - 1 - off) // sw + 1))
+            # separable: the maxima along each input row's windows first
+            # (every input row once), then down the columns of those rows,
+            # a whole output row at a time (contiguous, branch-free; NaN
+            # wins and stays)
+            h = np.empty((ih, ow), x.dtype)
             for p in range(p0, p1):
                 xp = x[p]
+                for iy in range(ih):
+                    xr = xp[iy]
+                    hr = h[iy]
+                    for ox in range(ow):
+                        hr[ox] = -np.inf
+                    for kx in range(kw):
+                        off = kx * dw - pw
+                        for ox in range(lo[kx], hi[kx]):
+                            v = xr[ox * sw + off]
+                            a = hr[ox]
+                            hr[ox] = v if (v > a) | (v != v) else a
                 for oy in range(oh):
-                    # a whole output row at a time, tap by tap: branch-free
-                    # maxima (NaN wins and stays) along contiguous outputs
                     acc = out[p, oy]
                     for ox in range(ow):
                         acc[ox] = -np.inf
@@ -116,13 +130,11 @@ def max_pool_kernel():
                         iy = oy * sh + ky * dh - ph
                         if iy < 0 or iy >= ih:
                             continue
-                        xr = xp[iy]
-                        for kx in range(kw):
-                            off = kx * dw - pw
-                            for ox in range(lo[kx], hi[kx]):
-                                v = xr[ox * sw + off]
-                                a = acc[ox]
-                                acc[ox] = v if (v > a) | (v != v) else a
+                        hr = h[iy]
+                        for ox in range(ow):
+                            v = hr[ox]
+                            a = acc[ox]
+                            acc[ox] = v if (v > a) | (v != v) else a
 
         _pool = pool
     return _pool or None
