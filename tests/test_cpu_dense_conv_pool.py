@@ -51,7 +51,7 @@ def test_blocked_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, block_byte
     threads.set_threads(2)
     try:
         assert conv.blocked_eligible(x, w, dims, pb)
-        assert not conv._tap_gemm_eligible(w.shape, s) or ws[1] * 2 > ws[2]
+        assert not conv.tap_gemm_preferred(w.shape, s, xs[2:], dims, pb, pe)
         got = conv.blocked_conv(x, w.reshape(ws[1], -1), ws[3:], s, d, pb, dims)
         via = conv.grouped_conv(x, w, s, d, pb, pe)
     finally:
@@ -62,6 +62,27 @@ def test_blocked_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, block_byte
         assert out.flags.c_contiguous and out.flags.owndata
         np.testing.assert_allclose(out, want, **TOL[dtype])
     assert not np.shares_memory(got, x)
+
+
+def test_tap_gemm_only_on_large_maps():
+    """Few output channels at stride 1 take the tap-GEMM while its padded map
+    is close to the output map; small maps take the im2col GEMM."""
+    w = (1, 32, 64, 3, 3)
+    assert conv.tap_gemm_preferred(w, (1, 1), (56, 56), (56, 56), (1, 1), (1, 1))
+    assert not conv.tap_gemm_preferred(w, (1, 1), (14, 14), (14, 14), (1, 1), (1, 1))
+    assert not conv.tap_gemm_preferred(w, (2, 2), (56, 56), (28, 28), (1, 1), (1, 1))
+    assert not conv.tap_gemm_preferred((1, 64, 64, 3, 3), (1, 1), (56, 56), (56, 56),
+                                       (1, 1), (1, 1))  # as many outputs as inputs
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tap_gemm_matches_numpy_path(dtype, monkeypatch):
+    x = RNG.uniform(-2, 2, (2, 8, 30, 31)).astype(dtype)
+    w = RNG.uniform(-2, 2, (1, 3, 8, 3, 3)).astype(dtype)
+    args = ((1, 1), (1, 2), (1, 2), (1, 2))
+    assert conv.tap_gemm_preferred(w.shape, (1, 1), (30, 31), (30, 29), (1, 2), (1, 2))
+    np.testing.assert_allclose(conv.grouped_conv(x, w, *args),
+                               _numpy_conv(monkeypatch, x, w, *args), **TOL[dtype])
 
 
 def test_blocked_near_misses(monkeypatch):

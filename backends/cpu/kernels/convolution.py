@@ -87,7 +87,7 @@ def grouped_conv(
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
-    if _tap_gemm_eligible(w.shape, strides):
+    if tap_gemm_preferred(w.shape, strides, x.shape[2:], out_dims, pads_begin, pads_end):
         return _tap_gemm_conv(_pad_crop(x, pads_begin, pads_end), w[0], dilations, out_dims)
     if kp > 1 and not (cg == 1 and g > 1):
         if patch_eligible(x.shape, kernel, strides, dilations, pads_begin, pads_end):
@@ -875,6 +875,24 @@ def _tap_gemm_eligible(wshape: Sequence[int], strides: Sequence[int]) -> bool:
             and all(s == 1 for s in strides) and 2 * mg <= cg)
 
 
+#: :func:`_tap_gemm_conv` runs an eligible convolution only while its padded
+#: map is at most this many times the output map (it multiplies over the
+#: padded map: on small maps im2col is faster)
+TAP_GEMM_MAX_AREA_RATIO = 1.2
+
+
+def tap_gemm_preferred(
+    wshape: Sequence[int], strides: Sequence[int], in_dims: Sequence[int],
+    out_dims: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> bool:
+    """Whether :func:`_tap_gemm_conv` runs a convolution with [G, Mg, Cg, K...]
+    filters: :func:`_tap_gemm_eligible` and a padded map of at most
+    :data:`TAP_GEMM_MAX_AREA_RATIO` times the output map."""
+    padded = math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
+    return (_tap_gemm_eligible(wshape, strides)
+            and padded <= TAP_GEMM_MAX_AREA_RATIO * math.prod(out_dims))
+
+
 def valid_taps_pay(
     in_dims: Sequence[int], out_dims: Sequence[int], wshape: Sequence[int],
     strides: Sequence[int], dilations: Sequence[int], pads_begin: Sequence[int],
@@ -889,7 +907,7 @@ def valid_taps_pay(
     kernel = wshape[2:]
     macs = valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin)
     kp = math.prod(kernel)
-    if _tap_gemm_eligible((1,) + tuple(wshape), strides):
+    if tap_gemm_preferred((1,) + tuple(wshape), strides, in_dims, out_dims, pads_begin, pads_end):
         dense = kp * math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
     else:
         dense = kp * math.prod(out_dims)
@@ -1009,7 +1027,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
         kp = math.prod(wp.shape[3:])
-        if kp > 1 and not (cg == 1 and g > 1) and not _tap_gemm_eligible(wp.shape, strides):
+        if (kp > 1 and not (cg == 1 and g > 1)
+                and not tap_gemm_preferred(wp.shape, strides, x.shape[2:], out_dims, pb, pe)):
             kernel = wp.shape[3:]
             wm = wp.reshape(g, mg, cg * kp)
             cols_shape = (n, g, cg * kp, math.prod(out_dims))
