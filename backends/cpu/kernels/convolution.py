@@ -8,9 +8,10 @@ whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
 (:func:`flat_conv` on larger maps, :func:`direct_conv` on small ones,
 :func:`depthwise_planes` for large strided depthwise maps; split across the
-CPU-backend threads), the im2col matrix gathered by one numba pass
-(:func:`im2col`) or, for a patch embedding (stride == kernel), by one
-transposed copy (:func:`patches`).
+CPU-backend threads), single-group convolutions as im2col + GEMM in blocks
+of output rows split over the threads (:func:`blocked_conv`), the im2col
+matrix gathered by one numba pass (:func:`im2col`) or, for a patch embedding
+(stride == kernel), by one transposed copy (:func:`patches`).
 """
 
 from __future__ import annotations
@@ -68,9 +69,12 @@ def grouped_conv(
     grouped ones with few channels per group and larger maps run
     :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
     GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
-    per kernel tap, anything else one GEMM per group over the im2col matrix
-    (:func:`patches` when the windows tile the input, else :func:`im2col`
-    with numba, else the padded input's window views).
+    per kernel tap, few output channels at stride 1 on large maps the
+    tap-GEMM (:func:`tap_gemm_preferred`), anything else one GEMM per group
+    over the im2col matrix (:func:`patches` when the windows tile the input,
+    else :func:`blocked_conv` for one group on larger maps
+    (:func:`blocked_eligible`), else :func:`im2col` with numba, else the
+    padded input's window views).
     """
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
