@@ -20,7 +20,7 @@ def _arrays(xs, ws, dtype):
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_flat", "_im2col", "_planes"):
+        for kernel in ("_direct", "_flat", "_im2col", "_planes", "_blocked"):
             m.setattr(conv, kernel, False)
         m.setattr(conv, "patch_eligible", lambda *a: False)
         return conv.grouped_conv(x, w, s, d, pb, pe)
@@ -150,6 +150,7 @@ def test_flat_and_im2col_near_misses():
 
 @pytest.mark.parametrize("xs,ws,s,d,p", [
     ((1, 8, 7, 9), (1, 3, 8, 3, 3), (1, 1), (1, 1), (1, 1)),  # tap-GEMM
+    ((1, 8, 30, 31), (1, 3, 8, 3, 3), (1, 1), (1, 1), (1, 1)),  # tap-GEMM (a large map)
     ((1, 8, 6, 7), (1, 4, 8, 3, 3), (1, 1), (4, 5), (4, 5)),  # valid taps
     ((1, 4, 9, 30), (4, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1)),  # flat
     ((1, 4, 9, 9), (4, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1)),  # direct

@@ -8,14 +8,16 @@ whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
 (:func:`flat_conv` on larger maps, :func:`direct_conv` on small ones,
 :func:`depthwise_planes` for large strided depthwise maps; split across the
-CPU-backend threads), the im2col matrix gathered by one numba pass
-(:func:`im2col`) or, for a patch embedding (stride == kernel), by one
-transposed copy (:func:`patches`).
+CPU-backend threads), single-group convolutions as im2col + GEMM in blocks
+of output rows split over the threads (:func:`blocked_conv`), the im2col
+matrix gathered by one numba pass (:func:`im2col`) or, for a patch embedding
+(stride == kernel), by one transposed copy (:func:`patches`).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -68,9 +70,12 @@ def grouped_conv(
     grouped ones with few channels per group and larger maps run
     :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
     GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
-    per kernel tap, anything else one GEMM per group over the im2col matrix
-    (:func:`patches` when the windows tile the input, else :func:`im2col`
-    with numba, else the padded input's window views).
+    per kernel tap, few output channels at stride 1 on large maps the
+    tap-GEMM (:func:`tap_gemm_preferred`), anything else one GEMM per group
+    over the im2col matrix (:func:`patches` when the windows tile the input,
+    else :func:`blocked_conv` for one group on larger maps
+    (:func:`blocked_eligible`), else :func:`im2col` with numba, else the
+    padded input's window views).
     """
     g, mg, cg = w.shape[:3]
     kernel = tuple(w.shape[3:])
@@ -87,11 +92,14 @@ def grouped_conv(
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
-    if _tap_gemm_eligible(w.shape, strides):
+    if tap_gemm_preferred(w.shape, strides, x.shape[2:], out_dims, pads_begin, pads_end):
         return _tap_gemm_conv(_pad_crop(x, pads_begin, pads_end), w[0], dilations, out_dims)
     if kp > 1 and not (cg == 1 and g > 1):
         if patch_eligible(x.shape, kernel, strides, dilations, pads_begin, pads_end):
             cols = patches(x, kernel, out_dims)
+        elif blocked_eligible(x, w, out_dims, pads_begin):
+            return blocked_conv(x, w.reshape(mg, cg * kp), kernel, strides, dilations,
+                                pads_begin, out_dims)
         elif im2col_eligible(x, pads_begin):
             cols = im2col(x, kernel, strides, dilations, pads_begin, out_dims)
         else:
@@ -670,6 +678,134 @@ def im2col_kernel():
     return _im2col or None
 
 
+#: :func:`blocked_conv` gathers at most about this many bytes of im2col
+#: columns per block (they stay in the core's L2 cache for the GEMM) ...
+BLOCK_BYTES = 1 << 20
+#: ... and at least this many output columns per block where the map allows
+#: (narrower GEMMs lose BLAS speed): below it the whole im2col matrix and one
+#: split GEMM (:func:`im2col` + :func:`~xmo.backends.cpu.kernels.matmul.sized_matmul`)
+BLOCK_MIN_COLUMNS = 96
+
+_scratch = threading.local()
+
+
+def blocked_eligible(x: np.ndarray, w: np.ndarray, out_dims: Sequence[int],
+                     pads_begin: Sequence[int]) -> bool:
+    """Whether :func:`blocked_conv` runs a convolution with [G, Mg, Cg, K...]
+    filters ``w``: one group, 2-D, a kernel of several taps, float,
+    non-negative leading pads, numba available, and at least
+    :data:`BLOCK_MIN_COLUMNS` output columns for every thread (smaller maps:
+    one GEMM split over the output channels is faster)."""
+    if (w.shape[0] != 1 or w.ndim != 5 or math.prod(w.shape[3:]) == 1 or x.ndim != 4
+            or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype or min(pads_begin) < 0
+            or blocked_kernel() is None):
+        return False
+    return x.shape[0] * math.prod(out_dims) >= BLOCK_MIN_COLUMNS * threads.threads()
+
+
+def blocked_conv(
+    x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
+) -> np.ndarray:
+    """Single-group 2-D convolution as im2col + GEMM in blocks of output rows:
+    each task gathers the im2col columns of a few output rows of one image
+    (:func:`blocked_kernel`, into a per-thread buffer of about
+    :data:`BLOCK_BYTES`) and multiplies them with the filters ``wm``
+    [M, C*Kh*Kw] straight into its rows of the output while they are in
+    cache. The tasks split over the CPU-backend threads; no whole im2col
+    matrix. ``x``: unpadded [N, C, H, W] -> a fresh C-contiguous
+    [N, M, Ho, Wo]."""
+    n, c = x.shape[:2]
+    m, ck = wm.shape
+    kh, kw = kernel
+    oh, ow = out_dims
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    out = np.empty((n, m, oh, ow), x.dtype)
+    rows = max(BLOCK_BYTES // (ck * ow * x.itemsize), -(-BLOCK_MIN_COLUMNS // ow))
+    rows = max(1, min(rows, -(-n * oh // threads.threads()), oh))
+    per_image = -(-oh // rows)
+    geometry = (kh, kw, strides[0], strides[1], dilations[0], dilations[1],
+                pads_begin[0], pads_begin[1])
+    gather = blocked_kernel()
+    tasks = []
+    for b in range(n):
+        cuts = [oh * i // per_image for i in range(per_image + 1)]
+        tasks.extend((_conv_block, (gather, x, wm, b, y0, y1, geometry, out))
+                     for y0, y1 in zip(cuts, cuts[1:]))
+    threads.run_tasks(tasks)
+    return out
+
+
+def _conv_block(gather, x, wm, b, y0, y1, geometry, out) -> None:
+    m, ck = wm.shape
+    ow = out.shape[3]
+    size = ck * (y1 - y0) * ow
+    key = x.dtype.char
+    buf = getattr(_scratch, key, None)
+    if buf is None or buf.size < size:
+        buf = np.empty(size, x.dtype)
+        setattr(_scratch, key, buf)
+    cols = buf[:size].reshape(ck, (y1 - y0) * ow)
+    gather(x, b, *geometry, y0, y1, cols)
+    np.matmul(wm, cols, out=out[b, :, y0:y1].reshape(m, (y1 - y0) * ow))
+
+
+_blocked: object = None
+
+
+def blocked_kernel():
+    """numba kernel gathering one block of im2col columns (None without
+    numba): ``gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols)``
+    writes the windows of output rows ``[y0, y1)`` of image ``b`` of
+    unpadded ``x`` [N, C, H, W] into ``cols`` [C*Kh*Kw, (y1-y0)*Wo] (rows in
+    (channel, tap row, tap column) order; padding written as zeros)."""
+    global _blocked
+    if _blocked is None:
+        try:
+            import numba
+        except ImportError:
+            _blocked = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols):  # pragma: no cover
+            c, ih, iw = x.shape[1], x.shape[2], x.shape[3]
+            ow = cols.shape[1] // (y1 - y0)
+            # the block's input rows of one channel, zero-padded: every
+            # channel rewrites the same interior, the padding stays zero and
+            # the row copies below need no bounds
+            r0 = y0 * sh - ph
+            hb = (y1 - 1 - y0) * sh + (kh - 1) * dh + 1
+            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            i0 = max(0, r0)
+            i1 = min(ih, r0 + hb)
+            plane = np.zeros((hb, wp), x.dtype)
+            for ci in range(c):
+                xc = x[b, ci]
+                for iy in range(i0, i1):
+                    pr = plane[iy - r0]
+                    xr = xc[iy]
+                    for ix in range(iw):
+                        pr[ix + pw] = xr[ix]
+                for ky in range(kh):
+                    for kx in range(kw):
+                        row = cols[(ci * kh + ky) * kw + kx]
+                        j0 = kx * dw
+                        j = 0
+                        for oy in range(y1 - y0):
+                            src = plane[oy * sh + ky * dh]
+                            if sw == 1:
+                                for ox in range(ow):
+                                    row[j + ox] = src[j0 + ox]
+                            else:
+                                for ox in range(ow):
+                                    row[j + ox] = src[j0 + ox * sw]
+                            j += ow
+
+        _blocked = gather
+    return _blocked or None
+
+
 def _tap_gemm_conv(
     xp: np.ndarray, w: np.ndarray, dilations: Sequence[int], out_dims: Sequence[int]
 ) -> np.ndarray:
@@ -744,6 +880,24 @@ def _tap_gemm_eligible(wshape: Sequence[int], strides: Sequence[int]) -> bool:
             and all(s == 1 for s in strides) and 2 * mg <= cg)
 
 
+#: :func:`_tap_gemm_conv` runs an eligible convolution only while its padded
+#: map is at most this many times the output map (it multiplies over the
+#: padded map: on small maps im2col is faster)
+TAP_GEMM_MAX_AREA_RATIO = 1.2
+
+
+def tap_gemm_preferred(
+    wshape: Sequence[int], strides: Sequence[int], in_dims: Sequence[int],
+    out_dims: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+) -> bool:
+    """Whether :func:`_tap_gemm_conv` runs a convolution with [G, Mg, Cg, K...]
+    filters: :func:`_tap_gemm_eligible` and a padded map of at most
+    :data:`TAP_GEMM_MAX_AREA_RATIO` times the output map."""
+    padded = math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
+    return (_tap_gemm_eligible(wshape, strides)
+            and padded <= TAP_GEMM_MAX_AREA_RATIO * math.prod(out_dims))
+
+
 def valid_taps_pay(
     in_dims: Sequence[int], out_dims: Sequence[int], wshape: Sequence[int],
     strides: Sequence[int], dilations: Sequence[int], pads_begin: Sequence[int],
@@ -758,7 +912,7 @@ def valid_taps_pay(
     kernel = wshape[2:]
     macs = valid_tap_macs(in_dims, out_dims, kernel, strides, dilations, pads_begin)
     kp = math.prod(kernel)
-    if _tap_gemm_eligible((1,) + tuple(wshape), strides):
+    if tap_gemm_preferred((1,) + tuple(wshape), strides, in_dims, out_dims, pads_begin, pads_end):
         dense = kp * math.prod(d + b + e for d, b, e in zip(in_dims, pads_begin, pads_end))
     else:
         dense = kp * math.prod(out_dims)
@@ -878,13 +1032,17 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
         kp = math.prod(wp.shape[3:])
-        if kp > 1 and not (cg == 1 and g > 1) and not _tap_gemm_eligible(wp.shape, strides):
+        if (kp > 1 and not (cg == 1 and g > 1)
+                and not tap_gemm_preferred(wp.shape, strides, x.shape[2:], out_dims, pb, pe)):
             kernel = wp.shape[3:]
             wm = wp.reshape(g, mg, cg * kp)
             cols_shape = (n, g, cg * kp, math.prod(out_dims))
             if patch_eligible(x.shape, kernel, strides, dil, pb, pe):
                 return lambda v: _im2col_gemm(patches(v, kernel, out_dims).reshape(cols_shape),
                                               wm, out_dims)
+            if blocked_eligible(x, wp, out_dims, pb):
+                wb = wm[0]
+                return lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims)
             if im2col_eligible(x, pb):
                 return lambda v: _im2col_gemm(
                     im2col(v, kernel, strides, dil, pb, out_dims).reshape(cols_shape), wm, out_dims)

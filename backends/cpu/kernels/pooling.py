@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     window_views,
 )
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -69,10 +71,101 @@ class _Geometry:
         return reduce_windows(xp, self.kernel, self.strides, self.dil, self.out_dims, ufunc)
 
 
+_FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+#: :func:`max_pool_2d` splits its planes across the CPU-backend threads at
+#: about this many window taps per task (smaller pools run whole)
+POOL_TAPS_PER_TASK = 500_000
+
+_pool: object = None
+
+
+def max_pool_kernel():
+    """numba kernel of a 2-D max pool (None without numba), compiled on first
+    use (cached on disk): ``pool(x, kh, kw, sh, sw, dh, dw, ph, pw, out, p0,
+    p1)`` writes planes ``[p0, p1)`` of ``out`` [P, Oh, Ow] from ``x``
+    [P, H, W]. Window taps outside ``x`` are skipped (a window of padding
+    only gives -inf, like the padded numpy path); NaN propagates.""" 
+    global _pool
+    if _pool is None:
+        try:
+            import numba
+        except ImportError:
+            _pool = False
+            return None
+
+        @numba.njit(cache=True, nogil=True)
+        def pool(x, kh, kw, sh, sw, dh, dw, ph, pw, out, p0, p1):  # pragma: no cover
+            ih, iw = x.shape[1], x.shape[2]
+            oh, ow = out.shape[1], out.shape[2]
+            # per tap column: the outputs whose input column lies inside a row
+            lo = np.empty(kw, np.int64)
+            hi = np.empty(kw, np.int64)
+            for kx in range(kw):
+                off = kx * dw - pw
+                lo[kx] = min(ow, (-off + sw - 1) // sw) if off < 0 else 0
+                hi[kx] = max(lo[kx], min(ow, (iw - 1 - off) // sw + 1))
+            # separable: the maxima along each input row's windows first
+            # (every input row once), then down the columns of those rows,
+            # a whole output row at a time (contiguous, branch-free; NaN
+            # wins and stays)
+            h = np.empty((ih, ow), x.dtype)
+            for p in range(p0, p1):
+                xp = x[p]
+                for iy in range(ih):
+                    xr = xp[iy]
+                    hr = h[iy]
+                    for ox in range(ow):
+                        hr[ox] = -np.inf
+                    for kx in range(kw):
+                        off = kx * dw - pw
+                        for ox in range(lo[kx], hi[kx]):
+                            v = xr[ox * sw + off]
+                            a = hr[ox]
+                            hr[ox] = v if (v > a) | (v != v) else a
+                for oy in range(oh):
+                    acc = out[p, oy]
+                    for ox in range(ow):
+                        acc[ox] = -np.inf
+                    for ky in range(kh):
+                        iy = oy * sh + ky * dh - ph
+                        if iy < 0 or iy >= ih:
+                            continue
+                        hr = h[iy]
+                        for ox in range(ow):
+                            v = hr[ox]
+                            a = acc[ox]
+                            acc[ox] = v if (v > a) | (v != v) else a
+
+        _pool = pool
+    return _pool or None
+
+
+def max_pool_2d(x: np.ndarray, g: _Geometry) -> np.ndarray:
+    """2-D max pool values of float ``x`` [N, C, H, W] on :func:`max_pool_kernel`,
+    the planes split over the CPU-backend threads: a fresh C-contiguous
+    [N, C, Oh, Ow]."""
+    n, c, h, w = x.shape
+    oh, ow = g.out_dims
+    out = np.empty((n, c, oh, ow), x.dtype)
+    planes = np.ascontiguousarray(x).reshape(n * c, h, w)
+    flat = out.reshape(n * c, oh, ow)
+    geometry = (*g.kernel, *g.strides, *g.dil, *g.pb)
+    kernel = max_pool_kernel()
+    taps = n * c * oh * ow * math.prod(g.kernel)
+    parts = min(threads.threads(), n * c, max(1, taps // POOL_TAPS_PER_TASK))
+    cuts = [n * c * i // parts for i in range(parts + 1)]
+    threads.run_tasks([(kernel, (planes, *geometry, flat, a, b))
+                       for a, b in zip(cuts, cuts[1:])])
+    return out
+
+
 def _max_pool(node: KernelNode, x: np.ndarray, with_indices: bool):
     g = _Geometry(node, x)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     if not with_indices:
+        if (x.ndim == 4 and x.dtype in _FAST_DTYPES and min(g.out_dims) > 0
+                and max_pool_kernel() is not None):
+            return max_pool_2d(x, g)
         return g.reduce(x, fill, np.maximum)
     win = g.windows(x, fill)
     values = win.max(axis=2)
