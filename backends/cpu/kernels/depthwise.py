@@ -10,7 +10,7 @@ unit stride; the border stays zero from the task's first channel on (only
 the interior is copied, by a loop specialised for column stride 1 and 2). The
 output rows are then computed over the flattened phase-plane grid (``Wq``
 columns a row, the extra ones dropped when the rows are copied out): one
-pass per kernel row, its taps unrolled for 3- and 5-wide kernels. Each output sums its terms in tap order (tap row,
+pass per kernel row, its taps unrolled for 3-, 5- and 7-wide kernels. Each output sums its terms in tap order (tap row,
 tap column) from zero in the output dtype, like the other convolution paths.
 """
 
@@ -34,10 +34,25 @@ _kernel: object = None
 def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) -> bool:
     """Whether :func:`depthwise_conv` takes this grouped convolution (``w``:
     [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, one input channel per group, float,
-    non-negative leading pads, numba available."""
-    return (w.ndim == 5 and x.ndim == 4 and w.shape[0] > 1 and w.shape[2] == 1
-            and x.dtype in _DTYPES and w.dtype == x.dtype and min(pads_begin) >= 0
+    numba available."""
+    return (w.ndim == 5 and x.ndim == 4 and len(pads_begin) == 2 and w.shape[0] > 1
+            and w.shape[2] == 1 and x.dtype in _DTYPES and w.dtype == x.dtype
             and depthwise_kernel() is not None)
+
+
+#: :func:`depthwise_conv` takes depthwise convolutions with at least this many
+#: output pixels (smaller maps with many channels run faster on the direct
+#: kernel's channels-innermost layout: the per-channel passes are short)
+DEPTHWISE_MIN_PIXELS = 144
+
+
+def depthwise_preferred(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int]
+) -> bool:
+    """Whether :func:`depthwise_conv` runs this grouped convolution: eligible
+    (:func:`depthwise_eligible`) and at least ``DEPTHWISE_MIN_PIXELS`` output
+    pixels."""
+    return math.prod(out_dims) >= DEPTHWISE_MIN_PIXELS and depthwise_eligible(x, w, pads_begin)
 
 
 def depthwise_weights(w: np.ndarray) -> np.ndarray:
@@ -54,10 +69,14 @@ def depthwise_conv(
     """``x`` [N, C, H, W], ``wt`` from :func:`depthwise_weights` ([C * Mg,
     Kh, Kw]), ``mg`` output channels per input channel, ``out_dims`` the
     output map -> [N, C * Mg, Ho, Wo]; the input channels split across the
-    CPU-backend threads when there is enough work."""
+    CPU-backend threads when there is enough work. Negative leading pads crop
+    the input."""
     n, c = x.shape[:2]
     kh, kw = wt.shape[1:]
     out = np.empty((n, c * mg) + tuple(out_dims), x.dtype)
+    if min(pads_begin) < 0:
+        x = x[:, :, max(0, -pads_begin[0]):, max(0, -pads_begin[1]):]
+        pads_begin = [max(0, p) for p in pads_begin]
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
@@ -163,6 +182,26 @@ def depthwise_kernel():
                                     v += w2 * s2[j]
                                     v += w3 * s3[j]
                                     v += w4 * s4[j]
+                                    acc[j] = v
+                            elif kw == 7:
+                                w0, w1, w2, w3, w4 = wv[0], wv[1], wv[2], wv[3], wv[4]
+                                w5, w6 = wv[5], wv[6]
+                                s0 = buf[offs[0]:offs[0] + length]
+                                s1 = buf[offs[1]:offs[1] + length]
+                                s2 = buf[offs[2]:offs[2] + length]
+                                s3 = buf[offs[3]:offs[3] + length]
+                                s4 = buf[offs[4]:offs[4] + length]
+                                s5 = buf[offs[5]:offs[5] + length]
+                                s6 = buf[offs[6]:offs[6] + length]
+                                for j in range(length):
+                                    v = acc[j]
+                                    v += w0 * s0[j]
+                                    v += w1 * s1[j]
+                                    v += w2 * s2[j]
+                                    v += w3 * s3[j]
+                                    v += w4 * s4[j]
+                                    v += w5 * s5[j]
+                                    v += w6 * s6[j]
                                     acc[j] = v
                             else:
                                 for kx in range(kw):
