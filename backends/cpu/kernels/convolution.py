@@ -164,6 +164,9 @@ DIRECT_MAX_GROUPED_PIXELS = 16
 #: runs each tap along whole output rows rather than pixel by pixel (read when
 #: the kernel is compiled)
 ROW_TAPS_MAX_CHANNELS = 16
+#: the direct kernel runs the output channels in blocks of this many (read
+#: when the kernel is compiled)
+DIRECT_CHANNEL_BLOCK = 128
 #: the direct kernel splits its groups across the CPU-backend threads at
 #: about this many multiply-adds per task (smaller convolutions run whole)
 DIRECT_MACS_PER_TASK = 500_000
@@ -250,7 +253,8 @@ def direct_conv_kernel():
     one multiply-add over all output channels at once: fast on small maps,
     where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
     row stride 1, a tap runs along whole output rows instead; the constant is
-    read at compile time). Each output sums its terms in im2col order
+    read at compile time). The output channels run in blocks of
+    ``DIRECT_CHANNEL_BLOCK`` (their padded planes stay in the fast caches). Each output sums its terms in im2col order
     (channel, tap row, tap column) in the output dtype, like the numpy path."""
     global _direct
     if _direct is None:
@@ -267,56 +271,63 @@ def direct_conv_kernel():
             oh, ow = out.shape[2], out.shape[3]
             hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
             wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            # the output channels in blocks: a block's padded planes and
+            # accumulators stay in the fast caches
+            blk = min(cout, DIRECT_CHANNEL_BLOCK)
+            e = np.zeros((hp, wp * blk), x.dtype)
+            acc = np.empty((oh, ow * blk), x.dtype)
             # few channels, stride 1 along rows: a tap is one multiply-add
             # along a whole output row (the filters repeated along it)
             rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
-            e = np.zeros((hp, wp * cout), x.dtype)
-            acc = np.empty((oh, ow * cout), x.dtype)
-            rl = ow * cout
-            wrow = np.empty((kh, kw, rl if rows else 0), x.dtype)
+            wrow = np.empty((kh, kw, ow * blk if rows else 0), x.dtype)
             for b in range(n):
-                acc[:] = 0.0
-                for c in range(cg):
-                    if rows:
-                        for ky in range(kh):
-                            for kx in range(kw):
-                                for ox in range(ow):
-                                    for co in range(cout):
-                                        wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
-                    # row by row: one row of ``e`` stays in cache while
-                    # every channel is scattered into it
-                    for iy in range(ih):
-                        er = e[iy + ph]
-                        for co in range(cout):
-                            xr = x[b, (co // mg) * cg + c, iy]
-                            for ix in range(iw):
-                                er[(ix + pw) * cout + co] = xr[ix]
+                for c0 in range(0, cout, blk):
+                    nb = min(blk, cout - c0)
+                    rl = ow * nb
+                    acc[:] = 0.0
+                    if nb < blk:
+                        e[:] = 0.0
+                    for c in range(cg):
+                        if rows:
+                            for ky in range(kh):
+                                for kx in range(kw):
+                                    for ox in range(ow):
+                                        for co in range(nb):
+                                            wrow[ky, kx, ox * nb + co] = wt[c, ky, kx, c0 + co]
+                        # row by row: one row of ``e`` stays in cache while
+                        # every channel is scattered into it
+                        for iy in range(ih):
+                            er = e[iy + ph]
+                            for co in range(nb):
+                                xr = x[b, ((c0 + co) // mg) * cg + c, iy]
+                                for ix in range(iw):
+                                    er[(ix + pw) * nb + co] = xr[ix]
+                        for oy in range(oh):
+                            ar = acc[oy]
+                            for ky in range(kh):
+                                er = e[oy * sh + ky * dh]
+                                if rows:
+                                    for kx in range(kw):
+                                        j0 = kx * dw * nb
+                                        src = er[j0:j0 + rl]
+                                        wr = wrow[ky, kx]
+                                        for j in range(rl):
+                                            ar[j] += wr[j] * src[j]
+                                else:
+                                    for ox in range(ow):
+                                        a = ar[ox * nb:(ox + 1) * nb]
+                                        for kx in range(kw):
+                                            j0 = (ox * sw + kx * dw) * nb
+                                            src = er[j0:j0 + nb]
+                                            wr = wt[c, ky, kx, c0:c0 + nb]
+                                            for co in range(nb):
+                                                a[co] += wr[co] * src[co]
                     for oy in range(oh):
                         ar = acc[oy]
-                        for ky in range(kh):
-                            er = e[oy * sh + ky * dh]
-                            if rows:
-                                for kx in range(kw):
-                                    j0 = kx * dw * cout
-                                    src = er[j0:j0 + rl]
-                                    wr = wrow[ky, kx]
-                                    for j in range(rl):
-                                        ar[j] += wr[j] * src[j]
-                            else:
-                                for ox in range(ow):
-                                    a = ar[ox * cout:(ox + 1) * cout]
-                                    for kx in range(kw):
-                                        j0 = (ox * sw + kx * dw) * cout
-                                        src = er[j0:j0 + cout]
-                                        wr = wt[c, ky, kx]
-                                        for co in range(cout):
-                                            a[co] += wr[co] * src[co]
-                for oy in range(oh):
-                    ar = acc[oy]
-                    for co in range(cout):
-                        orow = out[b, co, oy]
-                        for ox in range(ow):
-                            orow[ox] = ar[ox * cout + co]
+                        for co in range(nb):
+                            orow = out[b, c0 + co, oy]
+                            for ox in range(ow):
+                                orow[ox] = ar[ox * nb + co]
 
         _direct = direct
     return _direct or None
