@@ -46,6 +46,7 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_WIDE", 0)
     assert depthwise.depthwise_preferred(x, w, dims, pb)
     got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
     want = _numpy_path(monkeypatch, x, w, s, d, pb, pe)
@@ -97,6 +98,9 @@ def test_depthwise_near_misses():
     assert depthwise.depthwise_preferred(x, dw, (20, 20), (1, 1))
     assert depthwise.depthwise_preferred(x, dw, (12, 12), (1, 1))
     assert not depthwise.depthwise_preferred(x, dw, (11, 12), (1, 1))  # small map: direct
+    dw5 = np.zeros((8, 1, 1, 5, 5), f32)
+    assert depthwise.depthwise_preferred(x, dw5, (20, 20), (2, 2))
+    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))  # 5x5 on 14x14: direct
     assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),
