@@ -1077,9 +1077,9 @@ FAST_CONVOLUTIONS = [
          _conv_attrs(d=(2, 1), pb=(2, 1), pe=(2, 1)), id="depthwise-dil"),
     case("GroupConvolution", [f32(1, 5, 9, 9), C(f32(5, 1, 1, 3, 3))],
          _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-stride2"),
-    # depthwise on a large map (plane-by-plane kernel)
+    # depthwise on a large map (depthwise kernel)
     case("GroupConvolution", [f32(1, 8, 180, 181), C(f32(8, 1, 1, 3, 3))],
-         _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-planes"),
+         _conv_attrs(s=(2, 2), pb=(1, 1), pe=(1, 1)), id="depthwise-large"),
     # direct kernel: depthwise with a channel multiplier, small grouped maps
     case("GroupConvolution", [f32(1, 4, 6, 5), C(f32(4, 3, 1, 5, 5))],
          _conv_attrs(auto_pad="same_upper"), id="depthwise-multiplier-direct"),
@@ -1103,7 +1103,7 @@ FAST_CONVOLUTIONS = [
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    for kernel in ("_direct", "_flat", "_im2col"):
+    for kernel in ("_direct", "_flat", "_im2col", "_blocked"):
         monkeypatch.setattr(conv, kernel, False)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
@@ -1160,17 +1160,18 @@ def test_valid_tap_conv_matches_gemm_paths(xs, ws, s, d, pb, pe, dtype, monkeypa
     ((1, 4, 6, 6), (7, 7), (1, 2), (1, 1), (3, 3), (3, 3)),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_depthwise_planes_match_numpy_path(xs, k, s, d, pb, pe, dtype, monkeypatch):
-    """The plane-by-plane depthwise kernel (large maps; here forced, its
-    channels split over tasks) gives the numpy tap path's results."""
-    from xmo.backends.cpu.kernels import convolution as conv
+def test_depthwise_kernel_matches_numpy_path(xs, k, s, d, pb, pe, dtype, monkeypatch):
+    """The depthwise kernel (larger maps; here forced, its channels split over
+    tasks) gives the numpy tap path's results."""
+    from xmo.backends.cpu.kernels import convolution as conv, depthwise
 
     x = f32(*xs).astype(dtype)
     w = f32(xs[1], 1, 1, *k).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], k, s, d, pb, pe)
-    monkeypatch.setattr(conv, "PLANES_MIN_BYTES", 0)
-    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
-    assert conv.planes_preferred(x, w, dims, s, d, pb)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_WIDE", 0)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    assert depthwise.depthwise_preferred(x, w, dims, pb)
     _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe)
 
 

@@ -20,7 +20,7 @@ def _arrays(xs, ws, dtype):
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_flat", "_im2col", "_planes", "_blocked"):
+        for kernel in ("_direct", "_flat", "_im2col", "_blocked"):
             m.setattr(conv, kernel, False)
         m.setattr(conv, "patch_eligible", lambda *a: False)
         return conv.grouped_conv(x, w, s, d, pb, pe)
@@ -50,11 +50,10 @@ def test_flat_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
     tasks) gives the numpy path's results."""
     x, w = _arrays(xs, ws, dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
-    monkeypatch.setattr(conv, "FLAT_MIN_DEPTHWISE_WIDTH", 0)
     monkeypatch.setattr(conv, "FLAT_MIN_GROUPED_PIXELS", 0)
     monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
-    if ws[1] == ws[2] == 1 and s != (1, 1):
-        assert not conv.flat_preferred(x, w, dims, s, pb)  # strided depthwise: other kernels
+    if ws[2] == 1:
+        assert not conv.flat_preferred(x, w, dims, s, pb)  # depthwise: other kernels
         got = conv.flat_conv(x, w, s, d, pb, dims)
     else:
         assert conv.flat_preferred(x, w, dims, s, pb)
@@ -133,11 +132,12 @@ def test_flat_and_im2col_near_misses():
     x = np.zeros((1, 8, 40, 40), f32)
     dims = (40, 40)
     dw = np.zeros((8, 1, 1, 3, 3), f32)
-    assert conv.flat_preferred(x, dw, dims, (1, 1), (1, 1))
-    assert not conv.flat_preferred(x, dw, (20, 20), (2, 2), (1, 1))  # strided depthwise
-    assert not conv.flat_preferred(x, dw, (40, 12), (1, 1), (1, 1))  # narrow rows
-    assert not conv.flat_preferred(x, dw, dims, (1, 1), (-1, 1))  # cropping pads
-    assert not conv.flat_preferred(x.astype(np.float16), dw.astype(np.float16), dims, (1, 1), (1, 1))
+    gw = np.zeros((4, 2, 2, 3, 3), f32)
+    assert conv.flat_preferred(x, gw, dims, (1, 1), (1, 1))
+    assert not conv.flat_preferred(x, dw, dims, (1, 1), (1, 1))  # depthwise: its own kernel
+    assert not conv.flat_preferred(x, dw, (20, 20), (2, 2), (1, 1))
+    assert not conv.flat_preferred(x, gw, dims, (1, 1), (-1, 1))  # cropping pads
+    assert not conv.flat_preferred(x.astype(np.float16), gw.astype(np.float16), dims, (1, 1), (1, 1))
     assert not conv.flat_preferred(x, np.zeros((1, 4, 8, 3, 3), f32), dims, (1, 1), (1, 1))  # one group
     assert not conv.flat_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (8, 8), (1, 1), (1, 1))
     big = np.zeros((1, 64, 40, 40), f32)

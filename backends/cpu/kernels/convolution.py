@@ -6,12 +6,13 @@ one GEMM for pointwise convolutions, a GEMM per kernel tap over only the
 outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
-(:func:`flat_conv` on larger maps, :func:`direct_conv` on small ones,
-:func:`depthwise_planes` for large strided depthwise maps; split across the
-CPU-backend threads), single-group convolutions as im2col + GEMM in blocks
-of output rows split over the threads (:func:`blocked_conv`), the im2col
-matrix gathered by one numba pass (:func:`im2col`) or, for a patch embedding
-(stride == kernel), by one transposed copy (:func:`patches`).
+(depthwise: :func:`~xmo.backends.cpu.kernels.depthwise.depthwise_conv` on
+larger maps; grouped: :func:`flat_conv` on larger maps; :func:`direct_conv`
+on small ones; split across the CPU-backend threads), single-group
+convolutions as im2col + GEMM in blocks of output rows split over the threads
+(:func:`blocked_conv`), the im2col matrix gathered by one numba pass
+(:func:`im2col`) or, for a patch embedding (stride == kernel), by one
+transposed copy (:func:`patches`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     tap_views,
     window_views,
+)
+from xmo.backends.cpu.kernels.depthwise import (
+    depthwise_conv,
+    depthwise_preferred,
+    depthwise_weights,
 )
 from xmo.backends.cpu.kernels.matmul import sized_matmul
 from xmo.backends.cpu import threads
@@ -65,10 +71,10 @@ def grouped_conv(
 
     Single-group 2-D convolutions whose taps mostly read padding run
     :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
-    grouped convolutions run :func:`direct_conv` (or, on large depthwise maps,
-    :func:`depthwise_planes`) when numba is there (:func:`direct_eligible`);
-    grouped ones with few channels per group and larger maps run
-    :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
+    grouped convolutions run :func:`direct_conv` (or, on larger depthwise
+    maps, :func:`depthwise_conv`: ``depthwise_preferred``) when numba is there
+    (:func:`direct_eligible`); grouped ones with few channels per group and
+    larger maps run :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
     GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
     per kernel tap, few output channels at stride 1 on large maps the
     tap-GEMM (:func:`tap_gemm_preferred`), anything else one GEMM per group
@@ -84,8 +90,9 @@ def grouped_conv(
     if flat_preferred(x, w, out_dims, strides, pads_begin):
         return flat_conv(x, w, strides, dilations, pads_begin, out_dims)
     if direct_eligible(x, w, out_dims, pads_begin):
-        if planes_preferred(x, w, out_dims, strides, dilations, pads_begin):
-            return depthwise_planes(x, plane_weights(w), strides, dilations, pads_begin, out_dims)
+        if depthwise_preferred(x, w, out_dims, pads_begin):
+            return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
+                                  out_dims)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
@@ -167,6 +174,9 @@ DIRECT_MAX_GROUPED_PIXELS = 16
 #: runs each tap along whole output rows rather than pixel by pixel (read when
 #: the kernel is compiled)
 ROW_TAPS_MAX_CHANNELS = 16
+#: the direct kernel runs the output channels in blocks of this many (read
+#: when the kernel is compiled)
+DIRECT_CHANNEL_BLOCK = 128
 #: the direct kernel splits its groups across the CPU-backend threads at
 #: about this many multiply-adds per task (smaller convolutions run whole)
 DIRECT_MACS_PER_TASK = 500_000
@@ -253,7 +263,8 @@ def direct_conv_kernel():
     one multiply-add over all output channels at once: fast on small maps,
     where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
     row stride 1, a tap runs along whole output rows instead; the constant is
-    read at compile time). Each output sums its terms in im2col order
+    read at compile time). The output channels run in blocks of
+    ``DIRECT_CHANNEL_BLOCK`` (their padded planes stay in the fast caches). Each output sums its terms in im2col order
     (channel, tap row, tap column) in the output dtype, like the numpy path."""
     global _direct
     if _direct is None:
@@ -270,175 +281,74 @@ def direct_conv_kernel():
             oh, ow = out.shape[2], out.shape[3]
             hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
             wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+            # the output channels in blocks: a block's padded planes and
+            # accumulators stay in the fast caches
+            blk = min(cout, DIRECT_CHANNEL_BLOCK)
+            e = np.zeros((hp, wp * blk), x.dtype)
+            acc = np.empty((oh, ow * blk), x.dtype)
             # few channels, stride 1 along rows: a tap is one multiply-add
             # along a whole output row (the filters repeated along it)
             rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
-            e = np.zeros((hp, wp * cout), x.dtype)
-            acc = np.empty((oh, ow * cout), x.dtype)
-            rl = ow * cout
-            wrow = np.empty((kh, kw, rl if rows else 0), x.dtype)
+            wrow = np.empty((kh, kw, ow * blk if rows else 0), x.dtype)
             for b in range(n):
-                acc[:] = 0.0
-                for c in range(cg):
-                    if rows:
-                        for ky in range(kh):
-                            for kx in range(kw):
-                                for ox in range(ow):
-                                    for co in range(cout):
-                                        wrow[ky, kx, ox * cout + co] = wt[c, ky, kx, co]
-                    # row by row: one row of ``e`` stays in cache while
-                    # every channel is scattered into it
-                    for iy in range(ih):
-                        er = e[iy + ph]
-                        for co in range(cout):
-                            xr = x[b, (co // mg) * cg + c, iy]
-                            for ix in range(iw):
-                                er[(ix + pw) * cout + co] = xr[ix]
+                for c0 in range(0, cout, blk):
+                    nb = min(blk, cout - c0)
+                    rl = ow * nb
+                    acc[:] = 0.0
+                    if nb < blk:
+                        e[:] = 0.0
+                    for c in range(cg):
+                        if rows:
+                            for ky in range(kh):
+                                for kx in range(kw):
+                                    for ox in range(ow):
+                                        for co in range(nb):
+                                            wrow[ky, kx, ox * nb + co] = wt[c, ky, kx, c0 + co]
+                        # row by row: one row of ``e`` stays in cache while
+                        # every channel is scattered into it
+                        for iy in range(ih):
+                            er = e[iy + ph]
+                            for co in range(nb):
+                                xr = x[b, ((c0 + co) // mg) * cg + c, iy]
+                                for ix in range(iw):
+                                    er[(ix + pw) * nb + co] = xr[ix]
+                        for oy in range(oh):
+                            ar = acc[oy]
+                            for ky in range(kh):
+                                er = e[oy * sh + ky * dh]
+                                if rows:
+                                    for kx in range(kw):
+                                        j0 = kx * dw * nb
+                                        src = er[j0:j0 + rl]
+                                        wr = wrow[ky, kx]
+                                        for j in range(rl):
+                                            ar[j] += wr[j] * src[j]
+                                else:
+                                    for ox in range(ow):
+                                        a = ar[ox * nb:(ox + 1) * nb]
+                                        for kx in range(kw):
+                                            j0 = (ox * sw + kx * dw) * nb
+                                            src = er[j0:j0 + nb]
+                                            wr = wt[c, ky, kx, c0:c0 + nb]
+                                            for co in range(nb):
+                                                a[co] += wr[co] * src[co]
                     for oy in range(oh):
                         ar = acc[oy]
-                        for ky in range(kh):
-                            er = e[oy * sh + ky * dh]
-                            if rows:
-                                for kx in range(kw):
-                                    j0 = kx * dw * cout
-                                    src = er[j0:j0 + rl]
-                                    wr = wrow[ky, kx]
-                                    for j in range(rl):
-                                        ar[j] += wr[j] * src[j]
-                            else:
-                                for ox in range(ow):
-                                    a = ar[ox * cout:(ox + 1) * cout]
-                                    for kx in range(kw):
-                                        j0 = (ox * sw + kx * dw) * cout
-                                        src = er[j0:j0 + cout]
-                                        wr = wt[c, ky, kx]
-                                        for co in range(cout):
-                                            a[co] += wr[co] * src[co]
-                for oy in range(oh):
-                    ar = acc[oy]
-                    for co in range(cout):
-                        orow = out[b, co, oy]
-                        for ox in range(ow):
-                            orow[ox] = ar[ox * cout + co]
+                        for co in range(nb):
+                            orow = out[b, c0 + co, oy]
+                            for ox in range(ow):
+                                orow[ox] = ar[ox * nb + co]
 
         _direct = direct
     return _direct or None
 
 
-#: plain depthwise convolutions run :func:`depthwise_planes` rather than the
-#: direct kernel when the direct kernel's channels-innermost copy of the
-#: padded input reaches this many bytes (it no longer stays in cache) ...
-PLANES_MIN_BYTES = 4 << 20
-#: ... or this many with at most ``PLANES_FEW_CHANNELS`` channels (short
-#: vectors over the channels, long rows)
-PLANES_MIN_BYTES_FEW = 1 << 20
-PLANES_FEW_CHANNELS = 16
-
-
-def planes_preferred(
-    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], strides: Sequence[int],
-    dilations: Sequence[int], pads_begin: Sequence[int],
-) -> bool:
-    """Whether a grouped convolution the direct kernel could take
-    (:func:`direct_eligible`) runs faster on :func:`depthwise_planes`: one
-    input and one output channel per group, and a large input map."""
-    g, mg, cg, kh, kw = w.shape
-    if mg != 1 or cg != 1 or depthwise_planes_kernel() is None:
-        return False
-    hp = max(x.shape[2] + pads_begin[0], (out_dims[0] - 1) * strides[0] + (kh - 1) * dilations[0] + 1)
-    wp = max(x.shape[3] + pads_begin[1], (out_dims[1] - 1) * strides[1] + (kw - 1) * dilations[1] + 1)
-    size = hp * wp * g * x.dtype.itemsize
-    return size >= PLANES_MIN_BYTES or (g <= PLANES_FEW_CHANNELS and size >= PLANES_MIN_BYTES_FEW)
-
-
-def plane_weights(w: np.ndarray) -> np.ndarray:
-    """[G, 1, 1, Kh, Kw] depthwise filters as :func:`depthwise_planes` takes
-    them: contiguous [G, Kh, Kw]."""
-    return np.ascontiguousarray(w.reshape((w.shape[0],) + w.shape[3:]))
-
-
-def depthwise_planes(
-    x: np.ndarray, wt: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], out_dims: tuple[int, ...],
-) -> np.ndarray:
-    """2-D depthwise convolution (one input and one output channel per group)
-    plane by plane in the NCHW layout: each output row sums its taps' input
-    rows (the taps and columns that fall on the padding skipped), channels
-    split across the CPU-backend threads. ``x`` [N, C, H, W], ``wt`` from
-    :func:`plane_weights`; each output sums its terms in tap order, like the
-    other paths."""
-    n, c = x.shape[:2]
-    kh, kw = wt.shape[1:]
-    out = np.empty((n, c) + tuple(out_dims), x.dtype)
-    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
-    kernel = depthwise_planes_kernel()
-    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    macs = n * c * kh * kw * math.prod(out_dims)
-    parts = min(threads.threads(), c, max(1, macs // DIRECT_MACS_PER_TASK))
-    threads.run_tasks([(kernel, (x, wt, *geometry, out, c * i // parts, c * (i + 1) // parts))
-                       for i in range(parts)])
-    return out
-
-
-_planes: object = None
-
-
-def depthwise_planes_kernel():
-    """numba kernel of :func:`depthwise_planes` (None without numba):
-    ``planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1)`` computes the
-    channels ``[c0, c1)``."""
-    global _planes
-    if _planes is None:
-        try:
-            import numba
-        except ImportError:
-            _planes = False
-            return None
-
-        @numba.njit(cache=True, nogil=True)
-        def planes(x, wt, sh, sw, dh, dw, ph, pw, out, c0, c1):  # pragma: no cover (compiled)
-            n, _, ih, iw = x.shape
-            kh, kw = wt.shape[1], wt.shape[2]
-            oh, ow = out.shape[2], out.shape[3]
-            for b in range(n):
-                for c in range(c0, c1):
-                    xc = x[b, c]
-                    oc = out[b, c]
-                    for oy in range(oh):
-                        orow = oc[oy]
-                        orow[:] = 0.0
-                        for ky in range(kh):
-                            iy = oy * sh + ky * dh - ph
-                            if iy < 0 or iy >= ih:
-                                continue
-                            xr = xc[iy]
-                            for kx in range(kw):
-                                wv = wt[c, ky, kx]
-                                off = kx * dw - pw
-                                o0 = max(0, -(off // sw))
-                                o1 = min(ow, (iw - 1 - off) // sw + 1)
-                                if o1 <= o0:
-                                    continue
-                                # slices: non-negative loop indices vectorize
-                                i0 = o0 * sw + off
-                                dst = orow[o0:o1]
-                                src = xr[i0:i0 + (o1 - o0 - 1) * sw + 1:sw]
-                                for j in range(o1 - o0):
-                                    dst[j] += wv * src[j]
-
-        _planes = planes
-    return _planes or None
-
-
 #: grouped convolutions run :func:`flat_conv` with at most this many input
 #: and output channels per group (more: one GEMM per group pays) ...
 FLAT_MAX_GROUP_CHANNELS = 16
-#: ... depthwise ones (one input and output channel per group) at stride 1
-#: with output rows at least this wide (narrower maps and strided ones: the
-#: direct or plane kernel) ...
-FLAT_MIN_DEPTHWISE_WIDTH = 20
-#: ... other grouped ones with at least this many output pixels (fewer: the
-#: im2col GEMMs)
+#: ... and at least this many output pixels (fewer: the im2col GEMMs; depthwise
+#: ones, one input channel per group, run :func:`depthwise_conv` or the direct
+#: kernel)
 FLAT_MIN_GROUPED_PIXELS = 1024
 
 
@@ -447,19 +357,15 @@ def flat_preferred(
     pads_begin: Sequence[int],
 ) -> bool:
     """Whether :func:`flat_conv` runs this grouped convolution (``w``:
-    [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, float, non-negative leading pads, few
-    channels per group, and a large enough output map (depthwise: stride 1,
-    wide rows), numba available."""
+    [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, float, non-negative leading pads, more
+    than one but few input channels per group, few output channels per group,
+    a large enough output map, numba available."""
     if w.ndim != 5 or x.ndim != 4:
         return False
     g, mg, cg = w.shape[:3]
     if (g == 1 or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype or min(pads_begin) < 0
-            or max(mg, cg) > FLAT_MAX_GROUP_CHANNELS):
-        return False
-    if mg == 1 and cg == 1:
-        if any(s != 1 for s in strides) or out_dims[1] < FLAT_MIN_DEPTHWISE_WIDTH:
-            return False
-    elif math.prod(out_dims) < FLAT_MIN_GROUPED_PIXELS:
+            or cg == 1 or max(mg, cg) > FLAT_MAX_GROUP_CHANNELS
+            or math.prod(out_dims) < FLAT_MIN_GROUPED_PIXELS):
         return False
     return flat_conv_kernel() is not None
 
@@ -1001,7 +907,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
     group) convolutions are one GEMM; the other 2-D forms that
     :func:`grouped_conv` would choose are bound directly (the flat-tap, direct
-    and plane kernels, patches and im2col GEMMs), the rest run
+    and depthwise kernels, patches and im2col GEMMs), the rest run
     :func:`grouped_conv`."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
@@ -1026,9 +932,9 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if flat_preferred(x, wp, out_dims, strides, pb):
             return lambda v: flat_conv(v, wp, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
-            if planes_preferred(x, wp, out_dims, strides, dil, pb):
-                pw = plane_weights(wp)
-                return lambda v: depthwise_planes(v, pw, strides, dil, pb, out_dims)
+            if depthwise_preferred(x, wp, out_dims, pb):
+                dw = depthwise_weights(wp)
+                return lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
         kp = math.prod(wp.shape[3:])

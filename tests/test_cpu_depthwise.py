@@ -1,0 +1,111 @@
+"""The CPU backend's depthwise kernel (kernels/depthwise.py) and the direct
+kernel's channel blocks against the numpy tap / im2col path, and the near
+misses that must not take the depthwise kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels import convolution as conv
+from xmo.backends.cpu.kernels import depthwise
+
+RNG = np.random.default_rng(2029)
+TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
+
+
+def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
+    """``grouped_conv`` with every numba kernel off (as without numba)."""
+    with monkeypatch.context() as m:
+        for kernel in ("_direct", "_flat", "_im2col"):
+            m.setattr(conv, kernel, False)
+        m.setattr(depthwise, "_kernel", False)
+        assert not depthwise.depthwise_eligible(x, w, pb)
+        return conv.grouped_conv(x, w, s, d, pb, pe)
+
+
+# x, w [G, Mg, 1, Kh, Kw], strides, dilations, pads_begin, pads_end
+DEPTHWISE = [
+    ((1, 5, 13, 17), (5, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((2, 3, 15, 14), (3, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),  # batch 2, stride 2
+    ((1, 4, 17, 19), (4, 1, 1, 5, 5), (2, 2), (1, 1), (2, 1), (1, 2)),  # asymmetric pads
+    ((1, 3, 14, 16), (3, 2, 1, 3, 3), (1, 2), (2, 1), (2, 1), (0, 3)),  # multiplier, dilation
+    ((1, 2, 21, 20), (2, 1, 1, 7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),  # 7x7
+    ((1, 3, 19, 23), (3, 1, 1, 7, 7), (2, 2), (1, 2), (3, 2), (2, 7)),
+    ((2, 2, 16, 15), (2, 3, 1, 2, 4), (3, 2), (1, 1), (0, 2), (1, 0)),  # generic taps, stride 3
+    ((1, 3, 12, 13), (3, 1, 1, 1, 1), (2, 2), (1, 1), (0, 0), (0, 0)),  # 1x1
+    ((1, 3, 14, 15), (3, 1, 1, 3, 3), (1, 1), (1, 1), (-1, 0), (1, -2)),  # cropping pads
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", DEPTHWISE)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
+    x = RNG.uniform(-2, 2, xs).astype(dtype)
+    w = RNG.uniform(-2, 2, ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_WIDE", 0)
+    assert depthwise.depthwise_preferred(x, w, dims, pb)
+    got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
+    want = _numpy_path(monkeypatch, x, w, s, d, pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, **TOL[dtype])
+    if min(pb) >= 0:  # the route grouped_conv takes
+        np.testing.assert_array_equal(conv.grouped_conv(x, w, s, d, pb, pe), got)
+
+
+def test_depthwise_split_is_exact(monkeypatch):
+    """Channels split across tasks give the whole-run result bit for bit."""
+    x = RNG.uniform(-2, 2, (2, 7, 20, 18)).astype(np.float32)
+    w = depthwise.depthwise_weights(RNG.uniform(-2, 2, (7, 2, 1, 3, 3)).astype(np.float32))
+    dims = conv.conv_out_dims((20, 18), (3, 3), (2, 2), (1, 1), (1, 1), (1, 1))
+    whole = depthwise.depthwise_conv(x, w, 2, (2, 2), (1, 1), (1, 1), dims)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    old = threads.threads()
+    threads.set_threads(2)
+    try:
+        split = depthwise.depthwise_conv(x, w, 2, (2, 2), (1, 1), (1, 1), dims)
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(split, whole)
+
+
+@pytest.mark.parametrize("xs,ws,s,pb,pe", [
+    ((1, 130, 6, 7), (130, 1, 1, 5, 5), (1, 1), (2, 2), (2, 2)),  # one partial block
+    ((2, 290, 5, 5), (290, 1, 1, 3, 3), (2, 2), (1, 0), (1, 2)),
+    ((1, 90, 4, 3), (45, 3, 2, 3, 3), (1, 1), (1, 1), (1, 1)),  # blocks cut through groups
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, monkeypatch):
+    x = RNG.uniform(-2, 2, xs).astype(dtype)
+    w = RNG.uniform(-2, 2, ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, (1, 1), pb, pe)
+    monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 1 << 20)
+    assert conv.direct_eligible(x, w, dims, pb)
+    assert not depthwise.depthwise_preferred(x, w, dims, pb)  # small map
+    got = conv.grouped_conv(x, w, s, (1, 1), pb, pe)
+    want = _numpy_path(monkeypatch, x, w, s, (1, 1), pb, pe)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, **TOL[dtype])
+
+
+def test_depthwise_near_misses():
+    f32 = np.float32
+    x = np.zeros((1, 8, 20, 20), f32)
+    dw = np.zeros((8, 1, 1, 3, 3), f32)
+    assert depthwise.depthwise_preferred(x, dw, (20, 20), (1, 1))
+    assert depthwise.depthwise_preferred(x, dw, (12, 12), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dw, (11, 12), (1, 1))  # small map: direct
+    dw5 = np.zeros((8, 1, 1, 5, 5), f32)
+    assert depthwise.depthwise_preferred(x, dw5, (20, 20), (2, 2))
+    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))  # 5x5 on 14x14: direct
+    assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
+    assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
+    assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),
+                                             (20, 20), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dw.astype(np.float64), (20, 20), (1, 1))
+    assert not depthwise.depthwise_preferred(np.zeros((1, 8, 20), f32), np.zeros((8, 1, 1, 3), f32),
+                                             (20,), (1,))  # 1-D
+    assert not conv.flat_preferred(x, dw, (20, 20), (1, 1), (1, 1))  # depthwise: not flat
