@@ -255,12 +255,11 @@ def _jit_sequence(node: KernelNode, kind: str, x: np.ndarray, states: list[np.nd
     if threads.threads() > 1 and work >= PARALLEL_MIN_WORK:
         chunks = min(bsz, max(1, threads.threads() // dirs))
     tasks = []
+    step = -(-bsz // chunks)
     for d in range(dirs):
-        ys_d = ys[:, d]
-        step = -(-bsz // chunks)
         for b0 in range(0, bsz, step):
-            tasks.append((run, (kd, dt == np.float32, gx[:, :, d], wts.rt[d], wts.rb[d], h[d], c[d], lengths,
-                                reverse or d == 1, clip, lbr, ys_d, b0, min(bsz, b0 + step))))
+            tasks.append((run, (kd, dt == np.float32, gx, d, wts.rt[d], wts.rb[d], h, c, lengths,
+                                reverse or d == 1, clip, lbr, ys, b0, min(bsz, b0 + step))))
     threads.run_tasks(tasks)
     return (ys, *(np.ascontiguousarray(f.transpose(1, 0, 2)) for f in finals))
 

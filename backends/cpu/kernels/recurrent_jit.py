@@ -87,17 +87,19 @@ def tanh_span(a, j0, n, fast, pb, bits, scale):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
-def run_direction(kind, fast, gx, rt, rb, h, c, lengths, reverse, clip, lbr, y, b0, b1):  # pragma: no cover (compiled)
-    # batch entries b0..b1 of one direction (fast: gx is f32): gx [B, T, G*H] the input
-    # projections plus bias in time order, rt [H, G*H] = R^T, rb [H] the
-    # GRU recurrent bias of the candidate (linear_before_reset), h, c [B, H]
-    # the states (updated in place; c only for LSTM), lengths [B] (int64,
-    # within 0..T), y [B, T, H] zeros: the outputs of the active steps.
+def run_direction(kind, fast, gx, d, rt, rb, h, c, lengths, reverse, clip, lbr, y, b0, b1):  # pragma: no cover (compiled)
+    # batch entries b0..b1 of direction d (fast: gx is f32): gx [B, T, D,
+    # G*H] the input projections plus bias in time order, rt [H, G*H] = R^T
+    # of direction d, rb [H] its GRU recurrent bias of the candidate
+    # (linear_before_reset), h, c [D, B, H] the states (updated in place; c
+    # only for LSTM), lengths [B] (int64, within 0..T), y [B, D, T, H]
+    # zeros: the outputs of the active steps (whole arrays, all C-contiguous:
+    # one compiled signature per dtype).
     # Step t of a reverse direction reads and writes time lengths[b]-1-t.
     # Gates in the OpenVINO order (LSTM f, i, c, o; GRU z, r, h). f32: the
     # activations in f32 with a vectorised exp (relative error ~1e-7,
     # tanh's absolute); f64: math.exp / math.tanh
-    hs = h.shape[1]
+    hs = h.shape[2]
     g = rt.shape[1]
     z = np.empty(g, gx.dtype)
     a = np.empty(g, gx.dtype)
@@ -113,14 +115,14 @@ def run_direction(kind, fast, gx, rt, rb, h, c, lengths, reverse, clip, lbr, y, 
     zero = np.uint64(0)
     for b in range(b0, b1):
         ln = lengths[b]
-        hb = h[b]
+        hb = h[d, b]
         for t in range(ln):
             tt = ln - 1 - t if reverse else t
             matvec(hb, rt, z, zero, n1)
-            xg = gx[b, tt]
-            yb = y[b, tt]
+            xg = gx[b, tt, d]
+            yb = y[b, d, tt]
             if kind == KIND_LSTM:
-                cb = c[b]
+                cb = c[d, b]
                 pre(a, xg, z, zero, np.uint64(g), clip)
                 sigmoid_span(a, zero, h2, fast, pb, bits, scale)  # f, i
                 tanh_span(a, h2, nh, fast, pb, bits, scale)  # c
