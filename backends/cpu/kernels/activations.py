@@ -307,6 +307,13 @@ def _gelu(node: KernelNode, x: np.ndarray) -> np.ndarray:
             t = np.array(x, order="C")
             apply(t, t, None, None, 0, t.shape[-1] if t.ndim else 1)
             return t
+    if mode == "tanh" and x.dtype == np.float32 and x.size:
+        rk = row_kernels()
+        if rk is not None:  # one pass, elements in ranges on the helper pool
+            xc = np.ascontiguousarray(x).reshape(-1)
+            out = np.empty(x.shape, x.dtype)
+            run_rows(rk.gelu_tanh, xc.size, 1, xc, out.reshape(-1))
+            return out
     # 0.5 * x * (1 + f(x)), in one buffer
     if mode == "tanh":
         t = np.multiply(x, x)
@@ -422,10 +429,11 @@ def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     ax = _axis(node, x)
     if ax == x.ndim - 1 and x.size and x.dtype in ROW_DTYPES:
         rk = row_kernels()
-        if rk is not None:
-            xc = np.ascontiguousarray(x)
+        if rk is not None:  # rows in ranges on the helper pool when large
+            n = x.shape[-1]
             out = np.empty(x.shape, x.dtype)
-            rk.softmax(xc.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1]))
+            run_rows(rk.softmax_range, x.size // n, n,
+                     np.ascontiguousarray(x).reshape(-1, n), out.reshape(-1, n))
             return out
     e = np.subtract(x, np.max(x, axis=ax, keepdims=True))
     np.exp(e, out=e)

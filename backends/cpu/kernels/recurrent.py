@@ -4,6 +4,15 @@ semantics) and ReverseSequence, which share the per-batch sequence reversal.
 The input projection of every time step is one GEMM before the time loop; each
 step is then one small GEMM per direction, vectorized over the batch. Steps past
 a batch entry's ``seq_lengths`` leave its state unchanged and output zeros.
+
+With numba, the default activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid,
+tanh, tanh) and f32/f64 work, the projections of all directions are one GEMM
+(:func:`~xmo.backends.cpu.kernels.matmul.sized_matmul`, split over the pool when
+large) and the time loop is one compiled call per direction and batch range
+(:mod:`~xmo.backends.cpu.kernels.recurrent_jit`: the recurrent product and the
+cell update fused, the gates in f64), the directions (a single direction: the
+batch split in ranges) on the helper pool (:func:`threads.run_tasks`). Constant
+weights are transposed and cast once (the kernel's plan).
 """
 
 from __future__ import annotations
@@ -12,9 +21,39 @@ from collections.abc import Callable
 
 import numpy as np
 
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels._common import float_work, norm_axis
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.kernels.matmul import sized_matmul
+from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
+
+#: cell kinds of :mod:`~xmo.backends.cpu.kernels.recurrent_jit`
+KIND_RNN, KIND_GRU, KIND_LSTM = range(3)
+_KINDS = {"rnn": KIND_RNN, "gru": KIND_GRU, "lstm": KIND_LSTM}
+_DEFAULT_ACTIVATIONS = {"rnn": ["tanh"], "gru": ["sigmoid", "tanh"],
+                        "lstm": ["sigmoid", "tanh", "tanh"]}
+#: recurrent multiply-adds (all steps and directions) from which the time
+#: loops run on the helper pool
+PARALLEL_MIN_WORK = 1 << 17
+#: element types of the compiled time loop
+_JIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_jit: object = None  # recurrent_jit.run_direction, or False without numba
+
+
+def sequence_kernel():
+    """The compiled time loop (:func:`recurrent_jit.run_direction`), or None
+    without numba."""
+    global _jit
+    if _jit is None:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            _jit = False
+            return None
+        from xmo.backends.cpu.kernels import recurrent_jit
+
+        _jit = recurrent_jit.run_direction
+    return _jit or None
 
 
 def reverse_index(lengths: np.ndarray, steps: int) -> np.ndarray:
@@ -80,6 +119,11 @@ def _activations(node: KernelNode, defaults: list[str]) -> list[Callable[[np.nda
     return fns
 
 
+def _default_activations(node: KernelNode, kind: str) -> bool:
+    names = [str(a).lower() for a in (node.attr("activations", ()) or ())]
+    return not names or names == _DEFAULT_ACTIVATIONS[kind]
+
+
 # ---------------------------------------------------------------------------
 # Cells: ``cell(gx, state, r, b) -> new state`` (state: tuple of [B, H] arrays)
 # ---------------------------------------------------------------------------
@@ -92,9 +136,7 @@ class _Cell:
         self.kind = kind
         self.clip = float(node.attr("clip", 0.0) or 0.0)
         self.lbr = bool(node.attr("linear_before_reset", False))
-        defaults = {"rnn": ["tanh"], "gru": ["sigmoid", "tanh"],
-                    "lstm": ["sigmoid", "tanh", "tanh"]}[kind]
-        self.acts = _activations(node, defaults)
+        self.acts = _activations(node, _DEFAULT_ACTIVATIONS[kind])
 
     def _c(self, v: np.ndarray) -> np.ndarray:
         return np.clip(v, -self.clip, self.clip) if self.clip > 0 else v
@@ -166,16 +208,112 @@ def _run_sequence(node: KernelNode, kind: str, x: np.ndarray, states: list[np.nd
     return (ys, *finals)
 
 
+class _Weights:
+    """One node's weights in the compiled loop's layout (work dtype ``dt``):
+    ``wt`` [I, D*G*H] (W^T of the directions side by side), ``bias``
+    [D*G*H], per direction ``rt`` [H, G*H] (R^T, contiguous) and ``rb``
+    (GRU linear_before_reset: the candidate's recurrent bias [H], else
+    empty)."""
+
+    def __init__(self, kind: str, lbr: bool, w: np.ndarray, r: np.ndarray, b: np.ndarray,
+                 dt: np.dtype) -> None:
+        dirs, gh, _ = w.shape
+        hsz = r.shape[-1]
+        self.wt = np.ascontiguousarray(np.concatenate(list(w.astype(dt, copy=False)), 0).T)
+        b = b.astype(dt, copy=False)
+        self.bias = np.ascontiguousarray(b[:, :gh]).reshape(-1)
+        self.rt = [np.ascontiguousarray(r[d].astype(dt, copy=False).T) for d in range(dirs)]
+        empty = np.zeros(0, dt)
+        self.rb = [np.ascontiguousarray(b[d, 3 * hsz:]) if kind == "gru" and lbr else empty
+                   for d in range(dirs)]
+
+
+def _jit_sequence(node: KernelNode, kind: str, x: np.ndarray, states: list[np.ndarray],
+                  lengths: np.ndarray, wts: _Weights, run) -> tuple[np.ndarray, ...]:
+    """The compiled path (``x`` already of the weights' dtype)."""
+    dt = x.dtype
+    bsz, steps, _ = x.shape
+    dirs = len(wts.rt)
+    hsz = states[0].shape[-1]
+    gh = wts.rt[0].shape[1]
+    lengths = np.clip(np.asarray(lengths, np.int64).reshape(-1), 0, steps)
+    lengths = np.ascontiguousarray(np.broadcast_to(lengths, (bsz,)))
+    gx = sized_matmul(x.reshape(bsz * steps, -1), wts.wt)
+    gx += wts.bias
+    gx = gx.reshape(bsz, steps, dirs, gh)
+    ys = np.zeros((bsz, dirs, steps, hsz), dt)
+    finals = [np.array(np.broadcast_to(s, (bsz, dirs, hsz)).transpose(1, 0, 2), dt, order="C")
+              for s in states]  # [D, B, H], own copies (updated in place)
+    h = finals[0]
+    c = finals[1] if kind == "lstm" else np.zeros((dirs, bsz, 0), dt)
+    reverse = str(node.attr("direction", "forward")).lower() == "reverse"
+    clip = float(node.attr("clip", 0.0) or 0.0)
+    lbr = bool(node.attr("linear_before_reset", False))
+    kd = _KINDS[kind]
+    work = dirs * bsz * steps * gh * hsz
+    chunks = 1
+    if threads.threads() > 1 and work >= PARALLEL_MIN_WORK:
+        chunks = min(bsz, max(1, threads.threads() // dirs))
+    tasks = []
+    step = -(-bsz // chunks)
+    for d in range(dirs):
+        for b0 in range(0, bsz, step):
+            tasks.append((run, (kd, dt == np.float32, gx, d, wts.rt[d], wts.rb[d], h, c, lengths,
+                                reverse or d == 1, clip, lbr, ys, b0, min(bsz, b0 + step))))
+    threads.run_tasks(tasks)
+    return (ys, *(np.ascontiguousarray(f.transpose(1, 0, 2)) for f in finals))
+
+
+def _sequence(node: KernelNode, kind: str, x: np.ndarray, states: list[np.ndarray],
+              lengths: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray,
+              prepared: dict | None = None):
+    """The compiled path where it applies, else :func:`_run_sequence`."""
+    run = sequence_kernel()
+    dt = float_work(x).dtype
+    if run is None or dt not in _JIT_DTYPES or not _default_activations(node, kind) \
+            or x.ndim != 3:
+        return _run_sequence(node, kind, x, states, lengths, w, r, b)
+    wts = prepared.get(dt) if prepared is not None else None
+    if wts is None:
+        wts = _Weights(kind, bool(node.attr("linear_before_reset", False)), w, r, b, dt)
+        if prepared is not None:
+            prepared[dt] = wts
+    return _jit_sequence(node, kind, x.astype(dt, copy=False), states, lengths, wts, run)
+
+
+def _plan_sequence(kind: str, first_weight: int):
+    """A plan binding the constant weights (inputs ``first_weight`` .. +3)
+    in the compiled loop's layout, built on the first call per dtype."""
+
+    def plan(node: KernelNode, consts: tuple):
+        w, r, b = consts[first_weight:first_weight + 3]
+        if not all(isinstance(a, np.ndarray) for a in (w, r, b)):
+            return None
+        prepared: dict = {}
+        n_states = first_weight - 2
+
+        def run(x, *rest):
+            return _sequence(node, kind, x, list(rest[:n_states]), rest[n_states], w, r, b,
+                             prepared)
+
+        return run
+
+    return plan
+
+
 @register_kernel("ov.RNNSequence")
+@plan_with(_plan_sequence("rnn", 3))
 def _rnn_sequence(node: KernelNode, x, h0, lengths, w, r, b):
-    return _run_sequence(node, "rnn", x, [h0], lengths, w, r, b)
+    return _sequence(node, "rnn", x, [h0], lengths, w, r, b)
 
 
 @register_kernel("ov.GRUSequence")
+@plan_with(_plan_sequence("gru", 3))
 def _gru_sequence(node: KernelNode, x, h0, lengths, w, r, b):
-    return _run_sequence(node, "gru", x, [h0], lengths, w, r, b)
+    return _sequence(node, "gru", x, [h0], lengths, w, r, b)
 
 
 @register_kernel("ov.LSTMSequence")
+@plan_with(_plan_sequence("lstm", 4))
 def _lstm_sequence(node: KernelNode, x, h0, c0, lengths, w, r, b):
-    return _run_sequence(node, "lstm", x, [h0, c0], lengths, w, r, b)
+    return _sequence(node, "lstm", x, [h0, c0], lengths, w, r, b)

@@ -76,6 +76,8 @@ def row_kernels() -> Any:
         k.mvn = rows_jit.mvn
         k.erf = rows_jit.erf
         k.bias_act = rows_jit.bias_act
+        k.softmax_range = rows_jit.softmax_range
+        k.gelu_tanh = rows_jit.gelu_tanh
         _kernels = k
     return _kernels or None
 

@@ -260,3 +260,28 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
                     v = np.float64(o1[j])
                     sp = (v if v > 0.0 else 0.0) + math.log1p(math.exp(-abs(v)))
                     o1[j] = v * math.tanh(sp) if act == 11 else sp
+
+def softmax_range(x, out, lo, hi):
+    """:func:`softmax` of rows ``lo..hi`` (a task of ``rows.run_rows``)."""
+    softmax_rows(x[lo:hi], out[lo:hi], x.dtype == np.float32)
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
+    # elements lo..hi of f32 x1 into o1 (not x1): the tanh form of Gelu,
+    # 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3),
+    # with the vectorised sigmoid_f32 (results below the smallest normal
+    # f32 flushed to 0), in chunks of CHUNK elements
+    pb = np.empty(CHUNK, np.float32)
+    bits = np.empty(CHUNK, np.int32)
+    scale = bits.view(np.float32)
+    for c0 in range(lo, hi, CHUNK):
+        m = np.uint64(min(CHUNK, hi - c0))
+        base = np.uint64(c0)
+        for i in range(m):
+            j = base + i
+            v = x1[j]
+            o1[j] = np.float32(1.5957691216057308) * (v + np.float32(0.044715) * v * v * v)
+        sigmoid_f32(o1, base, m, -1.0, False, pb, bits, scale)
+        for i in range(m):
+            j = base + i
+            o1[j] = x1[j] * o1[j]
