@@ -460,6 +460,10 @@ _FULL, _SCALAR, _ROW, _COL = 0, 1, 2, 3
 _ChainOp = tuple[KernelNode, Kernel, tuple["int | tuple[str, np.ndarray] | None", ...]]
 
 
+_UFUNCS: dict[str, np.ufunc] = {"Add": np.add, "Subtract": np.subtract,
+                                "Multiply": np.multiply, "Divide": np.divide}
+
+
 def _src_layout(dims: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, int, int] | None:
     """(mode, inner, period) of a source of ``dims`` broadcast to the result's
     ``shape``: inner is the row length it needs (0: any), period its values'
@@ -509,6 +513,11 @@ class ElemChainKernel:
         n_in = len(modes)
         pad = [np.empty(0, dtype)] * (_CHAIN_SRCS - n_in - len(consts))
         self.consts = tuple(consts) + tuple(pad)
+        #: a single op: its ufunc (numpy's loop, in place when it may)
+        self.ufunc: np.ufunc | None = None
+        if len(chain) == 1 and chain[0][0].type in _UFUNCS:
+            self.ufunc = _UFUNCS[chain[0][0].type]
+            self.refs = chain[0][2]
         from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
 
         self._kernel = rows_jit.elem_chain
@@ -540,6 +549,16 @@ class ElemChainKernel:
     def run(self, x: np.ndarray, inplace: bool, *rest: np.ndarray) -> np.ndarray:
         ins = (x, *rest)
         shape = self._shape_of(ins)
+        if self.ufunc is not None:
+            a, b = (ins[r] if isinstance(r, int) else r[1] for r in self.refs)  # type: ignore[index]
+            out = x if (inplace and shape is not None and self.modes[0] == _FULL
+                        and x.flags.writeable) else None
+            if self.ufunc is np.divide:
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    res = self.ufunc(a, b, out=out)
+            else:
+                res = self.ufunc(a, b, out=out)
+            return res if type(res) is np.ndarray else np.asarray(res)
         size = -1 if shape is None else int(np.prod(shape, dtype=np.int64))
         if size < _CHAIN_MIN:
             return self._one_by_one(ins)

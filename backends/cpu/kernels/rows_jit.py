@@ -263,6 +263,7 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def chain_arr(op, buf, o, base, m):  # pragma: no cover (compiled)
+    # base, m: uint64 (no negative-index wraparound: the loops vectorise)
     # buf[:m] = buf op o[base:base+m] (op codes: see elem_chain), in the
     # dtype, as numpy computes each op (no contraction)
     if op == 0:
@@ -329,12 +330,13 @@ def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compil
         j = e % inner
         r = e // inner
         m = min(CHUNK, hi - e, inner - j)
+        um = np.uint64(m)
         for k in range(nops):
             op = code[k, 0]
             if op == 8:  # Relu (NaN kept), as bias_act
-                for i in range(m):
+                for i in range(um):
                     v = buf[i]
-                    buf[i] = 0.0 if v < 0.0 else v
+                    buf[i] = np.float32(0.0) if v < np.float32(0.0) else v
                 continue
             if op == 7:
                 bias_act(buf, buf, none, none, 0, prm[k], m, 0, 1)
@@ -342,13 +344,14 @@ def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compil
             o = srcs[code[k, 1]]
             mode = code[k, 2]
             if mode == 0:
-                chain_arr(op, buf, o, e, m)
+                chain_arr(op, buf, o, np.uint64(e), um)
             elif mode == 3:
-                chain_arr(op, buf, o, j, m)
+                chain_arr(op, buf, o, np.uint64(j), um)
             elif mode == 1:
-                chain_val(op, buf, o[0], m)
+                chain_val(op, buf, o[0], um)
             else:
-                chain_val(op, buf, o[r % code[k, 3]], m)
-        for i in range(m):
-            out[e + i] = buf[i]
+                chain_val(op, buf, o[r % code[k, 3]], um)
+        ue = np.uint64(e)
+        for i in range(um):
+            out[ue + i] = buf[i]
         e += m
