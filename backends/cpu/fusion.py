@@ -453,6 +453,9 @@ _CHAIN_ACTS = frozenset({"Relu", "Clamp", "Sigmoid", "Swish", "HSwish", "HSigmoi
 _CHAIN_SRCS = 4
 #: fewest elements a chain runs by its numba pass (below, the ops one by one)
 _CHAIN_MIN = 1024
+#: fewest elements (static shapes) a single op is fused at: the in-place
+#: update pays above (a new array is a cold one), below the plain ufunc costs less
+_SINGLE_MIN = 16384
 #: source layouts: one value per element, one value, per row, per column
 _FULL, _SCALAR, _ROW, _COL = 0, 1, 2, 3
 #: ``(node, kernel, refs)`` of one fused op, each ref an input index,
@@ -532,7 +535,8 @@ class ElemChainKernel:
         """The result's shape when every input fits the planned layout."""
         ref = self.shape if self.static else None
         for a, mode, dims in zip(ins, self.modes, self.dims):
-            if type(a) is not np.ndarray or a.dtype != self.dtype or not a.flags.c_contiguous:
+            if (type(a) is not np.ndarray or a.dtype != self.dtype or not a.flags.c_contiguous
+                    or not a.flags.writeable):  # (numba types read-only arrays apart)
                 return None
             if mode != _FULL:
                 if a.shape != dims:
@@ -680,7 +684,9 @@ def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
     not worth it (one op without two non-constant inputs) or the kernel
     cannot take its sources."""
     first_node, _, first_args, _ = steps[chain[0]]
-    if len(chain) == 1 and (kinds[chain[0]][0] != "bin" or any(a in consts for a in first_args)):
+    if len(chain) == 1 and (kinds[chain[0]][0] != "bin" or any(a in consts for a in first_args)
+                            or (all(d >= 0 for d in shape)
+                                and int(np.prod(shape, dtype=np.int64)) < _SINGLE_MIN)):
         return None
     inputs: list[int] = []  # slots
     in_dims: list[tuple[int, ...]] = []
@@ -705,7 +711,7 @@ def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
                 layouts.append(lay)
             return inputs.index(slot), lay[0]
         assert c is not None
-        src_consts.append(np.ascontiguousarray(c, dt).reshape(-1))
+        src_consts.append(np.array(c, dt).reshape(-1))  # a writeable copy, as the inputs
         const_layouts.append(lay)
         return -len(src_consts), lay[0]  # fixed up below
 
