@@ -521,6 +521,7 @@ class ElemChainKernel:
         if len(chain) == 1 and chain[0][0].type in _UFUNCS:
             self.ufunc = _UFUNCS[chain[0][0].type]
             self.refs = chain[0][2]
+            return
         from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
 
         self._kernel = rows_jit.elem_chain
@@ -639,11 +640,7 @@ def fuse_elementwise(
     linked by intermediates of one shape and dtype used only by the next op
     (not in ``keep``) run as one :class:`ElemChainKernel` step at the last
     op's place; a single Add/Subtract/Multiply/Divide of two non-constant
-    inputs too (it gains the in-place update). Needs numba."""
-    from xmo.backends.cpu.kernels.rows import row_kernels
-
-    if row_kernels() is None:
-        return steps
+    inputs too (it gains the in-place update). Chains of 2+ ops need numba."""
     users: dict[int, list[int]] = {}
     for i, (_, _, args, _) in enumerate(steps):
         for a in set(args):
@@ -773,6 +770,11 @@ def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
         carried = outs[0]
     if len(inputs) + len(src_consts) > _CHAIN_SRCS:
         return None
+    if len(chain) > 1:
+        from xmo.backends.cpu.kernels.rows import row_kernels
+
+        if row_kernels() is None:
+            return None
     inners = {lay[1] for lay in layouts + const_layouts if lay[0] in (_ROW, _COL)}
     if len(inners) > 1 or (not all(d >= 0 for d in shape) and _FULL not in
                            [lay[0] for lay in layouts]):
