@@ -788,10 +788,9 @@ def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
             s = n_in + (-s - 1)
         fixed.append((op, s, mode, periods[s] if mode == _ROW else 0))
     # the first input dies here? then it goes first (the step may update it)
-    chain_set = set(chain)
     order = sorted(range(n_in), key=lambda k: not (
         layouts[k][0] == _FULL and inputs[k] not in keep
-        and all(u in chain_set for u in users.get(inputs[k], []))))
+        and max(users.get(inputs[k], [0])) <= chain[-1]))
     perm = {old: new for new, old in enumerate(order)}
     fixed = [(op, perm[s] if s < n_in and op not in (_CHAIN_ACT, _CHAIN_RELU) else s, mode, p)
              for op, s, mode, p in fixed]
