@@ -453,8 +453,8 @@ _CHAIN_ACTS = frozenset({"Relu", "Clamp", "Sigmoid", "Swish", "HSwish", "HSigmoi
 _CHAIN_SRCS = 4
 #: fewest elements a chain runs by its numba pass (below, the ops one by one)
 _CHAIN_MIN = 1024
-#: fewest elements (static shapes) a single op is fused at: the in-place
-#: update pays above (a new array is a cold one), below the plain ufunc costs less
+#: fewest elements a single op is fused at (static shapes only): the in-place
+#: update pays above (a new array is a cold one), below the planned ufunc costs less
 _SINGLE_MIN = 16384
 #: source layouts: one value per element, one value, per row, per column
 _FULL, _SCALAR, _ROW, _COL = 0, 1, 2, 3
@@ -682,8 +682,8 @@ def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
     cannot take its sources."""
     first_node, _, first_args, _ = steps[chain[0]]
     if len(chain) == 1 and (kinds[chain[0]][0] != "bin" or any(a in consts for a in first_args)
-                            or (all(d >= 0 for d in shape)
-                                and int(np.prod(shape, dtype=np.int64)) < _SINGLE_MIN)):
+                            or not all(d >= 0 for d in shape)
+                            or int(np.prod(shape, dtype=np.int64)) < _SINGLE_MIN):
         return None
     inputs: list[int] = []  # slots
     in_dims: list[tuple[int, ...]] = []
