@@ -197,3 +197,15 @@ def test_near_misses(case: str):
         feeds, want = [x, y], lambda: np.maximum(x + y, 0)
     for _ in range(2):
         np.testing.assert_array_equal(m(feeds)[0], want())
+
+
+def test_two_chains_meeting_at_one_op():
+    """a*b - c*d: the second Multiply's chain ends at the Subtract; the first
+    Multiply stays a step of its own (no op fused twice)."""
+    names = {k: SHAPE for k in "abcd"}
+    m = compile_model(_chain(names, SHAPE, [
+        ("Multiply", ("a", "b"), {}), ("Multiply", ("c", "d"), {}),
+        ("Subtract", ("v0", "v"), {})]))
+    assert sorted(_types(m)) == ["Multiply", "Multiply+Subtract"]
+    a, b, c, d = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(4))
+    _check(m, [a, b, c, d], a * b - c * d)
