@@ -209,3 +209,16 @@ def test_two_chains_meeting_at_one_op():
     assert sorted(_types(m)) == ["Multiply", "Multiply+Subtract"]
     a, b, c, d = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(4))
     _check(m, [a, b, c, d], a * b - c * d)
+
+
+def test_chain_meeting_the_middle_of_another():
+    """(a*b + c) * d with c = Relu(e + f): the second chain reaches the first
+    one's middle op; each op is fused once."""
+    names = {k: SHAPE for k in "abdef"}
+    m = compile_model(_chain(names, SHAPE, [
+        ("Multiply", ("a", "b"), {}), ("Add", ("e", "f"), {}), ("Relu", ("v",), {}),
+        ("Add", ("v0", "v"), {}), ("Multiply", ("v", "d"), {})]))
+    types = _types(m)
+    assert sum(t.count("+") + 1 for t in types) == 5
+    a, b, d, e, f = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(5))
+    _check(m, [a, b, d, e, f], (a * b + np.maximum(e + f, 0)) * d)
