@@ -660,7 +660,8 @@ def fuse_elementwise(
                 break
             j = u[0]
             nj, _, aj, _ = steps[j]
-            if (kinds[j] is None or j in replace or j in drop or aj.count(o) != 1 or nj.out_dtypes[0] != dt
+            if (kinds[j] is None or j in replace or j in drop or aj.count(o) != 1
+                    or nj.out_dtypes[0] != dt
                     or tuple(nj.out_shapes[0]) != shape
                     or (kinds[j][0] != "bin" and aj[0] != o)):
                 break
