@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -564,7 +565,7 @@ class ElemChainKernel:
             else:
                 res = self.ufunc(a, b, out=out)
             return res if type(res) is np.ndarray else np.asarray(res)
-        size = -1 if shape is None else int(np.prod(shape, dtype=np.int64))
+        size = -1 if shape is None else math.prod(shape)
         if size < _CHAIN_MIN:
             return self._one_by_one(ins)
         if inplace and self.modes[0] == _FULL and x.flags.writeable:
