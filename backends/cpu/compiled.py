@@ -34,7 +34,7 @@ from xmo.backends.cpu.dtypes import (
 from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, KernelNotFoundError
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.memory import apply_malloc_policy
-from xmo.backends.cpu.fusion import AffineKernel, fuse_affine, fuse_epilogues
+from xmo.backends.cpu.fusion import AffineKernel, ElemChainKernel, fuse_affine, fuse_elementwise, fuse_epilogues
 from xmo.backends.cpu.node import (
     KernelCall,
     KernelNode,
@@ -168,6 +168,7 @@ class CompiledModel:
         keep = set(self._results) | set(self._consts)
         fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
         fused = fuse_epilogues(fused, self._consts, keep)
+        fused = fuse_elementwise(fused, self._consts, keep | {s for s, _ in self._params})
         fused = memoize_shape_subgraphs(fused, self._consts, set(self._results))
         self._steps = self._schedule(fused)
         self._n_slots = n_slots
@@ -216,7 +217,7 @@ class CompiledModel:
         for i, (node, k, args, outs) in enumerate(steps):
             free = tuple(free_after.get(i, ()))
             steal = None
-            if isinstance(k, AffineKernel) and args[0] in free and args[0] not in params:
+            if isinstance(k, (AffineKernel, ElemChainKernel)) and args[0] in free and args[0] not in params:
                 steal = args[0]
             fetch = itemgetter(*args) if len(args) > 1 else None
             out.append(ScheduleStep(node, k, args, outs, free, steal, fetch))
@@ -431,7 +432,7 @@ class CompiledModel:
                     x = slots[steal]
                     slots[steal] = None
                     sole = sole_owner(x)  # a statement of its own (reference counts)
-                    res = kernel.run(x, sole)
+                    res = kernel.run(x, sole, *[slots[a] for a in args_s[1:]])
                     x = None
                 elif fetch is not None:
                     res = kernel(node, *fetch(slots))

@@ -18,8 +18,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from functools import partial
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation
@@ -569,3 +571,368 @@ def fuse_epilogues(
         fused = EpilogueKernel((node, kernel), affine, act)
         replace[last] = (steps[last][0], fused, args, steps[last][3])
     return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]
+
+
+# ---------------------------------------------------------------------------
+# elementwise chains with non-constant operands (one numba pass)
+# ---------------------------------------------------------------------------
+
+#: op codes of the chain kernel (``rows_jit.elem_chain``), by affine role
+_CHAIN_OPS = {"load": 0, "add": 1, "sub": 2, "rsub": 3, "mul": 4, "div": 5, "rdiv": 6}
+_CHAIN_ACT, _CHAIN_RELU = 7, 8
+#: activations a chain may hold: those of the row kernel without libm calls
+#: (bit-exact with their standalone one-pass form)
+_CHAIN_ACTS = frozenset({"Relu", "Clamp", "Sigmoid", "Swish", "HSwish", "HSigmoid", "HardSigmoid"})
+#: sources (inputs and constants) of one chain step, at most
+_CHAIN_SRCS = 4
+#: fewest elements a chain runs by its numba pass (below, the ops one by one)
+_CHAIN_MIN = 1024
+#: fewest elements a single op is fused at (static shapes only): the in-place
+#: update pays above (a new array is a cold one), below the planned ufunc costs less
+_SINGLE_MIN = 16384
+#: source layouts: one value per element, one value, per row, per column
+_FULL, _SCALAR, _ROW, _COL = 0, 1, 2, 3
+#: ``(node, kernel, refs)`` of one fused op, each ref an input index,
+#: ``("c", array)`` for a constant or None for the carried value
+_ChainOp = tuple[KernelNode, Kernel, tuple["int | tuple[str, np.ndarray] | None", ...]]
+
+
+_UFUNCS: dict[str, np.ufunc] = {"Add": np.add, "Subtract": np.subtract,
+                                "Multiply": np.multiply, "Divide": np.divide}
+
+
+def _src_layout(dims: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """(mode, inner, period) of a source of ``dims`` broadcast to the result's
+    ``shape``: inner is the row length it needs (0: any), period its values'
+    count (per row); None when the chain kernel cannot index it."""
+    n = len(shape)
+    if len(dims) == n and all(d == s or d < 0 or s < 0 for d, s in zip(dims, shape)):
+        # the result's shape when the dynamic dims agree (checked at run time)
+        return (_FULL, 0, 0) if dims == shape or any(d < 0 for d in dims + shape) else None
+    if len(dims) > n or any(d < 0 for d in dims) or any(d < 0 for d in shape):
+        return None
+    full = (1,) * (n - len(dims)) + dims
+    varying = [i for i in range(n) if full[i] != 1]
+    if not varying:
+        return _SCALAR, 0, 0
+    k, m = varying[0], varying[-1]
+    if any(full[i] != shape[i] for i in range(k, m + 1)):
+        return None
+    period = int(np.prod(shape[k:m + 1], dtype=np.int64))
+    if all(d == 1 for d in shape[m + 1:]):
+        return _COL, period, 0
+    return _ROW, int(np.prod(shape[m + 1:], dtype=np.int64)), period
+
+
+class ElemChainKernel:
+    """Elementwise ops (Add/Subtract/Multiply/Divide with any operands, fused
+    affine steps, activations without libm calls) chained through single-user
+    intermediates of one shape: one numba pass writing the result once, into
+    its first input when that one dies with the step (``run(x, inplace,
+    *rest)``, as :class:`AffineKernel`) or a new array. Sources: inputs of the
+    result's shape, one value, or one value per row or column of it.
+    Anything else at run time (dtype, shape, layout, small sizes) runs the
+    ops one by one (``chain``)."""
+
+    def __init__(self, ops: list[Operation], chain: list[_ChainOp], modes: list[int],
+                 consts: list[np.ndarray], code: np.ndarray, prm: np.ndarray, inner: int,
+                 dtype: np.dtype, shape: tuple[int, ...], dims: list[tuple[int, ...]]) -> None:
+        self.ops = ops
+        self.chain = chain
+        self.modes = modes  # per input
+        self.code = code
+        self.prm = prm
+        self.inner = inner  # row length (0: the whole array)
+        self.dtype = dtype
+        self.shape = shape
+        self.static = all(d >= 0 for d in shape)
+        self.dims = dims  # declared dims of each input
+        n_in = len(modes)
+        pad = [np.empty(0, dtype)] * (_CHAIN_SRCS - n_in - len(consts))
+        self.consts = tuple(consts) + tuple(pad)
+        #: a single op: its ufunc (numpy's loop, in place when it may)
+        self.ufunc: np.ufunc | None = None
+        if len(chain) == 1 and chain[0][0].type in _UFUNCS:
+            self.ufunc = _UFUNCS[chain[0][0].type]
+            self.refs = chain[0][2]
+            return
+        from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
+
+        self._kernel = rows_jit.elem_chain
+        self._run_rows = rows.run_rows
+        self._split = rows.SPLIT_MIN
+
+    @property
+    def step_type(self) -> str:
+        return "+".join(op_type(o) for o in self.ops)
+
+    def _shape_of(self, ins: tuple[np.ndarray, ...]) -> tuple[int, ...] | None:
+        """The result's shape when every input fits the planned layout."""
+        ref = self.shape if self.static else None
+        for a, mode, dims in zip(ins, self.modes, self.dims):
+            if (type(a) is not np.ndarray or a.dtype != self.dtype or not a.flags.c_contiguous
+                    or not a.flags.writeable):  # (numba types read-only arrays apart)
+                return None
+            if mode != _FULL:
+                if a.shape != dims:
+                    return None
+            elif ref is None:
+                if a.ndim != len(self.shape) or any(
+                        d >= 0 and d != s for d, s in zip(self.shape, a.shape)):
+                    return None
+                ref = a.shape
+            elif a.shape != ref:
+                return None
+        return ref
+
+    def run(self, x: np.ndarray, inplace: bool, *rest: np.ndarray) -> np.ndarray:
+        ins = (x, *rest)
+        shape = self._shape_of(ins)
+        if self.ufunc is not None:
+            a, b = (ins[r] if isinstance(r, int) else r[1] for r in self.refs)  # type: ignore[index]
+            out = x if (inplace and shape is not None and self.modes[0] == _FULL
+                        and x.flags.writeable) else None
+            if self.ufunc is np.divide:
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    res = self.ufunc(a, b, out=out)
+            else:
+                res = self.ufunc(a, b, out=out)
+            return res if type(res) is np.ndarray else np.asarray(res)
+        size = -1 if shape is None else math.prod(shape)
+        if size < _CHAIN_MIN:
+            return self._one_by_one(ins)
+        if inplace and self.modes[0] == _FULL and x.flags.writeable:
+            out = x
+        else:
+            out = np.empty(shape, self.dtype)
+        srcs = tuple(a.reshape(-1) for a in ins) + self.consts[:_CHAIN_SRCS - len(ins)]
+        inner = self.inner or size
+        args = (srcs, out.reshape(-1), self.code, self.prm, inner)
+        if size < self._split:
+            self._kernel(*args, 0, size)
+        else:
+            self._run_rows(self._kernel, size, 1, *args)
+        return out
+
+    def _one_by_one(self, ins: tuple[np.ndarray, ...]) -> np.ndarray:
+        """The fused ops' own kernels in turn (the unfused results)."""
+        v: np.ndarray | None = None
+        for node, kernel, refs in self.chain:
+            args = [v if r is None else ins[r] if isinstance(r, int) else r[1] for r in refs]
+            try:
+                v = checked_outputs(node, kernel(node, *args))[0]
+            except CPUBackendError:
+                raise
+            except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
+                raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
+        assert v is not None
+        return v
+
+    def __call__(self, node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
+        return self.run(inputs[0], False, *inputs[1:])
+
+
+def _chain_op(node: KernelNode, kernel: Kernel, args: tuple[int, ...],
+              consts: Mapping[int, np.ndarray]) -> tuple[str, Any] | None:
+    """How a step may join an elementwise chain: ("bin", None) for a built-in
+    Add/Subtract/Multiply/Divide, ("affine", kernel) for a fused affine step,
+    ("act", params) for an activation of :data:`_CHAIN_ACTS` with constant
+    extra inputs; None otherwise. f32/f64 results of a known rank only."""
+    if node.num_outputs != 1 or node.out_etypes[0] not in ("f32", "f64"):
+        return None
+    dt, shape = node.out_dtypes[0], node.out_shapes[0]
+    if dt is None or shape is None or not args:
+        return None
+    if isinstance(kernel, AffineKernel):
+        if kernel.dtype != dt or tuple(kernel.shape) != tuple(shape) or len(args) != 1:
+            return None
+        return "affine", kernel
+    if node.type in _AFFINE_OPS:
+        if (node.op.name != f"ov.{node.type}" or kernel is not _BUILTIN.get(node.type)
+                or len(args) != 2
+                or str(node.attr("auto_broadcast", "numpy")).lower() != "numpy"):
+            return None
+        return "bin", None
+    if node.type in _CHAIN_ACTS and all(a in consts for a in args[1:]):
+        planner = _ROW_PLANNERS.get(kernel)
+        if planner is None:
+            return None
+        apply = planner(node, tuple(consts[a] for a in args[1:]), dt)
+        params = getattr(apply, "act", None)
+        if params is None:
+            return None
+        return "act", params
+    return None
+
+
+def fuse_elementwise(
+    steps: list[KernelCall],
+    consts: Mapping[int, np.ndarray],
+    keep: set[int],
+) -> list[KernelCall]:
+    """Steps with each chain of elementwise steps (see :func:`_chain_op`)
+    linked by intermediates of one shape and dtype used only by the next op
+    (not in ``keep``) run as one :class:`ElemChainKernel` step at the last
+    op's place; a single Add/Subtract/Multiply/Divide of two non-constant
+    inputs too (it gains the in-place update). Chains of 2+ ops need numba."""
+    users: dict[int, list[int]] = {}
+    for i, (_, _, args, _) in enumerate(steps):
+        for a in set(args):
+            users.setdefault(a, []).append(i)
+    kinds = [_chain_op(n, k, a, consts) for n, k, a, _ in steps]
+    replace: dict[int, KernelCall] = {}
+    drop: set[int] = set()
+    for i, (node, _, _, outs) in enumerate(steps):
+        if kinds[i] is None or i in drop or i in replace:
+            continue
+        dt, shape = node.out_dtypes[0], tuple(node.out_shapes[0])
+        chain = [i]
+        while True:
+            o = steps[chain[-1]][3][0]
+            u = users.get(o, [])
+            if len(u) != 1 or o in keep:
+                break
+            j = u[0]
+            nj, _, aj, _ = steps[j]
+            if (kinds[j] is None or j in replace or j in drop or aj.count(o) != 1
+                    or nj.out_dtypes[0] != dt
+                    or tuple(nj.out_shapes[0]) != shape
+                    or (kinds[j][0] != "bin" and aj[0] != o)):
+                break
+            chain.append(j)
+        fused = _plan_chain(steps, chain, kinds, consts, keep, users, dt, shape)
+        if fused is None:
+            continue
+        kernel, args = fused
+        drop.update(chain[:-1])
+        replace[chain[-1]] = (steps[chain[-1]][0], kernel, args, steps[chain[-1]][3])
+    return [replace.get(i, s) for i, s in enumerate(steps) if i not in drop]
+
+
+def _plan_chain(steps: list[KernelCall], chain: list[int], kinds: list[Any],
+                consts: Mapping[int, np.ndarray], keep: set[int], users: dict[int, list[int]],
+                dt: np.dtype, shape: tuple[int, ...]) -> tuple[ElemChainKernel, tuple[int, ...]] | None:
+    """The fused step of ``chain`` (kernel, input slots), or None when it is
+    not worth it (one op without two non-constant inputs) or the kernel
+    cannot take its sources."""
+    first_node, _, first_args, _ = steps[chain[0]]
+    if len(chain) == 1 and (kinds[chain[0]][0] != "bin" or any(a in consts for a in first_args)
+                            or not all(d >= 0 for d in shape)
+                            or int(np.prod(shape, dtype=np.int64)) < _SINGLE_MIN):
+        return None
+    inputs: list[int] = []  # slots
+    in_dims: list[tuple[int, ...]] = []
+    src_consts: list[np.ndarray] = []
+    layouts: list[tuple[int, int, int]] = []  # per source: inputs, then constants
+    const_layouts: list[tuple[int, int, int]] = []
+    code: list[tuple[int, int, int, int]] = []
+    prm: list[tuple[float, ...]] = []
+    members: list[_ChainOp] = []
+    ops: list[Operation] = []
+    zero = (0.0,) * 5
+
+    def source(dims: tuple[int, ...], slot: int | None, c: np.ndarray | None) -> tuple[int, int] | None:
+        """(source index, mode) of an input slot or a constant."""
+        lay = _src_layout(dims, shape)
+        if lay is None:
+            return None
+        if slot is not None:
+            if slot not in inputs:
+                inputs.append(slot)
+                in_dims.append(dims)
+                layouts.append(lay)
+            return inputs.index(slot), lay[0]
+        assert c is not None
+        src_consts.append(np.array(c, dt).reshape(-1))  # a writeable copy, as the inputs
+        const_layouts.append(lay)
+        return -len(src_consts), lay[0]  # fixed up below
+
+    carried: int | None = None
+    for idx in chain:
+        node, kernel, args, outs = steps[idx]
+        kind, extra = kinds[idx]
+        refs: list[int | tuple[str, np.ndarray] | None] = []
+        if kind == "bin":
+            roles = {"Add": ("add", "add"), "Subtract": ("sub", "rsub"),
+                     "Multiply": ("mul", "mul"), "Divide": ("div", "rdiv")}[node.type]
+            ci = 0 if carried is None else args.index(carried)
+            for pos, slot in enumerate(args):
+                if carried is not None and pos == ci:
+                    refs.append(None)
+                    continue
+                role = "load" if carried is None and pos == 0 else roles[ci]
+                if slot in consts:
+                    c = consts[slot]
+                    if not isinstance(c, np.ndarray) or c.dtype != dt:
+                        return None
+                    s = source(tuple(c.shape), None, c)
+                    refs.append(("c", c))
+                else:
+                    s = source(tensor_dims(node.op.operands[pos].type), slot, None)
+                    refs.append(-1 if s is None else s[0])
+                if s is None:
+                    return None
+                code.append((_CHAIN_OPS[role], s[0], s[1], 0))
+                prm.append(zero)
+        else:
+            if carried is None:
+                xv = node.op.operands[0]
+                if kind == "act" and (tensor_dims(xv.type) != shape or tensor_dtype(xv.type) != dt):
+                    return None
+                s = source(shape, args[0], None)
+                assert s is not None
+                code.append((_CHAIN_OPS["load"], s[0], s[1], 0))
+                prm.append(zero)
+            if kind == "affine":
+                for c, role in ((extra.a, "mul"), (extra.b, "add")):
+                    if c is not None:
+                        s = source(tuple(c.shape), None, c)
+                        if s is None:
+                            return None
+                        code.append((_CHAIN_OPS[role], s[0], s[1], 0))
+                        prm.append(zero)
+            elif node.type == "Relu":
+                code.append((_CHAIN_RELU, 0, 0, 0))
+                prm.append(zero)
+            else:
+                act, p0, p1 = extra
+                code.append((_CHAIN_ACT, 0, 0, 0))
+                prm.append((act, p0, p1, float(dt == np.float32), float(np.finfo(dt).tiny)))
+            refs = [None if carried is not None else inputs.index(args[0]),
+                    *(("c", consts[a]) for a in args[1:])]
+        members.append((node, kernel, tuple(refs)))
+        ops.extend(kernel.ops if kind == "affine" else [node.op])
+        carried = outs[0]
+    if len(inputs) + len(src_consts) > _CHAIN_SRCS:
+        return None
+    if len(chain) > 1:
+        from xmo.backends.cpu.kernels.rows import row_kernels
+
+        if row_kernels() is None:
+            return None
+    inners = {lay[1] for lay in layouts + const_layouts if lay[0] in (_ROW, _COL)}
+    if len(inners) > 1 or (not all(d >= 0 for d in shape) and _FULL not in
+                           [lay[0] for lay in layouts]):
+        return None
+    # rows and periods of the sources: constants after the inputs
+    periods = [lay[2] for lay in layouts + const_layouts]
+    n_in = len(inputs)
+    fixed = []
+    for op, s, mode, _ in code:
+        if s < 0:
+            s = n_in + (-s - 1)
+        fixed.append((op, s, mode, periods[s] if mode == _ROW else 0))
+    # the first input dies here? then it goes first (the step may update it)
+    order = sorted(range(n_in), key=lambda k: not (
+        layouts[k][0] == _FULL and inputs[k] not in keep
+        and max(users.get(inputs[k], [0])) <= chain[-1]))
+    perm = {old: new for new, old in enumerate(order)}
+    fixed = [(op, perm[s] if s < n_in and op not in (_CHAIN_ACT, _CHAIN_RELU) else s, mode, p)
+             for op, s, mode, p in fixed]
+    members = [(n, k, tuple(perm[r] if isinstance(r, int) else r for r in refs))
+               for n, k, refs in members]
+    kernel = ElemChainKernel(
+        ops, members, [layouts[k][0] for k in order], src_consts,
+        np.array(fixed, np.int64).reshape(-1, 4), np.array(prm, np.float64).reshape(-1, 5),
+        inners.pop() if inners else 0, dt, shape, [in_dims[k] for k in order])
+    return kernel, tuple(inputs[k] for k in order)

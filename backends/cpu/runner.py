@@ -35,7 +35,7 @@ import numpy as np
 
 from xmo.backends.cpu.dtypes import tensor_dims
 from xmo.backends.cpu.errors import CPUBackendError, KernelError
-from xmo.backends.cpu.fusion import AffineKernel
+from xmo.backends.cpu.fusion import AffineKernel, ElemChainKernel
 from xmo.backends.cpu.node import Kernel, KernelNode, checked_outputs
 from xmo.backends.cpu.registry import is_builtin_kernel
 from xmo.backends.cpu.shapes import ShapeBlock
@@ -295,11 +295,12 @@ class ScheduleRunner:
                 self._emit_outputs(i, node, outs, expr.replace("(P)", f"(P{i})"), g, emit,
                                    checked=checked, one_array=True)
             elif steal is not None:
-                assert isinstance(kernel, AffineKernel)
-                g[f"k{i}"] = kernel.bind()
+                assert isinstance(kernel, (AffineKernel, ElemChainKernel))
+                g[f"k{i}"] = kernel.bind() if isinstance(kernel, AffineKernel) else kernel.run
                 # the input held by ``x`` alone while sole_owner counts references
                 emit(f"    x = v{steal}; v{steal} = None; ok = so(x)", i)
-                self._emit_outputs(i, node, outs, f"k{i}(x, ok)", g, emit, checked=True)
+                rest = "".join(f", {val(a)}" for a in args[1:])
+                self._emit_outputs(i, node, outs, f"k{i}(x, ok{rest})", g, emit, checked=True)
                 emit("    x = None", i)
             else:
                 g[f"k{i}"] = kernel

@@ -171,19 +171,25 @@ def run_tasks(tasks: Sequence[tuple[Callable[..., object], tuple]]) -> None:
     all_done = threading.Lock()
     all_done.acquire()  # released by the thread that finishes the last task
     errors: list[BaseException] = []
+    # the tasks' arguments, dropped on return: a worker waking late still
+    # holds ``work``, and the arrays must not stay referenced through it (an
+    # in-place step would find its input shared, see runner.sole_owner)
+    box = [tasks]
 
     def work() -> None:
         while (i := next(taken)) < n:
-            fn, args = tasks[i]
+            fn, args = box[0][i]
             try:
                 fn(*args)
             except BaseException as e:  # noqa: BLE001  (raised by the caller below)
                 errors.append(e)
+            fn = args = None
             if next(finished) == n:
                 all_done.release()
 
     pool().wake(work, min(threads(), n) - 1)
     work()
     all_done.acquire()
+    box.clear()
     if errors:
         raise errors[0]

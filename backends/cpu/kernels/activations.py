@@ -227,6 +227,7 @@ def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | N
             with np.errstate(all="ignore"):
                 out[...] = slow(out, dt.type(p0))
 
+    apply.act = (act, p0, p1)  # type: ignore[attr-defined]  (read by fusion.ElemChainKernel)
     return apply
 
 

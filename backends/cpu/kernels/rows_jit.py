@@ -261,9 +261,11 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
                     sp = (v if v > 0.0 else 0.0) + math.log1p(math.exp(-abs(v)))
                     o1[j] = v * math.tanh(sp) if act == 11 else sp
 
+
 def softmax_range(x, out, lo, hi):
     """:func:`softmax` of rows ``lo..hi`` (a task of ``rows.run_rows``)."""
     softmax_rows(x[lo:hi], out[lo:hi], x.dtype == np.float32)
+
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
@@ -285,3 +287,99 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
         for i in range(m):
             j = base + i
             o1[j] = x1[j] * o1[j]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def chain_arr(op, buf, o, base, m):  # pragma: no cover (compiled)
+    # base, m: uint64 (no negative-index wraparound: the loops vectorise)
+    # buf[:m] = buf op o[base:base+m] (op codes: see elem_chain), in the
+    # dtype, as numpy computes each op (no contraction)
+    if op == 0:
+        for i in range(m):
+            buf[i] = o[base + i]
+    elif op == 1:
+        for i in range(m):
+            buf[i] = buf[i] + o[base + i]
+    elif op == 2:
+        for i in range(m):
+            buf[i] = buf[i] - o[base + i]
+    elif op == 3:
+        for i in range(m):
+            buf[i] = o[base + i] - buf[i]
+    elif op == 4:
+        for i in range(m):
+            buf[i] = buf[i] * o[base + i]
+    elif op == 5:
+        for i in range(m):
+            buf[i] = buf[i] / o[base + i]
+    else:
+        for i in range(m):
+            buf[i] = o[base + i] / buf[i]
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def chain_val(op, buf, c, m):  # pragma: no cover (compiled)
+    # buf[:m] = buf op c (one value)
+    if op == 0:
+        for i in range(m):
+            buf[i] = c
+    elif op == 1:
+        for i in range(m):
+            buf[i] = buf[i] + c
+    elif op == 2:
+        for i in range(m):
+            buf[i] = buf[i] - c
+    elif op == 3:
+        for i in range(m):
+            buf[i] = c - buf[i]
+    elif op == 4:
+        for i in range(m):
+            buf[i] = buf[i] * c
+    elif op == 5:
+        for i in range(m):
+            buf[i] = buf[i] / c
+    else:
+        for i in range(m):
+            buf[i] = c / buf[i]
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compiled)
+    # out[e] for flat indices lo..hi: a chain of elementwise ops on a
+    # value carried in chunks of CHUNK elements (rows of ``inner``
+    # elements, never crossing one). srcs: 4 1-D arrays of out's dtype;
+    # code[k] = (op, src, mode, period): op 0 load, 1 add, 2 sub, 3
+    # reversed sub, 4 mul, 5 div, 6 reversed div, 7 an activation of
+    # bias_act (prm[k] its parameters), 8 Relu; mode 0 one value per
+    # element, 1 one value, 2 one per row r % period, 3 one per column
+    buf = np.empty(CHUNK, out.dtype)
+    none = np.empty(0, out.dtype)
+    nops = code.shape[0]
+    e = lo
+    while e < hi:
+        j = e % inner
+        r = e // inner
+        m = min(CHUNK, hi - e, inner - j)
+        um = np.uint64(m)
+        for k in range(nops):
+            op = code[k, 0]
+            if op == 8:  # Relu (NaN kept), as bias_act
+                for i in range(um):
+                    v = buf[i]
+                    buf[i] = np.float32(0.0) if v < np.float32(0.0) else v
+                continue
+            if op == 7:
+                bias_act(buf, buf, none, none, 0, prm[k], m, 0, 1)
+                continue
+            o = srcs[code[k, 1]]
+            mode = code[k, 2]
+            if mode == 0:
+                chain_arr(op, buf, o, np.uint64(e), um)
+            elif mode == 3:
+                chain_arr(op, buf, o, np.uint64(j), um)
+            elif mode == 1:
+                chain_val(op, buf, o[0], um)
+            else:
+                chain_val(op, buf, o[r % code[k, 3]], um)
+        ue = np.uint64(e)
+        for i in range(um):
+            out[ue + i] = buf[i]
+        e += m

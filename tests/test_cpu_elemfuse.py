@@ -1,0 +1,224 @@
+"""CPU backend: chains of elementwise ops with non-constant operands fused
+into one step (backends/cpu/fusion.py, fuse_elementwise, ElemChainKernel)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from xmo import compile_model
+from xmo.backends.cpu.fusion import ElemChainKernel
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
+from xmo.dialects.ov.base import tensor
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(11)
+
+#: an op of a chain: (type, operands, attrs); operands name parameters,
+#: "v" (the previous result), "v0".. (earlier results) or a constant array
+Spec = tuple[str, tuple[object, ...], dict[str, object]]
+
+
+def _chain(params: dict[str, list[int]], out_shape: list[int], specs: list[Spec],
+           etype: str = "f32", outputs: tuple[int, ...] = ()) -> ModuleOp:
+    """A module of ``specs`` applied in turn; its outputs: the last result and
+    the results numbered in ``outputs``."""
+    ops: list = []
+    vals: dict[str, object] = {}
+    for name, shape in params.items():
+        p = ParameterOp.new(etype, shape, name=name)
+        ops.append(p)
+        vals[name] = p
+    t = tensor(etype, out_shape)
+    results: list = []
+    for k, (kind, operands, attrs) in enumerate(specs):
+        args = []
+        for o in operands:
+            if isinstance(o, np.ndarray):
+                c = ConstantOp.from_array(o)
+                ops.append(c)
+                args.append(c)
+            elif o == "v":
+                args.append(results[-1])
+            elif isinstance(o, str) and o.startswith("v"):
+                args.append(results[int(o[1:])])
+            else:
+                args.append(vals[o])
+        op = op_class(kind).make(args, attrs, result_types=[t], name=f"op{k}")
+        ops.append(op)
+        results.append(op)
+    ops.append(ResultOp.new(results[-1].results[0]))
+    ops += [ResultOp.new(results[k].results[0]) for k in outputs]
+    return ModuleOp(ops)
+
+
+def _types(model) -> list[str]:
+    return [getattr(st.kernel, "step_type", st.node.type) for st in model._steps]
+
+
+def _check(model, feeds: list[np.ndarray], want: np.ndarray, exact: bool = True) -> None:
+    """Fused runs (the step loop, then the generated function) against the
+    unfused schedule (observer) and ``want``."""
+    plain = model([a.copy() for a in feeds], observer=lambda op, outs: None)[0]
+    for _ in range(3):
+        got = model([a.copy() for a in feeds])[0]
+        if exact:
+            np.testing.assert_array_equal(got, plain)
+        else:
+            np.testing.assert_allclose(got, plain, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _fused(model) -> ElemChainKernel:
+    (k,) = [st.kernel for st in model._steps if isinstance(st.kernel, ElemChainKernel)]
+    return k
+
+
+SHAPE = [1, 8, 16, 16]
+
+
+def test_residual_add_relu_is_one_step_in_place():
+    m = compile_model(_chain({"x": SHAPE, "y": SHAPE}, SHAPE,
+                             [("Add", ("x", "y"), {}), ("Relu", ("v",), {})]))
+    assert _types(m) == ["Add+Relu"]
+    assert m._steps[0].node.name == "op1"
+    x, y = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(2))
+    _check(m, [x, y], np.maximum(x + y, 0))
+    assert [s.type for s in m.profile([x, y]).steps] == ["Add+Relu"]
+    # an intermediate (not a parameter) dying with the step is updated in place
+    chain = compile_model(_chain({"x": SHAPE, "y": SHAPE}, SHAPE, [
+        ("Exp", ("x",), {}), ("Multiply", ("v", np.array(2.0, np.float32)), {}),
+        ("Add", ("v", "y"), {}), ("Relu", ("v",), {})]))
+    assert _types(chain) == ["Exp", "Multiply+Add+Relu"]
+    assert chain._steps[1].steal is not None
+    _check(chain, [x, y], np.maximum(2 * np.exp(x) + y, 0))
+    assert "ok = so(x)" in chain.runner.source
+
+
+def test_se_scale_per_channel_and_single_op():
+    gate = [1, 8, 1, 1]
+    x = RNG.standard_normal(SHAPE).astype(np.float32)
+    g = RNG.standard_normal(gate).astype(np.float32)
+    y = RNG.standard_normal(SHAPE).astype(np.float32)
+    m = compile_model(_chain({"x": SHAPE, "g": gate, "y": SHAPE}, SHAPE, [
+        ("Multiply", ("g", "x"), {}), ("Add", ("y", "v"), {}), ("Subtract", ("v", "g"), {})]))
+    assert _types(m) == ["Multiply+Add+Subtract"]
+    _check(m, [x, g, y], y + g * x - g)
+    # one op of two inputs: fused (numpy's loop, in place) from 16384 elements
+    big = [1, 16, 32, 32]
+    xb = RNG.standard_normal(big).astype(np.float32)
+    gb = RNG.standard_normal([1, 16, 1, 1]).astype(np.float32)
+    single = compile_model(_chain({"x": big, "g": [1, 16, 1, 1]}, big,
+                                  [("Multiply", ("x", "g"), {})]))
+    assert _types(single) == ["Multiply"] and _fused(single).ufunc is np.multiply
+    _check(single, [xb, gb], xb * gb)
+    small = compile_model(_chain({"x": SHAPE, "g": gate}, SHAPE, [("Multiply", ("x", "g"), {})]))
+    assert not any(isinstance(st.kernel, ElemChainKernel) for st in small._steps)
+
+
+def test_swish_and_hswish_spelled_out():
+    x = (RNG.standard_normal(SHAPE) * 4).astype(np.float32)
+    swish = compile_model(_chain({"x": SHAPE}, SHAPE, [
+        ("Sigmoid", ("x",), {}), ("Multiply", ("x", "v"), {})]))
+    assert _types(swish) == ["Sigmoid+Multiply"]
+    _check(swish, [x], x / (1 + np.exp(-x.astype(np.float64))))
+    three, six = np.array(3, np.float32), np.array(6, np.float32)
+    hswish = compile_model(_chain({"x": SHAPE}, SHAPE, [
+        ("Add", ("x", three), {}), ("Clamp", ("v",), {"min": 0.0, "max": 6.0}),
+        ("Multiply", ("x", "v"), {}), ("Divide", ("v", six), {})]))
+    assert _types(hswish) == ["Add+Clamp+Multiply+Divide"]
+    _check(hswish, [x], x * np.clip(x + 3, 0, 6) / 6, exact=False)
+
+
+@pytest.mark.parametrize("etype", ["f32", "f64"])
+def test_column_and_scalar_operands(etype: str):
+    dt = np.float32 if etype == "f32" else np.float64
+    shape = [2, 32, 24]
+    x = RNG.standard_normal(shape).astype(dt)
+    col = RNG.standard_normal([24]).astype(dt)
+    s = RNG.standard_normal([]).astype(dt)
+    m = compile_model(_chain({"x": shape, "c": [24], "s": []}, shape, [
+        ("Add", ("x", "c"), {}), ("Multiply", ("s", "v"), {}), ("Relu", ("v",), {}),
+        ("Divide", ("c", "v"), {})], etype=etype))
+    assert _types(m) == ["Add+Multiply+Relu+Divide"]
+    with np.errstate(divide="ignore"):
+        _check(m, [x, col, s], col / np.maximum(s * (x + col), 0))
+
+
+def test_dynamic_shapes_and_runtime_broadcast():
+    m = compile_model(_chain({"x": [-1, 64], "y": [-1, 64]}, [-1, 64],
+                             [("Add", ("x", "y"), {}), ("Relu", ("v",), {})]))
+    assert _types(m) == ["Add+Relu"]
+    for n in (1, 40):  # 64 elements: the ops one by one; 2560: the numba pass
+        x, y = (RNG.standard_normal((n, 64)).astype(np.float32) for _ in range(2))
+        _check(m, [x, y], np.maximum(x + y, 0))
+    # [40, 64] + [1, 64] at run time: not the planned layout, the ops one by one
+    x = RNG.standard_normal((40, 64)).astype(np.float32)
+    y = RNG.standard_normal((1, 64)).astype(np.float32)
+    _check(m, [x, y], np.maximum(x + y, 0))
+
+
+def _not_fused(model) -> bool:
+    return not any(isinstance(st.kernel, ElemChainKernel) for st in model._steps)
+
+
+@pytest.mark.parametrize("case", ["used_twice", "model_output", "int", "layout"])
+def test_near_misses(case: str):
+    x = RNG.standard_normal(SHAPE).astype(np.float32)
+    y = RNG.standard_normal(SHAPE).astype(np.float32)
+    want: Callable[[], np.ndarray]
+    if case == "used_twice":  # the Add's result feeds Relu and Multiply
+        m = compile_model(_chain({"x": SHAPE, "y": SHAPE}, SHAPE, [
+            ("Add", ("x", "y"), {}), ("Relu", ("v",), {}), ("Multiply", ("v", "v0"), {})]))
+        assert "Add+Relu" not in _types(m)
+        feeds, want = [x, y], lambda: np.maximum(x + y, 0) * (x + y)
+    elif case == "model_output":
+        m = compile_model(_chain({"x": SHAPE, "y": SHAPE}, SHAPE, [
+            ("Add", ("x", "y"), {}), ("Relu", ("v",), {})], outputs=(0,)))
+        assert _not_fused(m)
+        np.testing.assert_array_equal(m([x, y])[1], x + y)
+        feeds, want = [x, y], lambda: np.maximum(x + y, 0)
+    elif case == "int":
+        m = compile_model(_chain({"x": SHAPE, "y": SHAPE}, SHAPE, [
+            ("Add", ("x", "y"), {}), ("Relu", ("v",), {})], etype="i32"))
+        assert _not_fused(m)
+        x, y = (np.arange(2048, dtype=np.int32).reshape(SHAPE) - k for k in (1000, 30))
+        feeds, want = [x, y], lambda: np.maximum(x + y, 0)
+    else:  # [1, 8, 1, 16] over [1, 8, 16, 16]: not one value per row or column
+        gap = [1, 8, 1, 16]
+        y = RNG.standard_normal(gap).astype(np.float32)
+        m = compile_model(_chain({"x": SHAPE, "y": gap}, SHAPE, [
+            ("Add", ("x", "y"), {}), ("Relu", ("v",), {})]))
+        assert _not_fused(m)
+        feeds, want = [x, y], lambda: np.maximum(x + y, 0)
+    for _ in range(2):
+        np.testing.assert_array_equal(m(feeds)[0], want())
+
+
+def test_two_chains_meeting_at_one_op():
+    """a*b - c*d: the second Multiply's chain ends at the Subtract; the first
+    Multiply stays a step of its own (no op fused twice)."""
+    names = {k: SHAPE for k in "abcd"}
+    m = compile_model(_chain(names, SHAPE, [
+        ("Multiply", ("a", "b"), {}), ("Multiply", ("c", "d"), {}),
+        ("Subtract", ("v0", "v"), {})]))
+    assert sorted(_types(m)) == ["Multiply", "Multiply+Subtract"]
+    a, b, c, d = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(4))
+    _check(m, [a, b, c, d], a * b - c * d)
+
+
+def test_chain_meeting_the_middle_of_another():
+    """(a*b + c) * d with c = Relu(e + f): the second chain reaches the first
+    one's middle op; each op is fused once."""
+    names = {k: SHAPE for k in "abdef"}
+    m = compile_model(_chain(names, SHAPE, [
+        ("Multiply", ("a", "b"), {}), ("Add", ("e", "f"), {}), ("Relu", ("v",), {}),
+        ("Add", ("v0", "v"), {}), ("Multiply", ("v", "d"), {})]))
+    types = _types(m)
+    assert sum(t.count("+") + 1 for t in types) == 5
+    a, b, d, e, f = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(5))
+    _check(m, [a, b, d, e, f], (a * b + np.maximum(e + f, 0)) * d)
