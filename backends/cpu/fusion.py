@@ -27,8 +27,9 @@ import numpy as np
 from xdsl.ir import Operation
 
 from xmo.backends.cpu.dtypes import tensor_dims, tensor_dtype
-from xmo.backends.cpu.errors import CPUBackendError, KernelError
-from xmo.backends.cpu.node import Kernel, KernelCall, KernelNode, checked_outputs, op_type
+from xmo.backends.cpu.node import (
+    Kernel, KernelCall, KernelNode, call_named, checked_outputs, op_type,
+)
 
 _AFFINE_OPS = frozenset({"Add", "Subtract", "Multiply", "Divide"})
 #: the built-in kernels of the fusable ops, by op type
@@ -307,12 +308,7 @@ class EpilogueKernel:
         shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
 
         def product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-            try:
-                res = produce(x, w)
-            except CPUBackendError:
-                raise
-            except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
-                raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
+            res = call_named(pnode, produce, x, w)
             if res.__class__ is not np.ndarray or res.dtype is not want or res.shape != shape:
                 res = checked_outputs(pnode, res)[0]
             return res
@@ -386,12 +382,7 @@ class EpilogueKernel:
 
     def __call__(self, node: KernelNode, *inputs: np.ndarray) -> np.ndarray:
         pnode, pkernel = self.producer
-        try:
-            res = checked_outputs(pnode, pkernel(pnode, *inputs))[0]
-        except CPUBackendError:
-            raise
-        except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
-            raise KernelError(f"{pnode.describe()}: {type(e).__name__}: {e}") from e
+        res = checked_outputs(pnode, call_named(pnode, pkernel, pnode, *inputs))[0]
         rows = self.rows
         # checked_outputs gave the declared dtype, rank and static dims
         if (rows is not None and res.flags.c_contiguous
@@ -719,12 +710,7 @@ class ElemChainKernel:
         v: np.ndarray | None = None
         for node, kernel, refs in self.chain:
             args = [v if r is None else ins[r] if isinstance(r, int) else r[1] for r in refs]
-            try:
-                v = checked_outputs(node, kernel(node, *args))[0]
-            except CPUBackendError:
-                raise
-            except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
-                raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
+            v = checked_outputs(node, call_named(node, kernel, node, *args))[0]
         assert v is not None
         return v
 

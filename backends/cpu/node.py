@@ -26,7 +26,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from xmo.backends.cpu.dtypes import etype_dtype, round_bf16, tensor_dims
-from xmo.backends.cpu.errors import KernelError
+from xmo.backends.cpu.errors import CPUBackendError, KernelError
 from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import OVOp
 
@@ -197,3 +197,15 @@ def checked_outputs(node: KernelNode, res: Any) -> list[np.ndarray]:
             )
         fixed.append(a)
     return fixed
+
+
+def call_named(node: KernelNode, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, an error other than the backend's own raised as a
+    :class:`KernelError` naming ``node`` (as the step loop does), for
+    kernels run inside a fused or memoized step."""
+    try:
+        return fn(*args)
+    except CPUBackendError:
+        raise
+    except Exception as e:  # noqa: BLE001  (name the op that failed)
+        raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e

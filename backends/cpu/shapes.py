@@ -24,9 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from xmo.backends.cpu.errors import CPUBackendError, KernelError
 from xmo.backends.cpu.folding import FOLDABLE
-from xmo.backends.cpu.node import KernelCall, KernelNode, checked_outputs
+from xmo.backends.cpu.node import KernelCall, KernelNode, call_named, checked_outputs
 
 #: op types a shape sub-graph may contain (deterministic, no state, no bodies)
 SHAPE_OPS = FOLDABLE | frozenset({
@@ -78,12 +77,7 @@ class ShapeBlock:
         env: dict[int, Any] = dict(self.consts)
         env.update(zip(self.in_slots, inputs))
         for node, kernel, args, outs in self.members:
-            try:
-                res = kernel(node, *[env[a] for a in args])
-            except CPUBackendError:
-                raise
-            except Exception as e:  # noqa: BLE001  (name the op that failed, as the step loop does)
-                raise KernelError(f"{node.describe()}: {type(e).__name__}: {e}") from e
+            res = call_named(node, kernel, node, *[env[a] for a in args])
             env.update(zip(outs, checked_outputs(node, res)))
         values = []
         for s in self.out_slots:
