@@ -76,6 +76,8 @@ def test_depthwise_split_is_exact(monkeypatch):
     ((1, 130, 6, 7), (130, 1, 1, 5, 5), (1, 1), (2, 2), (2, 2)),  # one partial block
     ((2, 290, 5, 5), (290, 1, 1, 3, 3), (2, 2), (1, 0), (1, 2)),
     ((1, 90, 4, 3), (45, 3, 2, 3, 3), (1, 1), (1, 1), (1, 1)),  # blocks cut through groups
+    # the second image after a partial block: the padding re-zeroed for the full width
+    ((2, 160, 6, 6), (160, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1)),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, monkeypatch):

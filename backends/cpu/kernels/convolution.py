@@ -290,13 +290,15 @@ def direct_conv_kernel():
             # along a whole output row (the filters repeated along it)
             rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
             wrow = np.empty((kh, kw, ow * blk if rows else 0), x.dtype)
+            laid = blk  # the block width ``e``'s zero padding is laid out for
             for b in range(n):
                 for c0 in range(0, cout, blk):
                     nb = min(blk, cout - c0)
                     rl = ow * nb
                     acc[:] = 0.0
-                    if nb < blk:
+                    if nb != laid:  # another layout: its padding is not zero
                         e[:] = 0.0
+                        laid = nb
                     for c in range(cg):
                         if rows:
                             for ky in range(kh):
