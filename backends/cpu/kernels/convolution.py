@@ -7,8 +7,9 @@ outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
 (depthwise: :func:`~xmo.backends.cpu.kernels.depthwise.depthwise_conv` on
-larger maps; grouped: :func:`flat_conv` on larger maps; :func:`direct_conv`
-on small ones; split across the CPU-backend threads), single-group
+larger maps; grouped with a few channels per group:
+:func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`; :func:`direct_conv`
+on small maps; split across the CPU-backend threads), single-group
 convolutions as im2col + GEMM in blocks of output rows split over the threads
 (:func:`blocked_conv`), the im2col matrix gathered by one numba pass
 (:func:`im2col`) or, for a patch embedding (stride == kernel), by one
@@ -37,6 +38,7 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_preferred,
     depthwise_weights,
 )
+from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import sized_matmul
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
@@ -73,8 +75,9 @@ def grouped_conv(
     :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
     grouped convolutions run :func:`direct_conv` (or, on larger depthwise
     maps, :func:`depthwise_conv`: ``depthwise_preferred``) when numba is there
-    (:func:`direct_eligible`); grouped ones with few channels per group and
-    larger maps run :func:`flat_conv` (:func:`flat_preferred`). Otherwise 1x1 kernels are one
+    (:func:`direct_eligible`); grouped ones with few channels per group on larger
+    maps run :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`
+    (``small_group_preferred``). Otherwise 1x1 kernels are one
     GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
     per kernel tap, few output channels at stride 1 on large maps the
     tap-GEMM (:func:`tap_gemm_preferred`), anything else one GEMM per group
@@ -87,8 +90,8 @@ def grouped_conv(
     kernel = tuple(w.shape[3:])
     n = x.shape[0]
     out_dims = conv_out_dims(x.shape[2:], kernel, strides, dilations, pads_begin, pads_end)
-    if flat_preferred(x, w, out_dims, strides, pads_begin):
-        return flat_conv(x, w, strides, dilations, pads_begin, out_dims)
+    if small_group_preferred(x, w, out_dims, pads_begin):
+        return small_group_conv(x, w, strides, dilations, pads_begin, out_dims)
     if direct_eligible(x, w, out_dims, pads_begin):
         if depthwise_preferred(x, w, out_dims, pads_begin):
             return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
@@ -343,171 +346,6 @@ def direct_conv_kernel():
 
         _direct = direct
     return _direct or None
-
-
-#: grouped convolutions run :func:`flat_conv` with at most this many input
-#: and output channels per group (more: one GEMM per group pays) ...
-FLAT_MAX_GROUP_CHANNELS = 16
-#: ... and at least this many output pixels (fewer: the im2col GEMMs; depthwise
-#: ones, one input channel per group, run :func:`depthwise_conv` or the direct
-#: kernel)
-FLAT_MIN_GROUPED_PIXELS = 1024
-
-
-def flat_preferred(
-    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], strides: Sequence[int],
-    pads_begin: Sequence[int],
-) -> bool:
-    """Whether :func:`flat_conv` runs this grouped convolution (``w``:
-    [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, float, non-negative leading pads, more
-    than one but few input channels per group, few output channels per group,
-    a large enough output map, numba available."""
-    if w.ndim != 5 or x.ndim != 4:
-        return False
-    g, mg, cg = w.shape[:3]
-    if (g == 1 or x.dtype not in _DIRECT_DTYPES or w.dtype != x.dtype or min(pads_begin) < 0
-            or cg == 1 or max(mg, cg) > FLAT_MAX_GROUP_CHANNELS
-            or math.prod(out_dims) < FLAT_MIN_GROUPED_PIXELS):
-        return False
-    return flat_conv_kernel() is not None
-
-
-def flat_conv(
-    x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], out_dims: tuple[int, ...],
-) -> np.ndarray:
-    """2-D grouped convolution on the flat-tap kernel (:func:`flat_conv_kernel`):
-    ``x`` [N, G*Cg, H, W], ``w`` contiguous [G, Mg, Cg, Kh, Kw] -> [N, G*Mg,
-    Ho, Wo]; the groups split across the CPU-backend threads."""
-    n = x.shape[0]
-    g, mg, cg, kh, kw = w.shape
-    out = np.empty((n, g * mg) + tuple(out_dims), x.dtype)
-    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
-    kernel = flat_conv_kernel()
-    geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    macs = n * g * mg * cg * kh * kw * math.prod(out_dims)
-    parts = min(threads.threads(), g, max(1, macs // DIRECT_MACS_PER_TASK))
-    threads.run_tasks([(kernel, (x, w, *geometry, out, g * i // parts, g * (i + 1) // parts))
-                       for i in range(parts)])
-    return out
-
-
-_flat: object = None
-
-
-def flat_conv_kernel():
-    """numba kernel of :func:`flat_conv` (None without numba):
-    ``flat(x, w, sh, sw, dh, dw, ph, pw, out, g0, g1)`` computes the groups
-    ``[g0, g1)``.
-
-    Per group it copies the zero-padded input channels once, split by stride
-    phase (padded row ``r * sh + a``, column ``q * sw + p`` in phase plane
-    ``(a, p)``), so that every kernel tap reads one phase plane at a fixed
-    offset with unit stride. An output channel's results are then computed
-    over the flattened phase-plane grid (``Wq`` columns a row, the ``Wq - Wo``
-    extra ones dropped at the end): each tap is one multiply-add along a
-    contiguous vector of about ``Ho * Wq`` elements (three taps of a kernel row
-    per pass), long whatever the map's width. Each output sums its terms in
-    im2col order (channel, tap row, tap column) in the output dtype."""
-    global _flat
-    if _flat is None:
-        try:
-            import numba
-        except ImportError:
-            _flat = False
-            return None
-
-        @numba.njit(cache=True, nogil=True)
-        def flat(x, w, sh, sw, dh, dw, ph, pw, out, g0, g1):  # pragma: no cover (compiled)
-            n, _, ih, iw = x.shape
-            mg, cg, kh, kw = w.shape[1], w.shape[2], w.shape[3], w.shape[4]
-            oh, ow = out.shape[2], out.shape[3]
-            hq = oh + ((kh - 1) * dh) // sh
-            wq = ow + ((kw - 1) * dw) // sw
-            pq = hq * wq
-            length = (oh - 1) * wq + ow
-            planes = np.empty((cg, sh, sw * pq), x.dtype)
-            acc = np.empty(length, x.dtype)
-            for b in range(n):
-                for g in range(g0, g1):
-                    for c in range(cg):
-                        xc = x[b, g * cg + c]
-                        for a in range(sh):
-                            pa = planes[c, a]
-                            for p in range(sw):
-                                # the phase's columns q with 0 <= q*sw + p - pw < iw
-                                lo = pw - p
-                                q0 = min(wq, (lo + sw - 1) // sw) if lo > 0 else 0
-                                hi = iw - 1 + pw - p
-                                q1 = min(wq, hi // sw + 1) if hi >= 0 else 0
-                                if q1 < q0:
-                                    q1 = q0
-                                i0 = q0 * sw + p - pw
-                                base = p * pq
-                                for r in range(hq):
-                                    iy = r * sh + a - ph
-                                    row = pa[base + r * wq:base + (r + 1) * wq]
-                                    if iy < 0 or iy >= ih or q1 <= q0:
-                                        row[:] = 0.0
-                                        continue
-                                    xr = xc[iy]
-                                    for q in range(q0):
-                                        row[q] = 0.0
-                                    for q in range(q1 - q0):
-                                        row[q0 + q] = xr[i0 + q * sw]
-                                    for q in range(q1, wq):
-                                        row[q] = 0.0
-                    for m in range(mg):
-                        acc[:] = 0.0
-                        for c in range(cg):
-                            for ky in range(kh):
-                                pa = planes[c, (ky * dh) % sh]
-                                roff = ((ky * dh) // sh) * wq
-                                kx = 0
-                                while kx < kw:
-                                    o0 = ((kx * dw) % sw) * pq + roff + (kx * dw) // sw
-                                    w0 = w[g, m, c, ky, kx]
-                                    s0 = pa[o0:o0 + length]
-                                    if kx + 2 < kw:
-                                        t = (kx + 1) * dw
-                                        o1 = (t % sw) * pq + roff + t // sw
-                                        t = (kx + 2) * dw
-                                        o2 = (t % sw) * pq + roff + t // sw
-                                        w1 = w[g, m, c, ky, kx + 1]
-                                        w2 = w[g, m, c, ky, kx + 2]
-                                        s1 = pa[o1:o1 + length]
-                                        s2 = pa[o2:o2 + length]
-                                        for j in range(length):
-                                            v = acc[j]
-                                            v += w0 * s0[j]
-                                            v += w1 * s1[j]
-                                            v += w2 * s2[j]
-                                            acc[j] = v
-                                        kx += 3
-                                    elif kx + 1 < kw:
-                                        t = (kx + 1) * dw
-                                        o1 = (t % sw) * pq + roff + t // sw
-                                        w1 = w[g, m, c, ky, kx + 1]
-                                        s1 = pa[o1:o1 + length]
-                                        for j in range(length):
-                                            v = acc[j]
-                                            v += w0 * s0[j]
-                                            v += w1 * s1[j]
-                                            acc[j] = v
-                                        kx += 2
-                                    else:
-                                        for j in range(length):
-                                            acc[j] += w0 * s0[j]
-                                        kx += 1
-                        o = out[b, g * mg + m]
-                        for oy in range(oh):
-                            orow = o[oy]
-                            ar = acc[oy * wq:oy * wq + ow]
-                            for ox in range(ow):
-                                orow[ox] = ar[ox]
-
-        _flat = flat
-    return _flat or None
 
 
 def im2col_eligible(x: np.ndarray, pads_begin: Sequence[int]) -> bool:
@@ -908,7 +746,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
     group) convolutions are one GEMM; the other 2-D forms that
-    :func:`grouped_conv` would choose are bound directly (the flat-tap, direct
+    :func:`grouped_conv` would choose are bound directly (the small-group, direct
     and depthwise kernels, patches and im2col GEMMs), the rest run
     :func:`grouped_conv`."""
     wp = _prepared_weights(node, w, x.dtype, groups)
@@ -931,8 +769,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
             tw = tap_weights(wp[0])
             return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
-        if flat_preferred(x, wp, out_dims, strides, pb):
-            return lambda v: flat_conv(v, wp, strides, dil, pb, out_dims)
+        if small_group_preferred(x, wp, out_dims, pb):
+            return lambda v: small_group_conv(v, wp, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
             if depthwise_preferred(x, wp, out_dims, pb):
                 dw = depthwise_weights(wp)
