@@ -1085,7 +1085,7 @@ FAST_CONVOLUTIONS = [
          _conv_attrs(auto_pad="same_upper"), id="depthwise-multiplier-direct"),
     case("GroupConvolution", [f32(2, 6, 7, 6), C(f32(2, 2, 3, 3, 2))],
          _conv_attrs(s=(2, 1), d=(1, 2), pb=(2, 1), pe=(0, 3)), id="grouped-direct"),
-    # flat-tap kernel: stride-1 depthwise on wide rows, grouped on larger maps
+    # depthwise kernel on wide rows; small-group kernel (kernels/grouped.py) on larger maps
     case("GroupConvolution", [f32(2, 5, 9, 23), C(f32(5, 1, 1, 3, 3))],
          _conv_attrs(pb=(1, 1), pe=(1, 1)), id="depthwise-flat"),
     case("GroupConvolution", [f32(1, 6, 22, 21), C(f32(2, 3, 3, 3, 3))],
@@ -1102,9 +1102,12 @@ FAST_CONVOLUTIONS = [
 
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
+    from xmo.backends.cpu.kernels import grouped
+
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    for kernel in ("_direct", "_flat", "_im2col", "_blocked"):
+    for kernel in ("_direct", "_im2col", "_blocked"):
         monkeypatch.setattr(conv, kernel, False)  # as without numba
+    monkeypatch.setattr(grouped, "_kernel", False)
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype

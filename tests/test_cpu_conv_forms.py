@@ -1,5 +1,5 @@
 """The CPU backend's convolution forms against its numpy im2col path: the
-flat-tap numba kernel, the one-pass numba im2col, the patch-embedding form,
+one-pass numba im2col, the patch-embedding form,
 and the near misses that must not take them."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from xmo.backends.cpu.kernels import convolution as conv
+from xmo.backends.cpu.kernels import grouped
 
 RNG = np.random.default_rng(29)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
@@ -20,8 +21,9 @@ def _arrays(xs, ws, dtype):
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_flat", "_im2col", "_blocked"):
+        for kernel in ("_direct", "_im2col", "_blocked"):
             m.setattr(conv, kernel, False)
+        m.setattr(grouped, "_kernel", False)
         m.setattr(conv, "patch_eligible", lambda *a: False)
         return conv.grouped_conv(x, w, s, d, pb, pe)
 
@@ -30,44 +32,6 @@ def _check(got, want, dtype):
     assert got.shape == want.shape and got.dtype == want.dtype
     assert got.flags.c_contiguous
     np.testing.assert_allclose(got, want, **TOL[dtype])
-
-
-# x, w [G, Mg, Cg, Kh, Kw], strides, dilations, pads_begin, pads_end
-FLAT = [
-    ((2, 5, 9, 23), (5, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
-    ((1, 4, 13, 21), (4, 1, 1, 5, 5), (1, 1), (2, 1), (3, 2), (0, 3)),
-    ((1, 3, 8, 20), (3, 1, 1, 2, 4), (1, 1), (1, 3), (0, 0), (-1, 1)),
-    ((2, 6, 22, 21), (2, 3, 3, 3, 3), (1, 2), (2, 1), (2, 1), (1, 1)),
-    ((1, 8, 23, 19), (4, 2, 2, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
-    ((1, 9, 15, 17), (3, 4, 3, 5, 3), (3, 2), (1, 2), (2, 0), (2, 2)),
-]
-
-
-@pytest.mark.parametrize("xs,ws,s,d,pb,pe", FLAT)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_flat_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
-    """The flat-tap kernel (here forced on every map, its groups split over
-    tasks) gives the numpy path's results."""
-    x, w = _arrays(xs, ws, dtype)
-    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
-    monkeypatch.setattr(conv, "FLAT_MIN_GROUPED_PIXELS", 0)
-    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
-    if ws[2] == 1:
-        assert not conv.flat_preferred(x, w, dims, s, pb)  # depthwise: other kernels
-        got = conv.flat_conv(x, w, s, d, pb, dims)
-    else:
-        assert conv.flat_preferred(x, w, dims, s, pb)
-        got = conv.grouped_conv(x, w, s, d, pb, pe)
-    _check(got, _numpy_path(monkeypatch, x, w, s, d, pb, pe), dtype)
-
-
-def test_flat_conv_split_is_exact(monkeypatch):
-    """Groups split across tasks give the whole-run result bit for bit."""
-    x, w = _arrays((2, 12, 24, 22), (6, 2, 2, 3, 3), np.float32)
-    dims = conv.conv_out_dims((24, 22), (3, 3), (1, 1), (1, 1), (1, 1), (1, 1))
-    whole = conv.flat_conv(x, w, (1, 1), (1, 1), (1, 1), dims)
-    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
-    np.testing.assert_array_equal(conv.flat_conv(x, w, (1, 1), (1, 1), (1, 1), dims), whole)
 
 
 IM2COL = [
@@ -92,7 +56,7 @@ def test_im2col_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkeypatch):
     np.testing.assert_array_equal(cols, want.reshape(cols.shape))
     monkeypatch.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)  # the GEMM paths only
     monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 0)
-    monkeypatch.setattr(conv, "FLAT_MAX_GROUP_CHANNELS", 0)
+    monkeypatch.setattr(grouped, "GROUP_MAX_CHANNELS", 0)
     _check(conv.grouped_conv(x, w, s, d, pb, pe), _numpy_path(monkeypatch, x, w, s, d, pb, pe),
            dtype)
 
@@ -127,21 +91,9 @@ def test_patch_near_misses(shape, k, s, d, pb, pe):
     assert not conv.patch_eligible(shape, k, s, d, pb, pe)
 
 
-def test_flat_and_im2col_near_misses():
+def test_im2col_near_misses():
     f32 = np.float32
     x = np.zeros((1, 8, 40, 40), f32)
-    dims = (40, 40)
-    dw = np.zeros((8, 1, 1, 3, 3), f32)
-    gw = np.zeros((4, 2, 2, 3, 3), f32)
-    assert conv.flat_preferred(x, gw, dims, (1, 1), (1, 1))
-    assert not conv.flat_preferred(x, dw, dims, (1, 1), (1, 1))  # depthwise: its own kernel
-    assert not conv.flat_preferred(x, dw, (20, 20), (2, 2), (1, 1))
-    assert not conv.flat_preferred(x, gw, dims, (1, 1), (-1, 1))  # cropping pads
-    assert not conv.flat_preferred(x.astype(np.float16), gw.astype(np.float16), dims, (1, 1), (1, 1))
-    assert not conv.flat_preferred(x, np.zeros((1, 4, 8, 3, 3), f32), dims, (1, 1), (1, 1))  # one group
-    assert not conv.flat_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (8, 8), (1, 1), (1, 1))
-    big = np.zeros((1, 64, 40, 40), f32)
-    assert not conv.flat_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), dims, (1, 1), (1, 1))
     assert conv.im2col_eligible(x, (1, 1))
     assert not conv.im2col_eligible(x, (-1, 0))  # cropping pads: the numpy path
     assert not conv.im2col_eligible(x.astype(np.int32), (1, 1))

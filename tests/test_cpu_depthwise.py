@@ -10,6 +10,7 @@ import pytest
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import depthwise
+from xmo.backends.cpu.kernels import grouped
 
 RNG = np.random.default_rng(2029)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
@@ -18,8 +19,9 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel off (as without numba)."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_flat", "_im2col"):
+        for kernel in ("_direct", "_im2col"):
             m.setattr(conv, kernel, False)
+        m.setattr(grouped, "_kernel", False)
         m.setattr(depthwise, "_kernel", False)
         assert not depthwise.depthwise_eligible(x, w, pb)
         return conv.grouped_conv(x, w, s, d, pb, pe)
@@ -110,4 +112,4 @@ def test_depthwise_near_misses():
     assert not depthwise.depthwise_preferred(x, dw.astype(np.float64), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(np.zeros((1, 8, 20), f32), np.zeros((8, 1, 1, 3), f32),
                                              (20,), (1,))  # 1-D
-    assert not conv.flat_preferred(x, dw, (20, 20), (1, 1), (1, 1))  # depthwise: not flat
+    assert not grouped.small_group_preferred(x, dw, (20, 20), (1, 1))  # depthwise: not grouped

@@ -23,12 +23,17 @@ VEC = 16
 def _fill_planes(x, b, c0, cg, sh, sw, ph, pw, hq, wq, planes):  # pragma: no cover (compiled)
     # input channels c0..c0+cg of image b into the phase planes: padded row
     # r * sh + a, column q * sw + p -> planes[c, (a * sw + p) * hq * wq + r * wq + q];
-    # only the interior is written (the border stays zero from the start)
-    ih, iw = x.shape[2], x.shape[3]
+    # only the interior is written (the border stays zero from the start).
+    # Flat unsigned indices: no negative-index checks, the copies vectorise
+    cin, ih, iw = x.shape[1], x.shape[2], x.shape[3]
     pq = hq * wq
+    xf = x.reshape(-1)
+    pf = planes.reshape(-1)
+    plen = planes.shape[1]
+    two = np.uint64(2)
+    usw = np.uint64(sw)
     for c in range(cg):
-        xc = x[b, c0 + c]
-        pc = planes[c]
+        sbase = (b * cin + c0 + c) * ih * iw
         for a in range(sh):
             # the phase's rows r with 0 <= r*sh + a - ph < ih
             lo = ph - a
@@ -43,21 +48,19 @@ def _fill_planes(x, b, c0, cg, sh, sw, ph, pw, hq, wq, planes):  # pragma: no co
                 if q1 <= q0:
                     continue
                 i0 = q0 * sw + p - pw
-                base = (a * sw + p) * pq
-                cnt = q1 - q0
+                cnt = np.uint64(q1 - q0)
                 for r in range(r0, r1):
-                    iy = r * sh + a - ph
-                    d0 = base + r * wq + q0
-                    # explicit loops: slice assignments cost more than these short rows
+                    s0 = np.uint64(sbase + (r * sh + a - ph) * iw + i0)
+                    d0 = np.uint64(c * plen + (a * sw + p) * pq + r * wq + q0)
                     if sw == 1:
                         for q in range(cnt):
-                            pc[d0 + q] = xc[iy, i0 + q]
+                            pf[d0 + q] = xf[s0 + q]
                     elif sw == 2:
                         for q in range(cnt):
-                            pc[d0 + q] = xc[iy, i0 + 2 * q]
+                            pf[d0 + q] = xf[s0 + two * q]
                     else:
                         for q in range(cnt):
-                            pc[d0 + q] = xc[iy, i0 + q * sw]
+                            pf[d0 + q] = xf[s0 + usw * q]
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"contract"})
@@ -84,6 +87,7 @@ def grouped(x, w, sh, sw, dh, dw, ph, pw, out, i0, i1, ea, eb, period, prm):  # 
     cout = g_all * mg
     hw = oh * ow
     o1 = out.reshape(-1)
+    uow = np.uint64(ow)
     for item in range(i0, i1):
         b = item // g_all
         g = item - b * g_all
@@ -104,82 +108,202 @@ def grouped(x, w, sh, sw, dh, dw, ph, pw, out, i0, i1, ea, eb, period, prm):  # 
                 a1[:] = 0.0
                 a2[:] = 0.0
                 a3[:] = 0.0
-                for c in range(cg):
-                    pc = planes[c]
-                    for ky in range(kh):
-                        t = ky * dh
+                if mb == 4 and kh == 3 and kw == 3:
+                    # a 3x3 kernel: all nine taps of four channels per pass
+                    for c in range(cg):
+                        pc = planes[c]
+                        t = 0 * dh
                         roff = (t % sh) * sw * pq + (t // sh) * wq + start
-                        kx = 0
-                        while kx < kw:
-                            t = kx * dw
-                            f0 = np.uint64(roff + (t % sw) * pq + t // sw)
-                            if mb == 4 and kx + 2 < kw:
-                                t = (kx + 1) * dw
-                                f1 = np.uint64(roff + (t % sw) * pq + t // sw)
-                                t = (kx + 2) * dw
-                                f2 = np.uint64(roff + (t % sw) * pq + t // sw)
-                                w00 = w[g, m0, c, ky, kx]
-                                w01 = w[g, m0, c, ky, kx + 1]
-                                w02 = w[g, m0, c, ky, kx + 2]
-                                w10 = w[g, m0 + 1, c, ky, kx]
-                                w11 = w[g, m0 + 1, c, ky, kx + 1]
-                                w12 = w[g, m0 + 1, c, ky, kx + 2]
-                                w20 = w[g, m0 + 2, c, ky, kx]
-                                w21 = w[g, m0 + 2, c, ky, kx + 1]
-                                w22 = w[g, m0 + 2, c, ky, kx + 2]
-                                w30 = w[g, m0 + 3, c, ky, kx]
-                                w31 = w[g, m0 + 3, c, ky, kx + 1]
-                                w32 = w[g, m0 + 3, c, ky, kx + 2]
-                                for j in range(ulen):
-                                    x0 = pc[f0 + j]
-                                    x1 = pc[f1 + j]
-                                    x2 = pc[f2 + j]
-                                    v = a0[j]
-                                    v += w00 * x0
-                                    v += w01 * x1
-                                    v += w02 * x2
-                                    a0[j] = v
-                                    v = a1[j]
-                                    v += w10 * x0
-                                    v += w11 * x1
-                                    v += w12 * x2
-                                    a1[j] = v
-                                    v = a2[j]
-                                    v += w20 * x0
-                                    v += w21 * x1
-                                    v += w22 * x2
-                                    a2[j] = v
-                                    v = a3[j]
-                                    v += w30 * x0
-                                    v += w31 * x1
-                                    v += w32 * x2
-                                    a3[j] = v
-                                kx += 3
-                            elif mb == 4:
-                                w00 = w[g, m0, c, ky, kx]
-                                w10 = w[g, m0 + 1, c, ky, kx]
-                                w20 = w[g, m0 + 2, c, ky, kx]
-                                w30 = w[g, m0 + 3, c, ky, kx]
-                                for j in range(ulen):
-                                    x0 = pc[f0 + j]
-                                    a0[j] += w00 * x0
-                                    a1[j] += w10 * x0
-                                    a2[j] += w20 * x0
-                                    a3[j] += w30 * x0
-                                kx += 1
-                            else:  # the last mb < 4 channels, one at a time
-                                for i in range(mb):
-                                    wi = w[g, m0 + i, c, ky, kx]
-                                    ai = acc[i]
+                        t = 0 * dw
+                        f00 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 1 * dw
+                        f01 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 2 * dw
+                        f02 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 1 * dh
+                        roff = (t % sh) * sw * pq + (t // sh) * wq + start
+                        t = 0 * dw
+                        f10 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 1 * dw
+                        f11 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 2 * dw
+                        f12 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 2 * dh
+                        roff = (t % sh) * sw * pq + (t // sh) * wq + start
+                        t = 0 * dw
+                        f20 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 1 * dw
+                        f21 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        t = 2 * dw
+                        f22 = np.uint64(roff + (t % sw) * pq + t // sw)
+                        w000 = w[g, m0 + 0, c, 0, 0]
+                        w001 = w[g, m0 + 0, c, 0, 1]
+                        w002 = w[g, m0 + 0, c, 0, 2]
+                        w010 = w[g, m0 + 0, c, 1, 0]
+                        w011 = w[g, m0 + 0, c, 1, 1]
+                        w012 = w[g, m0 + 0, c, 1, 2]
+                        w020 = w[g, m0 + 0, c, 2, 0]
+                        w021 = w[g, m0 + 0, c, 2, 1]
+                        w022 = w[g, m0 + 0, c, 2, 2]
+                        w100 = w[g, m0 + 1, c, 0, 0]
+                        w101 = w[g, m0 + 1, c, 0, 1]
+                        w102 = w[g, m0 + 1, c, 0, 2]
+                        w110 = w[g, m0 + 1, c, 1, 0]
+                        w111 = w[g, m0 + 1, c, 1, 1]
+                        w112 = w[g, m0 + 1, c, 1, 2]
+                        w120 = w[g, m0 + 1, c, 2, 0]
+                        w121 = w[g, m0 + 1, c, 2, 1]
+                        w122 = w[g, m0 + 1, c, 2, 2]
+                        w200 = w[g, m0 + 2, c, 0, 0]
+                        w201 = w[g, m0 + 2, c, 0, 1]
+                        w202 = w[g, m0 + 2, c, 0, 2]
+                        w210 = w[g, m0 + 2, c, 1, 0]
+                        w211 = w[g, m0 + 2, c, 1, 1]
+                        w212 = w[g, m0 + 2, c, 1, 2]
+                        w220 = w[g, m0 + 2, c, 2, 0]
+                        w221 = w[g, m0 + 2, c, 2, 1]
+                        w222 = w[g, m0 + 2, c, 2, 2]
+                        w300 = w[g, m0 + 3, c, 0, 0]
+                        w301 = w[g, m0 + 3, c, 0, 1]
+                        w302 = w[g, m0 + 3, c, 0, 2]
+                        w310 = w[g, m0 + 3, c, 1, 0]
+                        w311 = w[g, m0 + 3, c, 1, 1]
+                        w312 = w[g, m0 + 3, c, 1, 2]
+                        w320 = w[g, m0 + 3, c, 2, 0]
+                        w321 = w[g, m0 + 3, c, 2, 1]
+                        w322 = w[g, m0 + 3, c, 2, 2]
+                        for j in range(ulen):
+                            x00 = pc[f00 + j]
+                            x01 = pc[f01 + j]
+                            x02 = pc[f02 + j]
+                            x10 = pc[f10 + j]
+                            x11 = pc[f11 + j]
+                            x12 = pc[f12 + j]
+                            x20 = pc[f20 + j]
+                            x21 = pc[f21 + j]
+                            x22 = pc[f22 + j]
+                            v = a0[j]
+                            v += w000 * x00
+                            v += w001 * x01
+                            v += w002 * x02
+                            v += w010 * x10
+                            v += w011 * x11
+                            v += w012 * x12
+                            v += w020 * x20
+                            v += w021 * x21
+                            v += w022 * x22
+                            a0[j] = v
+                            v = a1[j]
+                            v += w100 * x00
+                            v += w101 * x01
+                            v += w102 * x02
+                            v += w110 * x10
+                            v += w111 * x11
+                            v += w112 * x12
+                            v += w120 * x20
+                            v += w121 * x21
+                            v += w122 * x22
+                            a1[j] = v
+                            v = a2[j]
+                            v += w200 * x00
+                            v += w201 * x01
+                            v += w202 * x02
+                            v += w210 * x10
+                            v += w211 * x11
+                            v += w212 * x12
+                            v += w220 * x20
+                            v += w221 * x21
+                            v += w222 * x22
+                            a2[j] = v
+                            v = a3[j]
+                            v += w300 * x00
+                            v += w301 * x01
+                            v += w302 * x02
+                            v += w310 * x10
+                            v += w311 * x11
+                            v += w312 * x12
+                            v += w320 * x20
+                            v += w321 * x21
+                            v += w322 * x22
+                            a3[j] = v
+                else:
+                    for c in range(cg):
+                        pc = planes[c]
+                        for ky in range(kh):
+                            t = ky * dh
+                            roff = (t % sh) * sw * pq + (t // sh) * wq + start
+                            kx = 0
+                            while kx < kw:
+                                t = kx * dw
+                                f0 = np.uint64(roff + (t % sw) * pq + t // sw)
+                                if mb == 4 and kx + 2 < kw:
+                                    t = (kx + 1) * dw
+                                    f1 = np.uint64(roff + (t % sw) * pq + t // sw)
+                                    t = (kx + 2) * dw
+                                    f2 = np.uint64(roff + (t % sw) * pq + t // sw)
+                                    w00 = w[g, m0, c, ky, kx]
+                                    w01 = w[g, m0, c, ky, kx + 1]
+                                    w02 = w[g, m0, c, ky, kx + 2]
+                                    w10 = w[g, m0 + 1, c, ky, kx]
+                                    w11 = w[g, m0 + 1, c, ky, kx + 1]
+                                    w12 = w[g, m0 + 1, c, ky, kx + 2]
+                                    w20 = w[g, m0 + 2, c, ky, kx]
+                                    w21 = w[g, m0 + 2, c, ky, kx + 1]
+                                    w22 = w[g, m0 + 2, c, ky, kx + 2]
+                                    w30 = w[g, m0 + 3, c, ky, kx]
+                                    w31 = w[g, m0 + 3, c, ky, kx + 1]
+                                    w32 = w[g, m0 + 3, c, ky, kx + 2]
                                     for j in range(ulen):
-                                        ai[j] += wi * pc[f0 + j]
-                                kx += 1
+                                        x0 = pc[f0 + j]
+                                        x1 = pc[f1 + j]
+                                        x2 = pc[f2 + j]
+                                        v = a0[j]
+                                        v += w00 * x0
+                                        v += w01 * x1
+                                        v += w02 * x2
+                                        a0[j] = v
+                                        v = a1[j]
+                                        v += w10 * x0
+                                        v += w11 * x1
+                                        v += w12 * x2
+                                        a1[j] = v
+                                        v = a2[j]
+                                        v += w20 * x0
+                                        v += w21 * x1
+                                        v += w22 * x2
+                                        a2[j] = v
+                                        v = a3[j]
+                                        v += w30 * x0
+                                        v += w31 * x1
+                                        v += w32 * x2
+                                        a3[j] = v
+                                    kx += 3
+                                elif mb == 4:
+                                    w00 = w[g, m0, c, ky, kx]
+                                    w10 = w[g, m0 + 1, c, ky, kx]
+                                    w20 = w[g, m0 + 2, c, ky, kx]
+                                    w30 = w[g, m0 + 3, c, ky, kx]
+                                    for j in range(ulen):
+                                        x0 = pc[f0 + j]
+                                        a0[j] += w00 * x0
+                                        a1[j] += w10 * x0
+                                        a2[j] += w20 * x0
+                                        a3[j] += w30 * x0
+                                    kx += 1
+                                else:  # the last mb < 4 channels, one at a time
+                                    for i in range(mb):
+                                        wi = w[g, m0 + i, c, ky, kx]
+                                        ai = acc[i]
+                                        for j in range(ulen):
+                                            ai[j] += wi * pc[f0 + j]
+                                    kx += 1
                 for i in range(mb):
-                    m = g * mg + m0 + i
+                    ai = acc[i]
                     for oy in range(r0, r1):
-                        d = (oy - r0) * wq
-                        for ox in range(ow):
-                            out[b, m, oy, ox] = acc[i, d + ox]
+                        d = np.uint64((oy - r0) * wq)
+                        e = np.uint64(((b * cout + g * mg + m0 + i) * oh + oy) * ow)
+                        for ox in range(uow):
+                            o1[e + ox] = ai[d + ox]
         if prm.shape[0] != 0:
             lo = b * cout + g * mg
             bias_act(o1, o1, ea, eb, period, prm, hw, lo, lo + mg)
