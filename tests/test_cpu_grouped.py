@@ -1,5 +1,5 @@
 """The small-group convolution kernel (kernels/grouped.py): against the numpy
-im2col path (group widths 2-16, strides, pads, dilations, batch 2, odd maps,
+im2col path (group widths 2-32, strides, pads, dilations, batch 2, odd maps,
 f32/f64), its task split, its fused epilogue against the two-step result, and
 the near misses that must not take it."""
 
@@ -39,6 +39,7 @@ CASES = [
     ((1, 8, 22, 21), (4, 2, 2, 3, 3), (1, 2), (2, 1), (2, 1), (1, 1)),  # width 2, dilated
     ((1, 12, 17, 19), (3, 6, 4, 3, 3), (2, 1), (1, 1), (0, 1), (1, 0)),  # Mg 6: a partial block
     ((1, 32, 9, 11), (2, 16, 16, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),  # width 16
+    ((1, 64, 12, 10), (2, 32, 32, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),  # width 32
     ((1, 9, 15, 17), (3, 4, 3, 5, 3), (3, 2), (1, 2), (2, 0), (2, 2)),  # stride 3, 5x3
     ((2, 8, 12, 10), (2, 5, 4, 2, 4), (1, 1), (1, 3), (0, 2), (1, 0)),  # 2x4, Mg 5
     ((1, 8, 10, 9), (4, 2, 2, 1, 1), (2, 2), (1, 1), (0, 0), (0, 0)),  # 1x1, strided
@@ -117,6 +118,9 @@ def test_near_misses():
     assert not grouped.small_group_preferred(x, gw.astype(np.float64), dims, (1, 1))
     assert not grouped.small_group_preferred(x, np.zeros((1, 4, 8, 3, 3), f32), dims, (1, 1))
     big = np.zeros((1, 64, 40, 40), f32)
-    assert not grouped.small_group_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), dims, (1, 1))
+    assert grouped.small_group_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), (10, 10), (1, 1))
+    assert not grouped.small_group_preferred(big, np.zeros((2, 32, 32, 3, 3), f32), (9, 9), (1, 1))
+    wider = np.zeros((1, 66, 40, 40), f32)
+    assert not grouped.small_group_preferred(wider, np.zeros((2, 33, 33, 3, 3), f32), dims, (1, 1))
     assert not grouped.small_group_preferred(np.zeros((1, 8, 40), f32),
                                              np.zeros((4, 2, 2, 3), f32), (40,), (1,))  # 1-D

@@ -25,9 +25,13 @@ from xmo.backends.cpu import threads
 
 #: groups of at most this many input and output channels run
 #: :func:`small_group_conv` (more: one GEMM per group pays) ...
-GROUP_MAX_CHANNELS = 16
-#: ... with at least this many output pixels (fewer: the direct kernel)
+GROUP_MAX_CHANNELS = 32
+#: ... with at least this many output pixels (fewer: the direct kernel) ...
 GROUP_MIN_PIXELS = 17
+#: ... and groups of more than this many channels with at least
+#: ``GROUP_WIDE_MIN_PIXELS`` (32-channel groups on a 7x7 map: the GEMMs)
+GROUP_NARROW_CHANNELS = 16
+GROUP_WIDE_MIN_PIXELS = 100
 #: the (image, group) pairs split into tasks of about this many multiply-adds
 #: (smaller convolutions run as one task)
 MACS_PER_TASK = 300_000
@@ -64,13 +68,16 @@ def small_group_preferred(
     [G, Mg, Cg, Kh, Kw]): 2-D, G > 1, float, non-negative leading pads, more
     than one but at most ``GROUP_MAX_CHANNELS`` input channels and at most
     that many output channels per group, at least ``GROUP_MIN_PIXELS`` output
-    pixels, numba available."""
+    pixels (``GROUP_WIDE_MIN_PIXELS`` for groups wider than
+    ``GROUP_NARROW_CHANNELS``), numba available."""
     if w.ndim != 5 or x.ndim != 4:
         return False
     g, mg, cg = w.shape[:3]
     if (g == 1 or x.dtype not in _DTYPES or w.dtype != x.dtype or min(pads_begin) < 0
-            or cg == 1 or max(mg, cg) > GROUP_MAX_CHANNELS
-            or math.prod(out_dims) < GROUP_MIN_PIXELS):
+            or cg == 1 or max(mg, cg) > GROUP_MAX_CHANNELS):
+        return False
+    wide = max(mg, cg) > GROUP_NARROW_CHANNELS
+    if math.prod(out_dims) < (GROUP_WIDE_MIN_PIXELS if wide else GROUP_MIN_PIXELS):
         return False
     return group_kernel() is not None
 

@@ -104,10 +104,11 @@ def grouped(x, w, sh, sw, dh, dw, ph, pw, out, i0, i1, ea, eb, period, prm):  # 
                 a1 = acc[1]
                 a2 = acc[2]
                 a3 = acc[3]
-                a0[:] = 0.0
-                a1[:] = 0.0
-                a2[:] = 0.0
-                a3[:] = 0.0
+                for j in range(ulen):
+                    a0[j] = 0.0
+                    a1[j] = 0.0
+                    a2[j] = 0.0
+                    a3[j] = 0.0
                 if mb == 4 and kh == 3 and kw == 3:
                     # a 3x3 kernel: all nine taps of four channels per pass
                     for c in range(cg):
