@@ -26,8 +26,9 @@ from xmo.backends.cpu import threads
 #: groups of at most this many input and output channels run
 #: :func:`small_group_conv` (more: one GEMM per group pays) ...
 GROUP_MAX_CHANNELS = 32
-#: ... with at least this many output pixels (fewer: the direct kernel) ...
-GROUP_MIN_PIXELS = 17
+#: ... with at least this many output pixels (fewer: the direct kernel, faster
+#: on 3x3 maps and below) ...
+GROUP_MIN_PIXELS = 16
 #: ... and groups of more than this many channels with at least
 #: ``GROUP_WIDE_MIN_PIXELS`` (32-channel groups on a 7x7 map: the GEMMs)
 GROUP_NARROW_CHANNELS = 16
