@@ -26,7 +26,15 @@ from xmo.backends.cpu import threads
 #: channels split across the CPU-backend threads at about this many
 #: multiply-adds per task (smaller convolutions run as one task)
 MACS_PER_TASK = 300_000
+#: at most this many tasks a thread (the pool hands them out as threads
+#: come free: a late or busy thread delays only its share)
+TASKS_PER_THREAD = 4
+#: output elements (of the flattened, padded-width rows) the kernel sums at
+#: once over all taps: a block of output rows that stays in L1
+BLOCK_ELEMENTS = 1024
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_NONE = {dt: np.empty(0, dt) for dt in _DTYPES}
+_NO_PRM = np.zeros(5, np.float64)
 
 _kernel: object = None
 
@@ -70,12 +78,15 @@ def depthwise_weights(w: np.ndarray) -> np.ndarray:
 def depthwise_conv(
     x: np.ndarray, wt: np.ndarray, mg: int, strides: Sequence[int], dilations: Sequence[int],
     pads_begin: Sequence[int], out_dims: tuple[int, ...],
+    epi: tuple[np.ndarray, np.ndarray, int, np.ndarray] | None = None,
 ) -> np.ndarray:
     """``x`` [N, C, H, W], ``wt`` from :func:`depthwise_weights` ([C * Mg,
     Kh, Kw]), ``mg`` output channels per input channel, ``out_dims`` the
-    output map -> [N, C * Mg, Ho, Wo]; the input channels split across the
-    CPU-backend threads when there is enough work. Negative leading pads crop
-    the input."""
+    output map -> [N, C * Mg, Ho, Wo]; the (image, channel range) tasks split
+    across the CPU-backend threads when there is enough work. Negative
+    leading pads crop the input. ``epi = (a, b, period, prm)``: the constant
+    arguments of ``rows_jit.bias_act``, applied to each output channel (rows
+    of the output seen as [N * C * Mg, Ho * Wo]) as soon as it is done."""
     n, c = x.shape[:2]
     kh, kw = wt.shape[1:]
     out = np.empty((n, c * mg) + tuple(out_dims), x.dtype)
@@ -85,141 +96,45 @@ def depthwise_conv(
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    macs = n * c * mg * kh * kw * math.prod(out_dims)
-    parts = min(threads.threads(), c, max(1, macs // MACS_PER_TASK))
-    if parts <= 1:
-        kernel(x, wt, mg, *geometry, out, 0, c)
+    if epi is None:
+        epi_args = (_NONE[x.dtype], _NONE[x.dtype], 0, _NO_PRM, False)
     else:
-        threads.run_tasks([(kernel, (x, wt, mg, *geometry, out, c * i // parts,
-                                     c * (i + 1) // parts)) for i in range(parts)])
+        epi_args = (*epi, True)
+    macs = n * c * mg * kh * kw * math.prod(out_dims)
+    nt = threads.threads()
+    parts = 1 if nt < 2 else min(n * c, TASKS_PER_THREAD * nt, max(1, macs // MACS_PER_TASK))
+    if parts <= 1:
+        kernel(x, wt, mg, *geometry, out, 0, c, 0, n, *epi_args)
+        return out
+    # tasks of whole images when there are enough of them, else channel
+    # ranges of one image
+    tasks = []
+    if n >= parts:
+        for i in range(parts):
+            tasks.append((kernel, (x, wt, mg, *geometry, out, 0, c, n * i // parts,
+                                   n * (i + 1) // parts, *epi_args)))
+    else:
+        per = -(-parts // n)
+        for b in range(n):
+            for i in range(per):
+                tasks.append((kernel, (x, wt, mg, *geometry, out, c * i // per,
+                                       c * (i + 1) // per, b, b + 1, *epi_args)))
+    threads.run_tasks(tasks)
     return out
 
 
 def depthwise_kernel():
     """The numba kernel of :func:`depthwise_conv` (None without numba),
-    compiled on first use (cached on disk):
-    ``kernel(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1)`` computes the
-    input channels ``[c0, c1)``."""
+    compiled on first use (cached on disk): ``kernel(x, wt, mg, sh, sw, dh,
+    dw, ph, pw, out, c0, c1, b0, b1, a, b, period, prm, epi)`` computes the
+    input channels ``[c0, c1)`` of the images ``[b0, b1)`` (see
+    :mod:`~xmo.backends.cpu.kernels.depthwise_jit`)."""
     global _kernel
     if _kernel is None:
         try:
-            import numba
+            from xmo.backends.cpu.kernels import depthwise_jit  # numba: a lazy import
         except ImportError:
             _kernel = False
             return None
-
-        @numba.njit(cache=True, nogil=True)
-        def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1):  # pragma: no cover
-            n, _, ih, iw = x.shape
-            kh, kw = wt.shape[1], wt.shape[2]
-            oh, ow = out.shape[2], out.shape[3]
-            hq = oh + ((kh - 1) * dh) // sh
-            wq = ow + ((kw - 1) * dw) // sw
-            pq = hq * wq
-            length = (oh - 1) * wq + ow
-            buf = np.zeros(sh * sw * pq, x.dtype)
-            acc = np.empty(length, x.dtype)
-            offs = np.empty(kw, np.int64)
-            wv = np.empty(kw, x.dtype)
-            zero = np.zeros(1, x.dtype)[0]
-            for b in range(n):
-                for ci in range(c0, c1):
-                    # the interior of every phase plane (its border stays zero)
-                    for a in range(sh):
-                        ra = a - ph
-                        r0 = max(0, -(ra // sh))
-                        r1 = min(hq, (ih - 1 - ra) // sh + 1) if ih - 1 - ra >= 0 else 0
-                        for p in range(sw):
-                            o = p - pw
-                            q0 = max(0, -(o // sw))
-                            q1 = min(wq, (iw - 1 - o) // sw + 1) if iw - 1 - o >= 0 else 0
-                            base = (a * sw + p) * pq
-                            if q1 <= q0:
-                                continue
-                            for r in range(r0, r1):
-                                # slices: non-negative loop indices vectorize
-                                xr = x[b, ci, r * sh + ra]
-                                dst = buf[base + r * wq + q0:base + r * wq + q1]
-                                if sw == 1:
-                                    src = xr[q0 + o:q1 + o]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[q]
-                                elif sw == 2:
-                                    src = xr[2 * q0 + o:]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[2 * q]
-                                else:
-                                    src = xr[q0 * sw + o:]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[q * sw]
-                    for m in range(mg):
-                        co = ci * mg + m
-                        acc[:] = zero
-                        for ky in range(kh):
-                            t = ky * dh
-                            roff = ((t % sh) * sw) * pq + (t // sh) * wq
-                            for kx in range(kw):
-                                t = kx * dw
-                                offs[kx] = roff + (t % sw) * pq + t // sw
-                                wv[kx] = wt[co, ky, kx]
-                            if kw == 3:
-                                w0, w1, w2 = wv[0], wv[1], wv[2]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    acc[j] = v
-                            elif kw == 5:
-                                w0, w1, w2, w3, w4 = wv[0], wv[1], wv[2], wv[3], wv[4]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                s3 = buf[offs[3]:offs[3] + length]
-                                s4 = buf[offs[4]:offs[4] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    v += w3 * s3[j]
-                                    v += w4 * s4[j]
-                                    acc[j] = v
-                            elif kw == 7:
-                                w0, w1, w2, w3, w4 = wv[0], wv[1], wv[2], wv[3], wv[4]
-                                w5, w6 = wv[5], wv[6]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                s3 = buf[offs[3]:offs[3] + length]
-                                s4 = buf[offs[4]:offs[4] + length]
-                                s5 = buf[offs[5]:offs[5] + length]
-                                s6 = buf[offs[6]:offs[6] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    v += w3 * s3[j]
-                                    v += w4 * s4[j]
-                                    v += w5 * s5[j]
-                                    v += w6 * s6[j]
-                                    acc[j] = v
-                            else:
-                                for kx in range(kw):
-                                    w0 = wv[kx]
-                                    s0 = buf[offs[kx]:offs[kx] + length]
-                                    for j in range(length):
-                                        acc[j] += w0 * s0[j]
-                        oc = out[b, co]
-                        for oy in range(oh):
-                            orow = oc[oy]
-                            ar = acc[oy * wq:oy * wq + ow]
-                            for ox in range(ow):
-                                orow[ox] = ar[ox]
-
-        _kernel = depthwise
+        _kernel = depthwise_jit.depthwise
     return _kernel or None
