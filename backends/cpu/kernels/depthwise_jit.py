@@ -44,8 +44,11 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                 de = U(be + r * wq + qe)
                 do = U(bo + r * wq + qo)
                 for t in range(nb):
-                    buf[de + t] = x1[src + U(2) * t]
-                    buf[do + t] = x1[src + U(2) * t + U(1)]
+                    # both loads first: one interleaved load group
+                    ve = x1[src + U(2) * t]
+                    vo = x1[src + U(2) * t + U(1)]
+                    buf[de + t] = ve
+                    buf[do + t] = vo
                 for t in range(nb, ne):
                     buf[de + t] = x1[src + U(2) * t]
                 for t in range(nb, no):
