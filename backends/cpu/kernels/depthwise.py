@@ -50,11 +50,9 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
 #: output pixels (smaller maps with many channels run faster on the direct
-#: kernel's channels-innermost layout: the per-channel passes are short) ...
-DEPTHWISE_MIN_PIXELS = 144
-#: ... or this many with kernels of more than 9 taps (5x5: a 14x14 map runs
-#: faster on the direct kernel, a 20x20 one here)
-DEPTHWISE_MIN_PIXELS_WIDE = 400
+#: kernel's channels-innermost layout: 4x4 maps take 1.3-2x longer here, 7x7
+#: ones 1.04-1.5x less for 3x3 to 7x7 kernels, one thread)
+DEPTHWISE_MIN_PIXELS = 49
 
 
 def depthwise_preferred(
@@ -62,10 +60,8 @@ def depthwise_preferred(
 ) -> bool:
     """Whether :func:`depthwise_conv` runs this grouped convolution: eligible
     (:func:`depthwise_eligible`) and a large enough output map
-    (``DEPTHWISE_MIN_PIXELS``, ``DEPTHWISE_MIN_PIXELS_WIDE``)."""
-    wide = math.prod(w.shape[3:]) > 9
-    least = DEPTHWISE_MIN_PIXELS_WIDE if wide else DEPTHWISE_MIN_PIXELS
-    return math.prod(out_dims) >= least and depthwise_eligible(x, w, pads_begin)
+    (``DEPTHWISE_MIN_PIXELS``)."""
+    return math.prod(out_dims) >= DEPTHWISE_MIN_PIXELS and depthwise_eligible(x, w, pads_begin)
 
 
 def depthwise_weights(w: np.ndarray) -> np.ndarray:
