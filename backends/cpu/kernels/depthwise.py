@@ -1,17 +1,24 @@
-"""Depthwise 2-D convolution (one input channel per group) on one numba kernel.
+"""Depthwise 2-D convolution (one input channel per group) on one numba kernel
+(:mod:`~xmo.backends.cpu.kernels.depthwise_jit`).
 
 :func:`depthwise_conv` computes ``out[n, c * Mg + m] = sum over (ky, kx) of
 w[c * Mg + m, ky, kx] * x[n, c, oy * sh + ky * dh - ph, ox * sw + kx * dw - pw]``
 (zero outside the input) in the NCHW layout. Per input channel the kernel
 copies the plane once into a zero-bordered buffer split by stride phase
 (padded row ``r * sh + a``, column ``q * sw + p`` land in phase plane
-``(a, p)``), so that every tap reads one phase plane at a fixed offset with
-unit stride; the border stays zero from the task's first channel on (only
-the interior is copied, by a loop specialised for column stride 1 and 2). The
-output rows are then computed over the flattened phase-plane grid (``Wq``
-columns a row, the extra ones dropped when the rows are copied out): one
-pass per kernel row, its taps unrolled for 3-, 5- and 7-wide kernels. Each output sums its terms in tap order (tap row,
-tap column) from zero in the output dtype, like the other convolution paths.
+``(a, p)``; at column stride 2 both column phases in one pass over each
+row), so that every tap reads one phase plane at a fixed offset with unit
+stride; the border stays zero from the task's first channel on. The output
+rows are computed in blocks over the flattened phase-plane grid (``Wq``
+columns a row, the extra ones dropped when the rows are copied out; about
+``BLOCK_ELEMENTS`` sums a block, which stay in L1 over all the taps): 3x3
+kernels in one pass over the nine taps, others one pass per kernel row with
+3-, 5- and 7-wide rows unrolled; the loops run over whole vectors (into a
+slack at the buffers' ends) with unsigned indices. Each output sums its terms
+in tap order (tap row, tap column) from zero in the output dtype, multiply
+then add (no contraction), like the other convolution paths. An optional
+epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
+applied to each output channel as soon as it is done, while it is in cache.
 """
 
 from __future__ import annotations

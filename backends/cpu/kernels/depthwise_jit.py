@@ -73,7 +73,7 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                         buf[dst + q] = x1[src + q * U(sw)]
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+@numba.njit(cache=True, nogil=True)
 def taps3(acc, buf, o0, o1, o2, w0, w1, w2, length):  # pragma: no cover (compiled)
     # acc[j] += w0 * buf[o0 + j] + ... in tap order (offsets, length: uint64)
     for j in range(length):
@@ -84,7 +84,7 @@ def taps3(acc, buf, o0, o1, o2, w0, w1, w2, length):  # pragma: no cover (compil
         acc[j] = v
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+@numba.njit(cache=True, nogil=True)
 def taps5(acc, buf, o0, o1, o2, o3, o4, w0, w1, w2, w3, w4, length):  # pragma: no cover
     for j in range(length):
         v = acc[j]
@@ -96,7 +96,7 @@ def taps5(acc, buf, o0, o1, o2, o3, o4, w0, w1, w2, w3, w4, length):  # pragma: 
         acc[j] = v
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+@numba.njit(cache=True, nogil=True)
 def taps7(acc, buf, o, q, w, r, base, length):  # pragma: no cover (compiled)
     # the taps of a 7-wide kernel row: offsets o[q:q + 7], weights w[r:r + 7]
     o0, o1, o2, o3 = base + U(o[q]), base + U(o[q + 1]), base + U(o[q + 2]), base + U(o[q + 3])
@@ -114,7 +114,7 @@ def taps7(acc, buf, o, q, w, r, base, length):  # pragma: no cover (compiled)
         acc[j] = v
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"})
+@numba.njit(cache=True, nogil=True)
 def taps3x3(acc, buf, o, w, r, base, length, zero):  # pragma: no cover (compiled)
     # all nine taps of a 3x3 kernel in one pass from zero (tap order: row,
     # column); weights w[r:r + 9]
