@@ -18,7 +18,8 @@ slack at the buffers' ends) with unsigned indices. Each output sums its terms
 in tap order (tap row, tap column) from zero in the output dtype, multiply
 then add (no contraction), like the other convolution paths. An optional
 epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
-applied to each output channel as soon as it is done, while it is in cache.
+applied to the output channels as soon as they are done (in groups of about
+``EPI_ELEMENTS``), while they are in cache.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ TASKS_PER_THREAD = 4
 #: output elements (of the flattened, padded-width rows) the kernel sums at
 #: once over all taps: a block of output rows that stays in L1
 BLOCK_ELEMENTS = 1024
+#: the fused epilogue runs over the output channels finished since its last
+#: call once they hold about this many elements (in cache; one call per
+#: channel costs more on small maps)
+EPI_ELEMENTS = 8192
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _NONE = {dt: np.empty(0, dt) for dt in _DTYPES}
 _NO_PRM = np.zeros(5, np.float64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS
+from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS, EPI_ELEMENTS
 from xmo.backends.cpu.kernels.rows_jit import bias_act
 
 #: the tap loops' lengths round up to a multiple of this
@@ -169,6 +169,7 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
         u = kx * dw
         offs[i] = ((t % sh) * sw + u % sw) * pq + (t // sh) * wq + u // sw
     for b in range(b0, b1):
+        done = b * cout + c0 * mg  # first output row not activated yet
         for ci in range(c0, c1):
             fill_phases(x1, (b * cin + ci) * ih * iw, ih, iw, sh, sw, ph, pw, hq, wq, buf)
             for m in range(mg):
@@ -209,6 +210,9 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
                         s = U((oy - y0) * wq)
                         for ox in range(U(ow)):
                             o1[d + ox] = acc[s + ox]
-                if epi:
-                    row = b * cout + co
-                    bias_act(o1, o1, ea, eb, period, prm, hw, row, row + 1)
+            # the epilogue over the channels finished since the last one
+            # (still in cache), in groups of about EPI_ELEMENTS
+            row = b * cout + (ci + 1) * mg
+            if epi and ((row - done) * hw >= EPI_ELEMENTS or ci == c1 - 1):
+                bias_act(o1, o1, ea, eb, period, prm, hw, done, row)
+                done = row
