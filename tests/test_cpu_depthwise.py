@@ -55,7 +55,8 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
-    assert depthwise.depthwise_preferred(x, w, dims, pb)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MAX_EXTRA_COLUMNS", 1e9)
+    assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
     want = _numpy_path(monkeypatch, x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype and got.flags.c_contiguous
@@ -111,6 +112,12 @@ def test_depthwise_near_misses():
     dw5 = np.zeros((8, 1, 1, 5, 5), f32)
     assert depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))
     assert not depthwise.depthwise_preferred(x, dw5, (4, 4), (2, 2))  # 5x5 on 4x4: direct
+    dw7 = np.zeros((8, 1, 1, 7, 7), f32)
+    assert depthwise.depthwise_preferred(x, dw7, (14, 14), (3, 3))
+    # 7x7 on a 7x7 map: 13-wide phase-plane rows for 7 outputs: direct
+    assert not depthwise.depthwise_preferred(x, dw7, (7, 7), (3, 3))
+    assert depthwise.depthwise_preferred(x, dw5, (7, 7), (2, 2), (2, 2), (1, 1))  # stride 2: 9 wide
+    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (4, 4), (1, 1), (2, 2))  # dilated
     assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),

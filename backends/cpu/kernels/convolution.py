@@ -90,7 +90,7 @@ def grouped_conv(
     if flat_preferred(x, w, out_dims, strides, pads_begin):
         return flat_conv(x, w, strides, dilations, pads_begin, out_dims)
     if direct_eligible(x, w, out_dims, pads_begin):
-        if depthwise_preferred(x, w, out_dims, pads_begin):
+        if depthwise_preferred(x, w, out_dims, pads_begin, strides, dilations):
             return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
                                   out_dims)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
@@ -934,7 +934,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if flat_preferred(x, wp, out_dims, strides, pb):
             return lambda v: flat_conv(v, wp, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
-            if depthwise_preferred(x, wp, out_dims, pb):
+            if depthwise_preferred(x, wp, out_dims, pb, strides, dil):
                 dw = depthwise_weights(wp)
                 return lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims)
             wt = direct_weights(wp)

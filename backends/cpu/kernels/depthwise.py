@@ -63,17 +63,27 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
 #: output pixels (smaller maps with many channels run faster on the direct
 #: kernel's channels-innermost layout: 4x4 maps take 1.3-2x longer here, 7x7
-#: ones 1.04-1.5x less for 3x3 to 7x7 kernels, one thread)
+#: ones with 3x3 kernels 1.3-1.5x less, one thread) ...
 DEPTHWISE_MIN_PIXELS = 49
+#: ... and at most this many extra columns per output column in the padded
+#: phase-plane rows (``((Kw - 1) * dw // sw) / Wo``; computed, then dropped:
+#: 7x7 kernels on 7x7 maps, 0.86, run faster on the direct kernel; 7x7 on
+#: 14x14, 0.43, and 5x5 on 10x10, 0.4, 1.3-1.5x faster here)
+DEPTHWISE_MAX_EXTRA_COLUMNS = 0.5
 
 
 def depthwise_preferred(
-    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int]
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int],
+    strides: Sequence[int] = (1, 1), dilations: Sequence[int] = (1, 1),
 ) -> bool:
     """Whether :func:`depthwise_conv` runs this grouped convolution: eligible
-    (:func:`depthwise_eligible`) and a large enough output map
-    (``DEPTHWISE_MIN_PIXELS``)."""
-    return math.prod(out_dims) >= DEPTHWISE_MIN_PIXELS and depthwise_eligible(x, w, pads_begin)
+    (:func:`depthwise_eligible`), a large enough output map
+    (``DEPTHWISE_MIN_PIXELS``) and rows not much wider than the output's
+    (``DEPTHWISE_MAX_EXTRA_COLUMNS``)."""
+    if math.prod(out_dims) < DEPTHWISE_MIN_PIXELS or not depthwise_eligible(x, w, pads_begin):
+        return False
+    extra = (w.shape[4] - 1) * dilations[1] // strides[1]
+    return extra <= DEPTHWISE_MAX_EXTRA_COLUMNS * out_dims[1]
 
 
 def depthwise_weights(w: np.ndarray) -> np.ndarray:
