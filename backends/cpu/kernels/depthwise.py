@@ -18,8 +18,9 @@ slack at the buffers' ends) with unsigned indices. Each output sums its terms
 in tap order (tap row, tap column) from zero in the output dtype, multiply
 then add (no contraction), like the other convolution paths. An optional
 epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
-applied to the output channels as soon as they are done (in groups of about
-``EPI_ELEMENTS``), while they are in cache.
+applied by each task to the output channels it computed, while they are in
+cache (tasks of about ``EPI_ELEMENTS`` outputs; outside the kernel: numba
+would compile bias_act's activations into it, 3x its compile time).
 """
 
 from __future__ import annotations
@@ -40,13 +41,10 @@ TASKS_PER_THREAD = 4
 #: output elements (of the flattened, padded-width rows) the kernel sums at
 #: once over all taps: a block of output rows that stays in L1
 BLOCK_ELEMENTS = 1024
-#: the fused epilogue runs over the output channels finished since its last
-#: call once they hold about this many elements (in cache; one call per
-#: channel costs more on small maps)
-EPI_ELEMENTS = 8192
+#: with a fused epilogue the tasks compute at most about this many outputs
+#: each (then the epilogue over them, in L2)
+EPI_ELEMENTS = 65536
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_NONE = {dt: np.empty(0, dt) for dt in _DTYPES}
-_NO_PRM = np.zeros(5, np.float64)
 
 _kernel: object = None
 
@@ -103,8 +101,9 @@ def depthwise_conv(
     output map -> [N, C * Mg, Ho, Wo]; the (image, channel range) tasks split
     across the CPU-backend threads when there is enough work. Negative
     leading pads crop the input. ``epi = (a, b, period, prm)``: the constant
-    arguments of ``rows_jit.bias_act``, applied to each output channel (rows
-    of the output seen as [N * C * Mg, Ho * Wo]) as soon as it is done."""
+    arguments of ``rows_jit.bias_act``, applied by each task to the output
+    channels it computed (rows of the output seen as [N * C * Mg, Ho * Wo];
+    tasks of at most about ``EPI_ELEMENTS`` outputs then: still in cache)."""
     n, c = x.shape[:2]
     kh, kw = wt.shape[1:]
     out = np.empty((n, c * mg) + tuple(out_dims), x.dtype)
@@ -114,37 +113,52 @@ def depthwise_conv(
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    if epi is None:
-        epi_args = (_NONE[x.dtype], _NONE[x.dtype], 0, _NO_PRM, False)
-    else:
-        epi_args = (*epi, True)
     macs = n * c * mg * kh * kw * math.prod(out_dims)
     nt = threads.threads()
     parts = 1 if nt < 2 else min(n * c, TASKS_PER_THREAD * nt, max(1, macs // MACS_PER_TASK))
+    if epi is not None:
+        parts = min(n * c, max(parts, -(-out.size // EPI_ELEMENTS)))
     if parts <= 1:
-        kernel(x, wt, mg, *geometry, out, 0, c, 0, n, *epi_args)
-        return out
-    # tasks of whole images when there are enough of them, else channel
-    # ranges of one image
-    tasks = []
-    if n >= parts:
-        for i in range(parts):
-            tasks.append((kernel, (x, wt, mg, *geometry, out, 0, c, n * i // parts,
-                                   n * (i + 1) // parts, *epi_args)))
-    else:
+        ranges = [(0, c, 0, n)]
+    elif n >= parts:  # whole images
+        ranges = [(0, c, n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+    else:  # channel ranges of one image
         per = -(-parts // n)
-        for b in range(n):
-            for i in range(per):
-                tasks.append((kernel, (x, wt, mg, *geometry, out, c * i // per,
-                                       c * (i + 1) // per, b, b + 1, *epi_args)))
+        ranges = [(c * i // per, c * (i + 1) // per, b, b + 1) for b in range(n)
+                  for i in range(per)]
+    if epi is None:
+        tasks = [(kernel, (x, wt, mg, *geometry, out, *r)) for r in ranges]
+    else:
+        from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
+
+        o1 = out.reshape(-1)
+        hw = math.prod(out_dims)
+        cout = c * mg
+        tasks = [(_conv_epilogue, (kernel, (x, wt, mg, *geometry, out, *r), rows_jit.bias_act,
+                                   (o1, o1, *epi, hw), _rows(r, cout, mg)))
+                 for r in ranges]
     threads.run_tasks(tasks)
     return out
+
+
+def _rows(r: tuple[int, int, int, int], cout: int, mg: int) -> tuple[int, int]:
+    """The output rows ([N * Cout, Ho * Wo]) of the kernel range ``r`` =
+    (c0, c1, b0, b1): contiguous (whole images, or channels of one image)."""
+    c0, c1, b0, b1 = r
+    return b0 * cout + c0 * mg, (b1 - 1) * cout + c1 * mg
+
+
+def _conv_epilogue(kernel, args: tuple, bias_act, epi_args: tuple, rows: tuple[int, int]) -> None:
+    """One task with the fused epilogue: the kernel's range, then bias_act
+    over its output rows while they are in cache."""
+    kernel(*args)
+    bias_act(*epi_args, *rows)
 
 
 def depthwise_kernel():
     """The numba kernel of :func:`depthwise_conv` (None without numba),
     compiled on first use (cached on disk): ``kernel(x, wt, mg, sh, sw, dh,
-    dw, ph, pw, out, c0, c1, b0, b1, a, b, period, prm, epi)`` computes the
+    dw, ph, pw, out, c0, c1, b0, b1)`` computes the
     input channels ``[c0, c1)`` of the images ``[b0, b1)`` (see
     :mod:`~xmo.backends.cpu.kernels.depthwise_jit`)."""
     global _kernel

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS, EPI_ELEMENTS
-from xmo.backends.cpu.kernels.rows_jit import bias_act
+from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS
 
 #: the tap loops' lengths round up to a multiple of this
 PAD = 16
@@ -138,11 +137,8 @@ def taps3x3(acc, buf, o, w, r, base, length, zero):  # pragma: no cover (compile
 
 
 @numba.njit(cache=True, nogil=True)
-def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
-              ea, eb, period, prm, epi):  # pragma: no cover (compiled)
-    # output channels of the input channels [c0, c1) of the images [b0, b1);
-    # with ``epi`` each finished output channel gets bias_act(ea, eb,
-    # period, prm) while in cache
+def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma: no cover
+    # output channels of the input channels [c0, c1) of the images [b0, b1)
     _, cin, ih, iw = x.shape
     kh, kw = wt.shape[1], wt.shape[2]
     cout = out.shape[1]
@@ -169,7 +165,6 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
         u = kx * dw
         offs[i] = ((t % sh) * sw + u % sw) * pq + (t // sh) * wq + u // sw
     for b in range(b0, b1):
-        done = b * cout + c0 * mg  # first output row not activated yet
         for ci in range(c0, c1):
             fill_phases(x1, (b * cin + ci) * ih * iw, ih, iw, sh, sw, ph, pw, hq, wq, buf)
             for m in range(mg):
@@ -210,9 +205,3 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
                         s = U((oy - y0) * wq)
                         for ox in range(U(ow)):
                             o1[d + ox] = acc[s + ox]
-            # the epilogue over the channels finished since the last one
-            # (still in cache), in groups of about EPI_ELEMENTS
-            row = b * cout + (ci + 1) * mg
-            if epi and ((row - done) * hw >= EPI_ELEMENTS or ci == c1 - 1):
-                bias_act(o1, o1, ea, eb, period, prm, hw, done, row)
-                done = row
