@@ -163,3 +163,28 @@ def test_depthwise_epilogue_matches_two_steps(act, p0, affine, dtype, split, mon
     finally:
         threads.set_threads(old)
     np.testing.assert_array_equal(got, want)
+
+
+def test_depthwise_image_tasks_with_epilogue(monkeypatch):
+    """More images than tasks: whole-image ranges, each with its epilogue
+    rows; bit for bit the one-task result then bias_act."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    x = RNG.uniform(-2, 2, (3, 4, 12, 13)).astype(np.float32)
+    w = depthwise.depthwise_weights(RNG.uniform(-1, 1, (4, 1, 1, 5, 5)).astype(np.float32))
+    dims = conv.conv_out_dims((12, 13), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2))
+    b = RNG.uniform(-1, 1, 4).astype(np.float32)
+    prm = np.array([5, 1.0, 0.0, 1.0, np.finfo(np.float32).tiny], np.float64)
+    epi = (np.empty(0, np.float32), b, 4, prm)
+    want = depthwise.depthwise_conv(x, w, 1, (1, 1), (1, 1), (2, 2), dims)
+    n = dims[0] * dims[1]
+    rows_jit.bias_act(want.reshape(-1), want.reshape(-1), *epi, n, 0, 12)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    monkeypatch.setattr(depthwise, "TASKS_PER_THREAD", 1)
+    old = threads.threads()
+    threads.set_threads(2)
+    try:
+        got = depthwise.depthwise_conv(x, w, 1, (1, 1), (1, 1), (2, 2), dims, epi=epi)
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(got, want)
