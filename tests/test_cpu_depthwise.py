@@ -38,6 +38,15 @@ DEPTHWISE = [
     ((2, 2, 16, 15), (2, 3, 1, 2, 4), (3, 2), (1, 1), (0, 2), (1, 0)),  # generic taps, stride 3
     ((1, 3, 12, 13), (3, 1, 1, 1, 1), (2, 2), (1, 1), (0, 0), (0, 0)),  # 1x1
     ((1, 3, 14, 15), (3, 1, 1, 3, 3), (1, 1), (1, 1), (-1, 0), (1, -2)),  # cropping pads
+    ((2, 3, 13, 11), (3, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),  # batch 2, 5x5, odd
+    ((2, 2, 17, 15), (2, 1, 1, 7, 7), (2, 2), (2, 2), (6, 5), (6, 6)),  # 7x7 s2 dilated
+    ((1, 3, 15, 17), (3, 1, 1, 3, 3), (2, 2), (2, 2), (2, 2), (2, 2)),  # 3x3 s2 dilated
+    ((1, 2, 16, 16), (2, 1, 1, 3, 3), (2, 2), (1, 1), (0, 0), (1, 1)),  # s2, even column phase
+    ((1, 2, 16, 17), (2, 1, 1, 5, 5), (2, 1), (1, 1), (1, 2), (2, 1)),  # row stride only
+    ((1, 2, 9, 4), (2, 1, 1, 3, 3), (2, 2), (1, 1), (3, 3), (3, 3)),  # pads wider than the input
+    ((1, 2, 40, 61), (2, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),  # several row blocks
+    ((2, 2, 44, 70), (2, 1, 1, 5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),
+    ((1, 2, 50, 45), (2, 2, 1, 7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),
 ]
 
 
@@ -48,8 +57,8 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
-    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_WIDE", 0)
-    assert depthwise.depthwise_preferred(x, w, dims, pb)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MAX_EXTRA_COLUMNS", 1e9)
+    assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
     want = _numpy_path(monkeypatch, x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype and got.flags.c_contiguous
@@ -100,11 +109,17 @@ def test_depthwise_near_misses():
     x = np.zeros((1, 8, 20, 20), f32)
     dw = np.zeros((8, 1, 1, 3, 3), f32)
     assert depthwise.depthwise_preferred(x, dw, (20, 20), (1, 1))
-    assert depthwise.depthwise_preferred(x, dw, (12, 12), (1, 1))
-    assert not depthwise.depthwise_preferred(x, dw, (11, 12), (1, 1))  # small map: direct
+    assert depthwise.depthwise_preferred(x, dw, (7, 7), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dw, (6, 8), (1, 1))  # small map: direct
     dw5 = np.zeros((8, 1, 1, 5, 5), f32)
-    assert depthwise.depthwise_preferred(x, dw5, (20, 20), (2, 2))
-    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))  # 5x5 on 14x14: direct
+    assert depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))
+    assert not depthwise.depthwise_preferred(x, dw5, (4, 4), (2, 2))  # 5x5 on 4x4: direct
+    dw7 = np.zeros((8, 1, 1, 7, 7), f32)
+    assert depthwise.depthwise_preferred(x, dw7, (14, 14), (3, 3))
+    # 7x7 on a 7x7 map: 13-wide phase-plane rows for 7 outputs: direct
+    assert not depthwise.depthwise_preferred(x, dw7, (7, 7), (3, 3))
+    assert depthwise.depthwise_preferred(x, dw5, (7, 7), (2, 2), (2, 2), (1, 1))  # stride 2: 9 wide
+    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (4, 4), (1, 1), (2, 2))  # dilated
     assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),
@@ -113,3 +128,65 @@ def test_depthwise_near_misses():
     assert not depthwise.depthwise_preferred(np.zeros((1, 8, 20), f32), np.zeros((8, 1, 1, 3), f32),
                                              (20,), (1,))  # 1-D
     assert not grouped.small_group_preferred(x, dw, (20, 20), (1, 1))  # depthwise: not grouped
+
+
+# act code, p0 (rows.ACT_*): none (affine only), Relu, Swish (beta 1), Gelu
+EPILOGUES = [(0, 0.0), (2, 0.0), (5, 1.0), (1, 0.0)]
+
+
+@pytest.mark.parametrize("act,p0", EPILOGUES)
+@pytest.mark.parametrize("affine", ["scale_bias", "bias", "none"])  # none + act 0: a copy
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("split", [False, True])
+def test_depthwise_epilogue_matches_two_steps(act, p0, affine, dtype, split, monkeypatch):
+    """``epi``: the kernel applies bias_act to each finished channel, as
+    depthwise_conv then bias_act over the whole output would."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    x = RNG.uniform(-3, 3, (2, 5, 19, 16)).astype(dtype)
+    w = depthwise.depthwise_weights(RNG.uniform(-1, 1, (5, 2, 1, 3, 3)).astype(dtype))
+    cout = 10
+    dims = conv.conv_out_dims((19, 16), (3, 3), (2, 1), (1, 1), (1, 1), (1, 1))
+    none = np.empty(0, dtype)
+    a = RNG.uniform(0.5, 2, cout).astype(dtype) if affine == "scale_bias" else none
+    b = RNG.uniform(-1, 1, cout).astype(dtype) if affine != "none" else none
+    prm = np.array([act, p0, 0.0, dtype == np.float32, np.finfo(dtype).tiny], np.float64)
+    args = (x, w, 2, (2, 1), (1, 1), (1, 1), dims)
+    want = depthwise.depthwise_conv(*args)
+    n = dims[0] * dims[1]
+    w1 = want.reshape(-1)
+    rows_jit.bias_act(w1, w1, a, b, cout, prm, n, 0, want.size // n)
+    old = threads.threads()
+    if split:
+        monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+        threads.set_threads(2)
+    try:
+        got = depthwise.depthwise_conv(*args, epi=(a, b, cout, prm))
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_depthwise_image_tasks_with_epilogue(monkeypatch):
+    """More images than tasks: whole-image ranges, each with its epilogue
+    rows; bit for bit the one-task result then bias_act."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    x = RNG.uniform(-2, 2, (3, 4, 12, 13)).astype(np.float32)
+    w = depthwise.depthwise_weights(RNG.uniform(-1, 1, (4, 1, 1, 5, 5)).astype(np.float32))
+    dims = conv.conv_out_dims((12, 13), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2))
+    b = RNG.uniform(-1, 1, 4).astype(np.float32)
+    prm = np.array([5, 1.0, 0.0, 1.0, np.finfo(np.float32).tiny], np.float64)
+    epi = (np.empty(0, np.float32), b, 4, prm)
+    want = depthwise.depthwise_conv(x, w, 1, (1, 1), (1, 1), (2, 2), dims)
+    n = dims[0] * dims[1]
+    rows_jit.bias_act(want.reshape(-1), want.reshape(-1), *epi, n, 0, 12)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    monkeypatch.setattr(depthwise, "TASKS_PER_THREAD", 1)
+    old = threads.threads()
+    threads.set_threads(2)
+    try:
+        got = depthwise.depthwise_conv(x, w, 1, (1, 1), (1, 1), (2, 2), dims, epi=epi)
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(got, want)

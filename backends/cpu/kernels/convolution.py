@@ -93,7 +93,7 @@ def grouped_conv(
     if small_group_preferred(x, w, out_dims, pads_begin):
         return small_group_conv(x, w, strides, dilations, pads_begin, out_dims)
     if direct_eligible(x, w, out_dims, pads_begin):
-        if depthwise_preferred(x, w, out_dims, pads_begin):
+        if depthwise_preferred(x, w, out_dims, pads_begin, strides, dilations):
             return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
                                   out_dims)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
@@ -772,7 +772,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
         if small_group_preferred(x, wp, out_dims, pb):
             return lambda v: small_group_conv(v, wp, strides, dil, pb, out_dims)
         if direct_eligible(x, wp, out_dims, pb):
-            if depthwise_preferred(x, wp, out_dims, pb):
+            if depthwise_preferred(x, wp, out_dims, pb, strides, dil):
                 dw = depthwise_weights(wp)
                 return lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims)
             wt = direct_weights(wp)

@@ -1,17 +1,26 @@
-"""Depthwise 2-D convolution (one input channel per group) on one numba kernel.
+"""Depthwise 2-D convolution (one input channel per group) on one numba kernel
+(:mod:`~xmo.backends.cpu.kernels.depthwise_jit`).
 
 :func:`depthwise_conv` computes ``out[n, c * Mg + m] = sum over (ky, kx) of
 w[c * Mg + m, ky, kx] * x[n, c, oy * sh + ky * dh - ph, ox * sw + kx * dw - pw]``
 (zero outside the input) in the NCHW layout. Per input channel the kernel
 copies the plane once into a zero-bordered buffer split by stride phase
 (padded row ``r * sh + a``, column ``q * sw + p`` land in phase plane
-``(a, p)``), so that every tap reads one phase plane at a fixed offset with
-unit stride; the border stays zero from the task's first channel on (only
-the interior is copied, by a loop specialised for column stride 1 and 2). The
-output rows are then computed over the flattened phase-plane grid (``Wq``
-columns a row, the extra ones dropped when the rows are copied out): one
-pass per kernel row, its taps unrolled for 3-, 5- and 7-wide kernels. Each output sums its terms in tap order (tap row,
-tap column) from zero in the output dtype, like the other convolution paths.
+``(a, p)``; at column stride 2 both column phases in one pass over each
+row), so that every tap reads one phase plane at a fixed offset with unit
+stride; the border stays zero from the task's first channel on. The output
+rows are computed in blocks over the flattened phase-plane grid (``Wq``
+columns a row, the extra ones dropped when the rows are copied out; about
+``BLOCK_ELEMENTS`` sums a block, which stay in L1 over all the taps): 3x3
+kernels in one pass over the nine taps, others one pass per kernel row with
+3-, 5- and 7-wide rows unrolled; the loops run over whole vectors (into a
+slack at the buffers' ends) with unsigned indices. Each output sums its terms
+in tap order (tap row, tap column) from zero in the output dtype, multiply
+then add (no contraction), like the other convolution paths. An optional
+epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
+applied by each task to the output channels it computed, while they are in
+cache (tasks of about ``EPI_ELEMENTS`` outputs; outside the kernel: numba
+would compile bias_act's activations into it, 3x its compile time).
 """
 
 from __future__ import annotations
@@ -26,6 +35,15 @@ from xmo.backends.cpu import threads
 #: channels split across the CPU-backend threads at about this many
 #: multiply-adds per task (smaller convolutions run as one task)
 MACS_PER_TASK = 300_000
+#: at most this many tasks a thread (the pool hands them out as threads
+#: come free: a late or busy thread delays only its share)
+TASKS_PER_THREAD = 4
+#: output elements (of the flattened, padded-width rows) the kernel sums at
+#: once over all taps: a block of output rows that stays in L1
+BLOCK_ELEMENTS = 1024
+#: with a fused epilogue the tasks compute at most about this many outputs
+#: each (then the epilogue over them, in L2)
+EPI_ELEMENTS = 65536
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _kernel: object = None
@@ -42,22 +60,28 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
 #: output pixels (smaller maps with many channels run faster on the direct
-#: kernel's channels-innermost layout: the per-channel passes are short) ...
-DEPTHWISE_MIN_PIXELS = 144
-#: ... or this many with kernels of more than 9 taps (5x5: a 14x14 map runs
-#: faster on the direct kernel, a 20x20 one here)
-DEPTHWISE_MIN_PIXELS_WIDE = 400
+#: kernel's channels-innermost layout: 4x4 maps take 1.3-2x longer here, 7x7
+#: ones with 3x3 kernels 1.3-1.5x less, one thread) ...
+DEPTHWISE_MIN_PIXELS = 49
+#: ... and at most this many extra columns per output column in the padded
+#: phase-plane rows (``((Kw - 1) * dw // sw) / Wo``; computed, then dropped:
+#: 7x7 kernels on 7x7 maps, 0.86, run faster on the direct kernel; 7x7 on
+#: 14x14, 0.43, and 5x5 on 10x10, 0.4, 1.3-1.5x faster here)
+DEPTHWISE_MAX_EXTRA_COLUMNS = 0.5
 
 
 def depthwise_preferred(
-    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int]
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int],
+    strides: Sequence[int] = (1, 1), dilations: Sequence[int] = (1, 1),
 ) -> bool:
     """Whether :func:`depthwise_conv` runs this grouped convolution: eligible
-    (:func:`depthwise_eligible`) and a large enough output map
-    (``DEPTHWISE_MIN_PIXELS``, ``DEPTHWISE_MIN_PIXELS_WIDE``)."""
-    wide = math.prod(w.shape[3:]) > 9
-    least = DEPTHWISE_MIN_PIXELS_WIDE if wide else DEPTHWISE_MIN_PIXELS
-    return math.prod(out_dims) >= least and depthwise_eligible(x, w, pads_begin)
+    (:func:`depthwise_eligible`), a large enough output map
+    (``DEPTHWISE_MIN_PIXELS``) and rows not much wider than the output's
+    (``DEPTHWISE_MAX_EXTRA_COLUMNS``)."""
+    if math.prod(out_dims) < DEPTHWISE_MIN_PIXELS or not depthwise_eligible(x, w, pads_begin):
+        return False
+    extra = (w.shape[4] - 1) * dilations[1] // strides[1]
+    return extra <= DEPTHWISE_MAX_EXTRA_COLUMNS * out_dims[1]
 
 
 def depthwise_weights(w: np.ndarray) -> np.ndarray:
@@ -70,12 +94,16 @@ def depthwise_weights(w: np.ndarray) -> np.ndarray:
 def depthwise_conv(
     x: np.ndarray, wt: np.ndarray, mg: int, strides: Sequence[int], dilations: Sequence[int],
     pads_begin: Sequence[int], out_dims: tuple[int, ...],
+    epi: tuple[np.ndarray, np.ndarray, int, np.ndarray] | None = None,
 ) -> np.ndarray:
     """``x`` [N, C, H, W], ``wt`` from :func:`depthwise_weights` ([C * Mg,
     Kh, Kw]), ``mg`` output channels per input channel, ``out_dims`` the
-    output map -> [N, C * Mg, Ho, Wo]; the input channels split across the
-    CPU-backend threads when there is enough work. Negative leading pads crop
-    the input."""
+    output map -> [N, C * Mg, Ho, Wo]; the (image, channel range) tasks split
+    across the CPU-backend threads when there is enough work. Negative
+    leading pads crop the input. ``epi = (a, b, period, prm)``: the constant
+    arguments of ``rows_jit.bias_act``, applied by each task to the output
+    channels it computed (rows of the output seen as [N * C * Mg, Ho * Wo];
+    tasks of at most about ``EPI_ELEMENTS`` outputs then: still in cache)."""
     n, c = x.shape[:2]
     kh, kw = wt.shape[1:]
     out = np.empty((n, c * mg) + tuple(out_dims), x.dtype)
@@ -86,140 +114,59 @@ def depthwise_conv(
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
     macs = n * c * mg * kh * kw * math.prod(out_dims)
-    parts = min(threads.threads(), c, max(1, macs // MACS_PER_TASK))
+    nt = threads.threads()
+    parts = 1 if nt < 2 else min(n * c, TASKS_PER_THREAD * nt, max(1, macs // MACS_PER_TASK))
+    if epi is not None:
+        parts = min(n * c, max(parts, -(-out.size // EPI_ELEMENTS)))
     if parts <= 1:
-        kernel(x, wt, mg, *geometry, out, 0, c)
+        ranges = [(0, c, 0, n)]
+    elif n >= parts:  # whole images
+        ranges = [(0, c, n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+    else:  # channel ranges of one image
+        per = -(-parts // n)
+        ranges = [(c * i // per, c * (i + 1) // per, b, b + 1) for b in range(n)
+                  for i in range(per)]
+    if epi is None:
+        tasks = [(kernel, (x, wt, mg, *geometry, out, *r)) for r in ranges]
     else:
-        threads.run_tasks([(kernel, (x, wt, mg, *geometry, out, c * i // parts,
-                                     c * (i + 1) // parts)) for i in range(parts)])
+        from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
+
+        o1 = out.reshape(-1)
+        hw = math.prod(out_dims)
+        cout = c * mg
+        tasks = [(_conv_epilogue, (kernel, (x, wt, mg, *geometry, out, *r), rows_jit.bias_act,
+                                   (o1, o1, *epi, hw), _rows(r, cout, mg)))
+                 for r in ranges]
+    threads.run_tasks(tasks)
     return out
+
+
+def _rows(r: tuple[int, int, int, int], cout: int, mg: int) -> tuple[int, int]:
+    """The output rows ([N * Cout, Ho * Wo]) of the kernel range ``r`` =
+    (c0, c1, b0, b1): contiguous (whole images, or channels of one image)."""
+    c0, c1, b0, b1 = r
+    return b0 * cout + c0 * mg, (b1 - 1) * cout + c1 * mg
+
+
+def _conv_epilogue(kernel, args: tuple, bias_act, epi_args: tuple, rows: tuple[int, int]) -> None:
+    """One task with the fused epilogue: the kernel's range, then bias_act
+    over its output rows while they are in cache."""
+    kernel(*args)
+    bias_act(*epi_args, *rows)
 
 
 def depthwise_kernel():
     """The numba kernel of :func:`depthwise_conv` (None without numba),
-    compiled on first use (cached on disk):
-    ``kernel(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1)`` computes the
-    input channels ``[c0, c1)``."""
+    compiled on first use (cached on disk): ``kernel(x, wt, mg, sh, sw, dh,
+    dw, ph, pw, out, c0, c1, b0, b1)`` computes the
+    input channels ``[c0, c1)`` of the images ``[b0, b1)`` (see
+    :mod:`~xmo.backends.cpu.kernels.depthwise_jit`)."""
     global _kernel
     if _kernel is None:
         try:
-            import numba
+            from xmo.backends.cpu.kernels import depthwise_jit  # numba: a lazy import
         except ImportError:
             _kernel = False
             return None
-
-        @numba.njit(cache=True, nogil=True)
-        def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1):  # pragma: no cover
-            n, _, ih, iw = x.shape
-            kh, kw = wt.shape[1], wt.shape[2]
-            oh, ow = out.shape[2], out.shape[3]
-            hq = oh + ((kh - 1) * dh) // sh
-            wq = ow + ((kw - 1) * dw) // sw
-            pq = hq * wq
-            length = (oh - 1) * wq + ow
-            buf = np.zeros(sh * sw * pq, x.dtype)
-            acc = np.empty(length, x.dtype)
-            offs = np.empty(kw, np.int64)
-            wv = np.empty(kw, x.dtype)
-            zero = np.zeros(1, x.dtype)[0]
-            for b in range(n):
-                for ci in range(c0, c1):
-                    # the interior of every phase plane (its border stays zero)
-                    for a in range(sh):
-                        ra = a - ph
-                        r0 = max(0, -(ra // sh))
-                        r1 = min(hq, (ih - 1 - ra) // sh + 1) if ih - 1 - ra >= 0 else 0
-                        for p in range(sw):
-                            o = p - pw
-                            q0 = max(0, -(o // sw))
-                            q1 = min(wq, (iw - 1 - o) // sw + 1) if iw - 1 - o >= 0 else 0
-                            base = (a * sw + p) * pq
-                            if q1 <= q0:
-                                continue
-                            for r in range(r0, r1):
-                                # slices: non-negative loop indices vectorize
-                                xr = x[b, ci, r * sh + ra]
-                                dst = buf[base + r * wq + q0:base + r * wq + q1]
-                                if sw == 1:
-                                    src = xr[q0 + o:q1 + o]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[q]
-                                elif sw == 2:
-                                    src = xr[2 * q0 + o:]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[2 * q]
-                                else:
-                                    src = xr[q0 * sw + o:]
-                                    for q in range(q1 - q0):
-                                        dst[q] = src[q * sw]
-                    for m in range(mg):
-                        co = ci * mg + m
-                        acc[:] = zero
-                        for ky in range(kh):
-                            t = ky * dh
-                            roff = ((t % sh) * sw) * pq + (t // sh) * wq
-                            for kx in range(kw):
-                                t = kx * dw
-                                offs[kx] = roff + (t % sw) * pq + t // sw
-                                wv[kx] = wt[co, ky, kx]
-                            if kw == 3:
-                                w0, w1, w2 = wv[0], wv[1], wv[2]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    acc[j] = v
-                            elif kw == 5:
-                                w0, w1, w2, w3, w4 = wv[0], wv[1], wv[2], wv[3], wv[4]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                s3 = buf[offs[3]:offs[3] + length]
-                                s4 = buf[offs[4]:offs[4] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    v += w3 * s3[j]
-                                    v += w4 * s4[j]
-                                    acc[j] = v
-                            elif kw == 7:
-                                w0, w1, w2, w3, w4 = wv[0], wv[1], wv[2], wv[3], wv[4]
-                                w5, w6 = wv[5], wv[6]
-                                s0 = buf[offs[0]:offs[0] + length]
-                                s1 = buf[offs[1]:offs[1] + length]
-                                s2 = buf[offs[2]:offs[2] + length]
-                                s3 = buf[offs[3]:offs[3] + length]
-                                s4 = buf[offs[4]:offs[4] + length]
-                                s5 = buf[offs[5]:offs[5] + length]
-                                s6 = buf[offs[6]:offs[6] + length]
-                                for j in range(length):
-                                    v = acc[j]
-                                    v += w0 * s0[j]
-                                    v += w1 * s1[j]
-                                    v += w2 * s2[j]
-                                    v += w3 * s3[j]
-                                    v += w4 * s4[j]
-                                    v += w5 * s5[j]
-                                    v += w6 * s6[j]
-                                    acc[j] = v
-                            else:
-                                for kx in range(kw):
-                                    w0 = wv[kx]
-                                    s0 = buf[offs[kx]:offs[kx] + length]
-                                    for j in range(length):
-                                        acc[j] += w0 * s0[j]
-                        oc = out[b, co]
-                        for oy in range(oh):
-                            orow = oc[oy]
-                            ar = acc[oy * wq:oy * wq + ow]
-                            for ox in range(ow):
-                                orow[ox] = ar[ox]
-
-        _kernel = depthwise
+        _kernel = depthwise_jit.depthwise
     return _kernel or None
