@@ -1103,7 +1103,7 @@ FAST_CONVOLUTIONS = [
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    for kernel in ("_direct", "_flat", "_im2col", "_blocked"):
+    for kernel in ("_direct", "_flat", "_im2col", "_blocked", "_stem"):
         monkeypatch.setattr(conv, kernel, False)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
