@@ -24,7 +24,7 @@ def stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out):  # p
     offset with unit stride. Each output channel's block is computed over the
     flattened phase-plane grid (``Wq`` columns a row; the ``Wq - Wo`` extra
     ones dropped when it is written out), four output channels at a time: a
-    pass multiplies-adds four taps (or the last few one by one) into four
+    pass multiplies-adds four taps (the last one to three together) into four
     accumulators along one contiguous vector of about ``rows * Wq`` values.
     Each output sums its terms in im2col order (fused multiply-adds)."""
     c, ih, iw = x.shape[1], x.shape[2], x.shape[3]
