@@ -1105,7 +1105,7 @@ def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     from xmo.backends.cpu.kernels import grouped
 
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    for kernel in ("_direct", "_im2col", "_blocked"):
+    for kernel in ("_direct", "_im2col", "_blocked", "_stem"):
         monkeypatch.setattr(conv, kernel, False)  # as without numba
     monkeypatch.setattr(grouped, "_kernel", False)
     assert not conv.direct_eligible(x, w, dims, pb)

@@ -21,7 +21,7 @@ def _arrays(xs, ws, dtype):
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_im2col", "_blocked"):
+        for kernel in ("_direct", "_im2col", "_blocked", "_stem"):
             m.setattr(conv, kernel, False)
         m.setattr(grouped, "_kernel", False)
         m.setattr(conv, "patch_eligible", lambda *a: False)

@@ -18,7 +18,7 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-4), np.float64: dict(rtol=1e-12, atol
 def _numpy_conv(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel off: the window views' GEMM."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_im2col", "_blocked"):
+        for kernel in ("_direct", "_im2col", "_blocked", "_stem"):
             m.setattr(conv, kernel, False)
         m.setattr(grouped, "_kernel", False)
         m.setattr(conv, "patch_eligible", lambda *a: False)

@@ -13,7 +13,8 @@ on small maps; split across the CPU-backend threads), single-group
 convolutions as im2col + GEMM in blocks of output rows split over the threads
 (:func:`blocked_conv`), the im2col matrix gathered by one numba pass
 (:func:`im2col`) or, for a patch embedding (stride == kernel), by one
-transposed copy (:func:`patches`).
+transposed copy (:func:`patches`); stems (one group, few filter taps over
+few input channels) straight from the input on numba (:func:`stem_conv`).
 """
 
 from __future__ import annotations
@@ -79,8 +80,10 @@ def grouped_conv(
     maps run :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`
     (``small_group_preferred``). Otherwise 1x1 kernels are one
     GEMM on the (strided) input, depthwise kernels (Cg == 1) a multiply-add
-    per kernel tap, few output channels at stride 1 on large maps the
-    tap-GEMM (:func:`tap_gemm_preferred`), anything else one GEMM per group
+    per kernel tap, one group with few filter taps over its input channels
+    (a stem: :func:`stem_eligible`) :func:`stem_conv`, few output channels
+    at stride 1 on large maps the tap-GEMM (:func:`tap_gemm_preferred`),
+    anything else one GEMM per group
     over the im2col matrix (:func:`patches` when the windows tile the input,
     else :func:`blocked_conv` for one group on larger maps
     (:func:`blocked_eligible`), else :func:`im2col` with numba, else the
@@ -100,6 +103,9 @@ def grouped_conv(
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
+    if stem_eligible(x, w, pads_begin):
+        return stem_conv(x, stem_weights(w.reshape(mg, -1)), mg, kernel, strides, dilations,
+                         pads_begin, out_dims)
     kp = math.prod(kernel)
     op = math.prod(out_dims)
     if tap_gemm_preferred(w.shape, strides, x.shape[2:], out_dims, pads_begin, pads_end):
@@ -346,6 +352,84 @@ def direct_conv_kernel():
 
         _direct = direct
     return _direct or None
+
+
+#: single-group convolutions whose filters have at most this many taps over
+#: all their input channels (Cg*Kh*Kw: a 3x3 stem on 3 channels has 27) run
+#: :func:`stem_conv`: the im2col GEMM has too few rows to multiply per packed
+#: value (more taps: the GEMM is faster; a 7x7 stem has 147)
+STEM_MAX_TAPS = 32
+#: :func:`stem_conv` computes an output channel over about this many values
+#: of a block of output rows at a time (longer vectors, fewer passes; the
+#: block's input planes stay in the fast caches)
+STEM_BLOCK_VALUES = 1024
+
+
+def stem_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) -> bool:
+    """Whether :func:`stem_conv` runs a convolution with [G, Mg, Cg, K...]
+    filters ``w``: one group, 2-D, a kernel of several taps, at most
+    :data:`STEM_MAX_TAPS` taps over the input channels, float, non-negative
+    leading pads, numba available."""
+    return (w.shape[0] == 1 and w.ndim == 5 and x.ndim == 4 and math.prod(w.shape[3:]) > 1
+            and math.prod(w.shape[2:]) <= STEM_MAX_TAPS and x.dtype in _DIRECT_DTYPES
+            and w.dtype == x.dtype and min(pads_begin) >= 0 and stem_kernel() is not None)
+
+
+def stem_conv(
+    x: np.ndarray, ws: np.ndarray, m: int, kernel: Sequence[int], strides: Sequence[int],
+    dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
+) -> np.ndarray:
+    """Single-group 2-D convolution with few input channels on the stem
+    kernel (:func:`~xmo.backends.cpu.kernels.conv_jit.stem_block`): ``x``
+    unpadded [N, C, H, W], ``ws`` the :func:`stem_weights` of the ``m``
+    output channels' filters -> a fresh C-contiguous [N, M, Ho, Wo]; the
+    output rows split across the CPU-backend threads."""
+    n = x.shape[0]
+    ck = ws.shape[1]
+    kh, kw = kernel
+    oh, ow = out_dims
+    x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    out = np.empty((n, m, oh, ow), x.dtype)
+    geometry = (kh, kw, strides[0], strides[1], dilations[0], dilations[1],
+                pads_begin[0], pads_begin[1])
+    block = stem_kernel()
+    macs = n * m * ck * oh * ow
+    parts = max(1, min(threads.threads(), oh, macs // DIRECT_MACS_PER_TASK))
+    per_image = -(-parts // n)
+    cuts = [oh * i // per_image for i in range(per_image + 1)]
+    wq = ow + (kw - 1) * dilations[1] // strides[1]
+    rows = max(1, min(oh, STEM_BLOCK_VALUES // wq))
+    threads.run_tasks([(block, (x, ws, *geometry, b, y0, y1, rows, out))
+                       for b in range(n) for y0, y1 in zip(cuts, cuts[1:]) if y1 > y0])
+    return out
+
+
+def stem_weights(wm: np.ndarray) -> np.ndarray:
+    """[M, C*Kh*Kw] filters as the stem kernel takes them: contiguous, the
+    rows zero-padded to a multiple of four (it computes four output
+    channels at a time)."""
+    m = wm.shape[0]
+    if m % 4 == 0:
+        return np.ascontiguousarray(wm)
+    out = np.zeros((-(-m // 4) * 4, wm.shape[1]), wm.dtype)
+    out[:m] = wm
+    return out
+
+
+_stem: object = None
+
+
+def stem_kernel():
+    """:func:`~xmo.backends.cpu.kernels.conv_jit.stem_block`, or None without numba."""
+    global _stem
+    if _stem is None:
+        try:
+            from xmo.backends.cpu.kernels import conv_jit
+        except ImportError:  # no numba
+            _stem = False
+            return None
+        _stem = conv_jit.stem_block
+    return _stem or None
 
 
 def im2col_eligible(x: np.ndarray, pads_begin: Sequence[int]) -> bool:
@@ -746,8 +830,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
     group) convolutions are one GEMM; the other 2-D forms that
-    :func:`grouped_conv` would choose are bound directly (the small-group, direct
-    and depthwise kernels, patches and im2col GEMMs), the rest run
+    :func:`grouped_conv` would choose are bound directly (the small-group, direct,
+    depthwise and stem kernels, patches and im2col GEMMs), the rest run
     :func:`grouped_conv`."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
@@ -777,6 +861,10 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
                 return lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
+        if stem_eligible(x, wp, pb):
+            ws = stem_weights(wp.reshape(mg, -1))
+            kernel = wp.shape[3:]
+            return lambda v: stem_conv(v, ws, mg, kernel, strides, dil, pb, out_dims)
         kp = math.prod(wp.shape[3:])
         if (kp > 1 and not (cg == 1 and g > 1)
                 and not tap_gemm_preferred(wp.shape, strides, x.shape[2:], out_dims, pb, pe)):

@@ -19,8 +19,12 @@ from xmo.backends.cpu.threads import run_tasks, threads
 #: multiply-adds (~30 us of one-thread SGEMM), where waking a worker and
 #: joining it (~10 us) is a third of the half it takes over.
 MIN_SPLIT_MACS = 1 << 21
-#: a split product takes two tasks per thread above this many multiply-adds
-#: (finer load balance on a busy machine: a preempted thread holds one task)
+#: a split batch of matrices takes two tasks per thread above this many
+#: multiply-adds (finer load balance on a busy machine: a preempted thread
+#: holds one task). A split 2-D product takes one task per thread whatever
+#: its size: each task packs the whole operand it shares (``b`` in row
+#: ranges, ``a`` in column ranges), so more tasks repack it more often --
+#: measured slower at every size from 2M to 900M multiply-adds, quiet or busy
 TWO_TASKS_MACS = 1 << 24
 #: column ranges of a split product start at multiples of this
 _COL_ALIGN = 16
@@ -150,15 +154,16 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``out = a @ b`` (2-D, same float dtype): with several threads and at
     least :data:`MIN_SPLIT_MACS` multiply-adds, cut in ranges of rows of
     ``a`` (when ``a`` is the larger operand and the ranges have rows enough)
-    or of columns of ``b``, one or two per thread, each a one-thread BLAS call
-    on the pool (:func:`~xmo.backends.cpu.threads.run_tasks`)."""
+    or of columns of ``b``, one per thread (each range packs the whole other
+    operand), each a one-thread BLAS call on the pool
+    (:func:`~xmo.backends.cpu.threads.run_tasks`)."""
     m, k = a.shape
     n = b.shape[1]
     work = m * n * k
-    if threads() < 2 or work < MIN_SPLIT_MACS or a.dtype not in _SPLIT_DTYPES:
+    tasks = threads()
+    if tasks < 2 or work < MIN_SPLIT_MACS or a.dtype not in _SPLIT_DTYPES:
         np.matmul(a, b, out=out)
         return
-    tasks = _tasks(work)
     if m * k >= k * n and m >= tasks * _MIN_ROWS or n < tasks * _COL_ALIGN:
         cuts = [m * i // tasks for i in range(tasks + 1)]
         parts = [(a[lo:hi], b, out[lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
@@ -170,7 +175,7 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 
 def _tasks(macs: int) -> int:
-    """Tasks for a split product: one per thread, two above :data:`TWO_TASKS_MACS`."""
+    """Tasks for a split batch of matrices: one per thread, two above :data:`TWO_TASKS_MACS`."""
     return threads() * (2 if macs >= TWO_TASKS_MACS else 1)
 
 

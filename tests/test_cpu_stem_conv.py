@@ -1,0 +1,123 @@
+"""The CPU backend's stem convolution kernel (one group, few filter taps over
+few input channels, straight from the input) against the numpy im2col path,
+through the kernel, ``grouped_conv`` and a compiled model; and the near misses
+that must not take it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels import convolution as conv
+
+RNG = np.random.default_rng(30)
+TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
+
+
+def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
+    """``grouped_conv`` with every numba kernel and the patch form off."""
+    with monkeypatch.context() as m:
+        for kernel in ("_direct", "_flat", "_im2col", "_blocked", "_stem"):
+            m.setattr(conv, kernel, False)
+        m.setattr(conv, "patch_eligible", lambda *a: False)
+        m.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)
+        return conv.grouped_conv(x, w, s, d, pb, pe)
+
+
+# x, w [1, M, C, Kh, Kw], strides, dilations, pads_begin, pads_end
+STEMS = [
+    ((1, 3, 23, 21), (1, 8, 3, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),  # a stem: 27 taps
+    ((2, 3, 17, 18), (1, 6, 3, 3, 3), (2, 2), (1, 1), (1, 1), (0, 1)),  # batch 2, 6 channels
+    ((1, 1, 12, 31), (1, 5, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),  # one input channel
+    ((1, 2, 15, 14), (1, 7, 2, 2, 5), (3, 1), (1, 3), (0, 2), (0, 0)),  # dilated, 20 taps
+    ((1, 4, 11, 13), (1, 3, 4, 3, 2), (1, 3), (2, 1), (2, 0), (1, 2)),  # odd strides, 24 taps
+    ((1, 3, 9, 10), (1, 4, 3, 3, 3), (1, 2), (1, 1), (5, 4), (6, 3)),  # pads past the kernel
+    ((1, 2, 12, 13), (1, 9, 2, 3, 3), (1, 1), (2, 2), (0, 1), (-1, -2)),  # cropping end pads
+    ((1, 3, 16, 16), (1, 4, 3, 2, 2), (2, 2), (1, 1), (0, 0), (0, 0)),  # a small patch form
+    ((1, 1, 7, 9), (1, 2, 1, 1, 2), (1, 1), (1, 1), (0, 0), (0, 0)),  # two taps
+    ((1, 1, 7, 9), (1, 3, 1, 1, 3), (1, 1), (1, 1), (0, 1), (0, 1)),  # three taps
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", STEMS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("block", [1, 1024])
+def test_stem_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, block, monkeypatch):
+    """Blocks of one output row (``block`` 1) or of the whole map, split
+    over two threads: the kernel, ``grouped_conv`` and its plan give the
+    numpy path's results in a fresh C-contiguous array."""
+    x = RNG.uniform(-2, 2, xs).astype(dtype)
+    w = RNG.uniform(-2, 2, ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    monkeypatch.setattr(conv, "STEM_BLOCK_VALUES", block)
+    monkeypatch.setattr(conv, "DIRECT_MACS_PER_TASK", 1)
+    monkeypatch.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)  # large pads: not the valid taps
+    old = threads.threads()
+    threads.set_threads(2)
+    try:
+        assert conv.stem_eligible(x, w, pb)
+        ws_ = conv.stem_weights(w[0].reshape(ws[1], -1))
+        assert ws_.shape[0] % 4 == 0 and not ws_[ws[1]:].any()
+        got = conv.stem_conv(x, ws_, ws[1], ws[3:], s, d, pb, dims)
+        via = conv.grouped_conv(x, w, s, d, pb, pe)
+    finally:
+        threads.set_threads(old)
+    want = _numpy_path(monkeypatch, x, w, s, d, pb, pe)
+    for out in (got, via):
+        assert out.shape == want.shape and out.dtype == want.dtype
+        assert out.flags.c_contiguous and out.flags.owndata
+        np.testing.assert_allclose(out, want, **TOL[dtype])
+
+
+def test_stem_conv_in_a_model(tmp_path):
+    """An ONNX stem convolution (3x3, stride 2, 3 -> 6 channels, with bias
+    and Relu: a fused epilogue on the kernel's fresh output) compiled and
+    run on two threads matches numpy."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    import xmo
+
+    w = RNG.uniform(-1, 1, (6, 3, 3, 3)).astype(np.float32)
+    bias = RNG.uniform(-1, 1, 6).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], strides=[2, 2], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])],
+        "stem", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 19, 20])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = RNG.uniform(-2, 2, (2, 3, 19, 20)).astype(np.float32)
+    path = tmp_path / "stem.onnx"
+    onnx.save(model, str(path))
+    old = threads.threads()
+    try:
+        got = np.asarray(xmo.compile_model(str(path), threads=2)({"x": x})[0])
+    finally:
+        threads.set_threads(old)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    cols = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    want = np.maximum(np.einsum("ncyxij,mcij->nmyx", cols, w) + bias[:, None, None], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_stem_near_misses(monkeypatch):
+    f32 = np.float32
+    x = np.zeros((1, 3, 40, 40), f32)
+    w = np.zeros((1, 16, 3, 3, 3), f32)
+    assert conv.stem_eligible(x, w, (1, 1))
+    assert not conv.stem_eligible(x, np.zeros((1, 16, 3, 7, 7), f32), (3, 3))  # 147 taps: GEMM
+    assert not conv.stem_eligible(np.zeros((1, 8, 40, 40), f32),
+                                  np.zeros((1, 16, 8, 3, 3), f32), (1, 1))  # 72 taps
+    assert not conv.stem_eligible(x, np.zeros((1, 16, 3, 1, 1), f32), (0, 0))  # 1x1
+    assert not conv.stem_eligible(np.zeros((1, 6, 40, 40), f32),
+                                  np.zeros((2, 8, 3, 3, 3), f32), (1, 1))  # groups
+    assert not conv.stem_eligible(x, w, (-1, 1))  # cropping leading pads
+    assert not conv.stem_eligible(x.astype(np.int32), w.astype(np.int32), (1, 1))
+    assert not conv.stem_eligible(x, w.astype(np.float64), (1, 1))  # mixed dtypes
+    assert not conv.stem_eligible(np.zeros((1, 3, 40), f32), np.zeros((1, 16, 3, 3), f32),
+                                  (1,))  # 1-D
+    monkeypatch.setattr(conv, "_stem", False)
+    assert not conv.stem_eligible(x, w, (1, 1))  # no numba
