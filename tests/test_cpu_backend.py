@@ -1102,12 +1102,10 @@ FAST_CONVOLUTIONS = [
 
 def _matches_numpy_path(monkeypatch, conv, x, w, dims, s, d, pb, pe):
     """``grouped_conv`` as it runs equals its numpy path (numba kernels off)."""
-    from xmo.backends.cpu.kernels import grouped
+    from conv_paths import numba_convolutions_off
 
     got = conv.grouped_conv(x, w, s, d, pb, pe)
-    for kernel in ("_direct", "_im2col", "_blocked", "_stem"):
-        monkeypatch.setattr(conv, kernel, False)  # as without numba
-    monkeypatch.setattr(grouped, "_kernel", False)
+    numba_convolutions_off(monkeypatch)  # as without numba
     assert not conv.direct_eligible(x, w, dims, pb)
     want = conv.grouped_conv(x, w, s, d, pb, pe)
     assert got.shape == want.shape and got.dtype == want.dtype

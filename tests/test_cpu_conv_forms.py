@@ -10,6 +10,8 @@ import pytest
 from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import grouped
 
+from conv_paths import numba_convolutions_off
+
 RNG = np.random.default_rng(29)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
 
@@ -21,9 +23,7 @@ def _arrays(xs, ws, dtype):
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_im2col", "_blocked", "_stem"):
-            m.setattr(conv, kernel, False)
-        m.setattr(grouped, "_kernel", False)
+        numba_convolutions_off(m)
         m.setattr(conv, "patch_eligible", lambda *a: False)
         return conv.grouped_conv(x, w, s, d, pb, pe)
 

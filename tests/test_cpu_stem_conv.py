@@ -11,6 +11,8 @@ import pytest
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels import convolution as conv
 
+from conv_paths import numba_convolutions_off
+
 RNG = np.random.default_rng(30)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
 
@@ -18,8 +20,7 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_flat", "_im2col", "_blocked", "_stem"):
-            m.setattr(conv, kernel, False)
+        numba_convolutions_off(m)
         m.setattr(conv, "patch_eligible", lambda *a: False)
         m.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)
         return conv.grouped_conv(x, w, s, d, pb, pe)
