@@ -76,6 +76,7 @@ def row_kernels() -> Any:
         k.softmax = rows_jit.softmax
         k.mvn = rows_jit.mvn
         k.mvn_affine = rows_jit.mvn_affine
+        k.softmax_rows = rows_jit.softmax_rows
         k.erf = rows_jit.erf
         k.bias_act = rows_jit.bias_act
         k.softmax_range = rows_jit.softmax_range
