@@ -148,3 +148,80 @@ def test_sdpa_one_element_mask(value):
             want = _reference(q, k, v, mask, 0.4)
             assert got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# --- the f32 softmax as one numba pass (attention_jit.exp_rows) and K^T / V
+# copied C-ordered when a head takes several row blocks
+
+
+@pytest.fixture
+def jit_blocks(monkeypatch):
+    """Blocks of 512 scores (several row blocks per head: K^T and V copied),
+    the numba pass from one score on, no parallel threshold."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(attention, "BLOCK_SCORES", 512)
+    monkeypatch.setattr(attention, "EXP_ROWS_MIN", 1)
+    monkeypatch.setattr(attention, "PARALLEL_MIN_WORK", 0)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_sdpa_jit_softmax_matches_formula(case, n_threads, jit_blocks):
+    rng = np.random.default_rng(10)
+    sq, sk, sv, sm = CASES[case]
+    # odd sizes, and rows long enough for several blocks
+    sq, sk, sv = sq[:-2] + [37, sq[-1]], sk[:-2] + [53, sk[-1]], sv[:-2] + [53, sv[-1]]
+    q, k, v = _rand(rng, sq), _rand(rng, sk), _rand(rng, sv)
+    extra = ()
+    if sm is not None:
+        sm = [37 if d == 9 or (d == 7 and len(sm) == 2 and not i) else 53 if d in (11, 7) else d
+              for i, d in enumerate(sm)]
+        mask = rng.random(sm) > 0.3 if case.startswith("bool") else _rand(rng, sm)
+        if mask.dtype == np.bool_:
+            mask[..., 0] = True
+        extra = (mask,)
+    _check(q, k, v, *extra)
+
+
+@pytest.mark.parametrize("l_len,s_len", [(37, 37), (20, 53), (53, 20)])
+def test_sdpa_jit_softmax_causal_batch2(l_len, s_len, n_threads, jit_blocks):
+    rng = np.random.default_rng(11)
+    # K and V as transposed views of one projection (as models feed them)
+    kv = _rand(rng, [2, s_len, 2, 3, 16])
+    k, v = kv[:, :, 0].transpose(0, 2, 1, 3), kv[:, :, 1].transpose(0, 2, 1, 3)
+    q = _rand(rng, [2, 3, l_len, 16])
+    _check(q, k, v, causal=True)
+    _check(q, k, v, np.float32(0.0), np.float32(0.2))
+    _check(*(x.astype(np.float64) for x in (q, k, v)), causal=True, rtol=1e-12, atol=1e-13)
+
+
+def test_sdpa_jit_softmax_masked_and_nan_rows(jit_blocks):
+    rng = np.random.default_rng(12)
+    q, k, v = _rand(rng, [1, 2, 9, 8]), _rand(rng, [1, 2, 70, 8]), _rand(rng, [1, 2, 70, 8])
+    mask = rng.random((9, 70)) > 0.5
+    mask[:, 0] = True
+    mask[4] = False  # a fully masked row: NaN
+    q[0, 1, 6, 2] = np.nan  # a NaN score row: NaN
+    with np.errstate(invalid="ignore"):
+        got = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, mask)
+        want = _reference(q, k, v, mask)
+    nan = np.isnan(want)
+    assert nan[0, :, 4].all() and nan[0, 1, 6].all() and nan.sum() == 3 * 8
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_allclose(got[~nan], want[~nan], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 7, 16, 33, 200])
+def test_exp_rows_accuracy(n):
+    attention_jit = pytest.importorskip("xmo.backends.cpu.kernels.attention_jit")
+    rng = np.random.default_rng(n)
+    s = (rng.standard_normal((5, n)) * 20).astype(np.float32)
+    s[1, 1::2] = -np.inf  # masked scores: exactly 0
+    s[2, 0] = -200.0  # far below the maximum: 0 (f32 underflow)
+    s[2, -1] = 50.0
+    # the differences in f32 (as written), their exponentials in f64
+    with np.errstate(invalid="ignore"):
+        want = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64))
+    got = s.copy()
+    attention_jit.exp_rows(got, s.max(axis=1))
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
+    assert (got[1, 1::2] == 0).all() and (got.max(axis=1) == 1).all()

@@ -35,6 +35,7 @@ from xmo.backends.cpu.errors import CPUBackendError, InputError, KernelError, Ke
 from xmo.backends.cpu.folding import fold_constants
 from xmo.backends.cpu.memory import apply_malloc_policy
 from xmo.backends.cpu.fusion import AffineKernel, ElemChainKernel, fuse_affine, fuse_elementwise, fuse_epilogues
+from xmo.backends.cpu.norm_fusion import fuse_layer_norms
 from xmo.backends.cpu.node import (
     KernelCall,
     KernelNode,
@@ -167,6 +168,7 @@ class CompiledModel:
         steps = [st for st in steps if not (st[3] and all(o in folded for o in st[3]))]
         keep = set(self._results) | set(self._consts)
         fused = fuse_affine(steps, self._consts, keep | {s for s, _ in self._params})
+        fused = fuse_layer_norms(fused, self._consts, keep)
         fused = fuse_epilogues(fused, self._consts, keep)
         fused = fuse_elementwise(fused, self._consts, keep | {s for s, _ in self._params})
         fused = memoize_shape_subgraphs(fused, self._consts, set(self._results))

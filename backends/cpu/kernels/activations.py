@@ -29,7 +29,8 @@ from xmo.backends.cpu.kernels.rows import (
     row_kernels,
     run_rows,
 )
-from xmo.backends.cpu.node import KernelNode
+from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 # ---------------------------------------------------------------------------
@@ -424,7 +425,43 @@ def _axis(node: KernelNode, x: np.ndarray) -> int:
     return norm_axis(node.attr("axis", 1), x.ndim, node)
 
 
+def _plan_softmax(node: KernelNode, consts: tuple) -> Callable[[np.ndarray], np.ndarray] | None:
+    """Softmax over the last axis of f32/f64 (static rank): the numba row
+    kernel called directly below :data:`SPLIT_MIN` elements (rows in ranges on
+    the pool above), the axis read once; None otherwise (the kernel)."""
+    dims = tensor_dims(node.op.operands[0].type)
+    dtype = etype_dtype(input_etype(node, 0))
+    if not dims or dtype not in ROW_DTYPES:
+        return None
+    rank = len(dims)
+    axis = int(node.attr("axis", 1))
+    if (axis + rank if axis < 0 else axis) != rank - 1:
+        return None
+    rk = row_kernels()
+    if rk is None:
+        return None
+    rows_kernel, range_kernel, fast = rk.softmax_rows, rk.softmax_range, dtype == np.float32
+    empty, split = np.empty, SPLIT_MIN
+
+    def softmax_last(x: np.ndarray) -> np.ndarray:
+        if x.dtype is not dtype or x.ndim != rank:
+            return _softmax(node, x)
+        out = empty(x.shape, dtype)
+        size = out.size
+        if size:
+            n = x.shape[-1]
+            x2 = (x if x.flags.c_contiguous else np.ascontiguousarray(x)).reshape(size // n, n)
+            if size < split:
+                rows_kernel(x2, out.reshape(size // n, n), fast)
+            else:
+                run_rows(range_kernel, size // n, n, x2, out.reshape(size // n, n))
+        return out
+
+    return softmax_last
+
+
 @register_kernel("ov.Softmax", "ov.Softmax_opset1")
+@plan_with(_plan_softmax)
 def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     x = float_work(x)
     ax = _axis(node, x)

@@ -5,9 +5,15 @@ into row blocks small enough that a block's scores ``[rows, S]`` stay in the
 L2 cache (about 768 KB); short problems take several batch entries per block
 instead. Per block: the scores are one matrix product of the pre-scaled Q
 block with K^T into a scratch buffer, the mask is added, the softmax runs in
-place with numpy (SIMD ``exp``; the row sums are numpy's pairwise f32 sums)
-and is left unnormalised: the context ``P V`` is divided by the row sums
-after the product (``rows x Ev`` divisions instead of ``rows x S``). A
+place and is left unnormalised: f32 scores take one numba pass for the shift
+and the exponentials (:func:`~xmo.backends.cpu.kernels.attention_jit.exp_rows`,
+a vectorised polynomial) and their row sums are a matrix-vector product
+(numpy's row reductions are slow on rows of a few hundred); f64 (and blocks
+below ``EXP_ROWS_MIN`` scores) use numpy. The context ``P V`` is divided by
+the row sums after the product (``rows x Ev`` divisions instead of ``rows x
+S``). When a head's scores take several row blocks, K^T and V are first
+copied C-ordered (they often arrive as transposed views of a projection,
+which every block's products would read again). A
 causal block computes only the key columns up to its last row and masks the
 triangle on its diagonal square. With more than one thread, problems above
 ``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
@@ -17,6 +23,7 @@ triangle on its diagonal square. With more than one thread, problems above
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +33,9 @@ from xmo.backends.cpu.registry import register_kernel
 
 #: score elements per block (f32: 768 KB, in L2 next to a K^T of 64 x S)
 BLOCK_SCORES = 196608
+#: scores of a block from which its f32 softmax is the numba pass (below it
+#: numpy's calls cost less than the pass's call and the sums' product)
+EXP_ROWS_MIN = 4096
 #: multiply-adds below which a call stays on the calling thread (BLAS as set)
 PARALLEL_MIN_WORK = 1 << 22
 
@@ -40,16 +50,36 @@ def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
     return np.broadcast_to(x, batch + x.shape[-2:]).reshape((n_b,) + x.shape[-2:])
 
 
+_exp_rows_kernel: Any = None
+
+
+def _exp_rows() -> Any:
+    """:func:`~xmo.backends.cpu.kernels.attention_jit.exp_rows` (f32 rows,
+    numba; compiled on first use), or None without numba."""
+    global _exp_rows_kernel
+    if _exp_rows_kernel is None:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            _exp_rows_kernel = False
+            return None
+        from xmo.backends.cpu.kernels import attention_jit
+
+        _exp_rows_kernel = attention_jit.exp_rows
+    return _exp_rows_kernel or None
+
+
 def _block(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | float | None,
+    q: np.ndarray, kt: np.ndarray, v: np.ndarray, bias: np.ndarray | float | None,
     tri: np.ndarray | None, out: np.ndarray, b0: int, b1: int, r0: int, r1: int,
 ) -> None:
-    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled;
+    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled, ``kt``
+    K transposed, ``[B or 1, E, S]``;
     ``bias`` a ``[B or 1, L or 1, S or 1]`` array, a float or None)."""
-    n_k = k.shape[1] if tri is None else min(k.shape[1], r1)
-    kb = k[b0:b1] if k.shape[0] > 1 else k
+    n_k = kt.shape[2] if tri is None else min(kt.shape[2], r1)
+    kb = kt[b0:b1] if kt.shape[0] > 1 else kt
     vb = v[b0:b1] if v.shape[0] > 1 else v
-    s = np.matmul(q[b0:b1, r0:r1], np.swapaxes(kb[:, :n_k], -1, -2))
+    s = np.matmul(q[b0:b1, r0:r1], kb[:, :, :n_k])
     if tri is not None:
         if r0 < n_k:
             np.copyto(s[:, :, r0:n_k], -np.inf, where=tri[: r1 - r0, : n_k - r0])
@@ -58,9 +88,14 @@ def _block(
     elif bias is not None:
         bb = bias[b0:b1] if bias.shape[0] > 1 else bias
         s += bb[:, r0:r1] if bb.shape[1] > 1 else bb
-    s -= np.maximum.reduce(s, axis=-1, keepdims=True)
-    np.exp(s, out=s)
-    den = np.add.reduce(s, axis=-1, keepdims=True)
+    exp_rows = _exp_rows() if s.dtype == np.float32 and s.size >= EXP_ROWS_MIN else None
+    if exp_rows is not None:  # one numba pass for the shift and exp, the sums a GEMV
+        exp_rows(s.reshape(-1, n_k), np.maximum.reduce(s, axis=-1).reshape(-1))
+        den = np.matmul(s, np.ones((n_k, 1), s.dtype))
+    else:
+        s -= np.maximum.reduce(s, axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        den = np.add.reduce(s, axis=-1, keepdims=True)
     o = out[b0:b1, r0:r1]
     np.matmul(s, vb[:, :n_k], out=o)
     o /= den
@@ -81,7 +116,8 @@ def _sdpa(
         scale = np.asarray(extra[1], work).reshape(-1)[0]
     else:
         scale = work(1.0) / np.sqrt(work(q.shape[-1]))
-    q = np.multiply(q, scale, dtype=work)  # the scale on Q: L x E products, not L x S
+    # the scale on Q (L x E products, not L x S), into a C-ordered array
+    q = np.multiply(q, scale, out=np.empty(q.shape, work))
     k, v = k.astype(work, copy=False), v.astype(work, copy=False)
     causal = bool(node.attr("causal", False))
     mask_batch = () if mask is None or causal else mask.shape[:-2]
@@ -98,14 +134,20 @@ def _sdpa(
     if out.size == 0:
         return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
     q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
+    kt = np.swapaxes(k3, -1, -2)
+    if n_l * n_s > BLOCK_SCORES:
+        # several row blocks per head: K^T and V C-ordered (one copy each; K
+        # and V often arrive as transposed views of a projection), as every
+        # block's products read them again; Q K^T is then a plain product
+        kt, v3 = np.ascontiguousarray(kt), np.ascontiguousarray(v3)
     if q3.shape[0] != n_b:
         q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
     work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
     parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
     want = 2 * threads.threads() if parallel else 1  # tasks: a few per thread
     rows = min(n_l, max(1, BLOCK_SCORES // max(n_s, 1)))
-    if n_b < want:
-        rows = min(rows, max(8, -(-n_l * n_b // want)))
+    if n_b < want:  # each batch entry in equal parts, the tasks of one size
+        rows = min(rows, max(8, -(-n_l // -(-want // n_b))))
     per_b = 1 if rows < n_l else max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
     tri = bias = None
     if causal:
@@ -119,7 +161,7 @@ def _sdpa(
             bias = mask.astype(work, copy=False)
         bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
     tasks = [
-        (_block, (q3, k3, v3, bias, tri, out, b0, min(n_b, b0 + per_b), r0, min(n_l, r0 + rows)))
+        (_block, (q3, kt, v3, bias, tri, out, b0, min(n_b, b0 + per_b), r0, min(n_l, r0 + rows)))
         for b0 in range(0, n_b, per_b)
         for r0 in range(0, n_l, rows)
     ]

@@ -58,7 +58,8 @@ LN2 = 0.6931471805599453
 
 def row_kernels() -> Any:
     """An object with ``softmax(x2d, out2d)`` and
-    ``mvn(x2d, eps, inside_sqrt, out2d)`` (numba), or None without numba."""
+    ``mvn(x2d, eps, inside_sqrt, out2d)`` (numba; ``mvn_affine`` with a
+    scale and shift per column), or None without numba."""
     global _kernels
     if _kernels is None:
         try:
@@ -74,6 +75,8 @@ def row_kernels() -> Any:
         k = _Kernels()
         k.softmax = rows_jit.softmax
         k.mvn = rows_jit.mvn
+        k.mvn_affine = rows_jit.mvn_affine
+        k.softmax_rows = rows_jit.softmax_rows
         k.erf = rows_jit.erf
         k.bias_act = rows_jit.bias_act
         k.softmax_range = rows_jit.softmax_range

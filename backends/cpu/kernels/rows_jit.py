@@ -79,6 +79,35 @@ def mvn(x, eps, inside_sqrt, out, lo=0, hi=-1):  # pragma: no cover (compiled)
         for j in range(n):
             out[r, j] = (x[r, j] - mean) / den
 
+# as mvn, then y * a[j] + b[j] per column in x's dtype (a LayerNorm's scale
+# and shift; a or b empty for none): bit-exact with mvn and the affine step
+# after it (the normalized value rounded to the dtype first, no contraction)
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+def mvn_affine(x, eps, inside_sqrt, a, b, out, lo, hi):  # pragma: no cover (compiled)
+    n = x.shape[1]
+    for r in range(lo, hi):
+        s = 0.0
+        for j in range(n):
+            s += x[r, j]
+        mean = s / n
+        q = 0.0
+        for j in range(n):
+            d = x[r, j] - mean
+            q += d * d
+        var = q / n
+        den = math.sqrt(var + eps) if inside_sqrt else math.sqrt(var) + eps
+        for j in range(n):
+            out[r, j] = (x[r, j] - mean) / den
+        if a.size and b.size:
+            for j in range(n):
+                out[r, j] = out[r, j] * a[j] + b[j]
+        elif a.size:
+            for j in range(n):
+                out[r, j] = out[r, j] * a[j]
+        elif b.size:
+            for j in range(n):
+                out[r, j] = out[r, j] + b[j]
+
 p0, p1, p2, p3, p4, p5, p6 = ERF_P
 _, q1, q2, q3, q4, q5 = ERF_Q
 

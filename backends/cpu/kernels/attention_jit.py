@@ -1,0 +1,42 @@
+"""The numba kernel of :mod:`xmo.backends.cpu.kernels.attention`, at module
+level (numba's on-disk cache finds it again); imported only when numba is
+there (numba stays a lazy import)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from xmo.backends.cpu.kernels.rows import LOG2E
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def exp_rows(s, mx):  # pragma: no cover (compiled)
+    # f32 scores s [rows, n] in place: s[r] = exp(s[r] - mx[r]) (mx: the
+    # row maxima; the softmax before its sum and division). exp in f32 with
+    # a vectorisable polynomial: 2^k from its bits, a degree-6 polynomial on
+    # |f| <= ln2/2 (Cody-Waite reduction; within 2e-6 of the exact exponential of the f32
+    # difference); exponents
+    # below -87 give 0 (-inf: a masked score); a NaN (or a row whose
+    # largest score is +-inf) gives NaN, as numpy's formula
+    rows = s.shape[0]
+    n = np.uint64(s.shape[1])  # unsigned indices: no wraparound, the loops vectorise
+    bits = np.empty(n, np.int32)
+    scale = bits.view(np.float32)
+    for r in range(rows):
+        row = s[r]
+        m = mx[r]
+        for j in range(n):
+            t = row[j] - m
+            low = t < np.float32(-87.0)
+            t = np.float32(-87.0) if low else t
+            kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))
+            f = t - kf * np.float32(0.693359375)
+            f = f + kf * np.float32(2.12194440e-4)
+            p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
+                np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
+                    np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
+            row[j] = np.float32(0.0) if low else p
+            bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
+        for j in range(n):
+            row[j] = row[j] * scale[j]
