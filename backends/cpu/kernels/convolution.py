@@ -38,10 +38,14 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_weights,
 )
 from xmo.backends.cpu.kernels.matmul import sized_matmul
+from xmo.backends.cpu.kernels.rows import row_kernels
+from xmo.backends.cpu.kernels.gemm_epi import (
+    Epi, applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks, product_block,
+)
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
-from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -614,6 +618,7 @@ def blocked_eligible(x: np.ndarray, w: np.ndarray, out_dims: Sequence[int],
 def blocked_conv(
     x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
     dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
+    epi: Epi | None = None,
 ) -> np.ndarray:
     """Single-group 2-D convolution as im2col + GEMM in blocks of output rows:
     each task gathers the im2col columns of a few output rows of one image
@@ -622,7 +627,10 @@ def blocked_conv(
     [M, C*Kh*Kw] straight into its rows of the output while they are in
     cache. The tasks split over the CPU-backend threads; no whole im2col
     matrix. ``x``: unpadded [N, C, H, W] -> a fresh C-contiguous
-    [N, M, Ho, Wo]."""
+    [N, M, Ho, Wo]. With ``epi`` (a fused epilogue over rows of [N*M, Ho*Wo],
+    :mod:`~xmo.backends.cpu.kernels.gemm_epi`; per-row constants with a
+    period dividing M) each task applies it to its block in the same task
+    (:func:`~xmo.backends.cpu.kernels.gemm_epi.product_block`)."""
     n, c = x.shape[:2]
     m, ck = wm.shape
     kh, kw = kernel
@@ -635,16 +643,17 @@ def blocked_conv(
     geometry = (kh, kw, strides[0], strides[1], dilations[0], dilations[1],
                 pads_begin[0], pads_begin[1])
     gather = blocked_kernel()
+    act = None if epi is None else row_kernels().bias_act
     tasks = []
     for b in range(n):
         cuts = [oh * i // per_image for i in range(per_image + 1)]
-        tasks.extend((_conv_block, (gather, x, wm, b, y0, y1, geometry, out))
+        tasks.extend((_conv_block, (gather, x, wm, b, y0, y1, geometry, out, act, epi))
                      for y0, y1 in zip(cuts, cuts[1:]))
     threads.run_tasks(tasks)
     return out
 
 
-def _conv_block(gather, x, wm, b, y0, y1, geometry, out) -> None:
+def _conv_block(gather, x, wm, b, y0, y1, geometry, out, act=None, epi=None) -> None:
     m, ck = wm.shape
     ow = out.shape[3]
     size = ck * (y1 - y0) * ow
@@ -655,7 +664,11 @@ def _conv_block(gather, x, wm, b, y0, y1, geometry, out) -> None:
         setattr(_scratch, key, buf)
     cols = buf[:size].reshape(ck, (y1 - y0) * ow)
     gather(x, b, *geometry, y0, y1, cols)
-    np.matmul(wm, cols, out=out[b, :, y0:y1].reshape(m, (y1 - y0) * ow))
+    block = out[b, :, y0:y1].reshape(m, (y1 - y0) * ow)
+    if epi is None:
+        np.matmul(wm, cols, out=block)
+    else:
+        product_block(act, wm, cols, block, epi, y0 * ow)
 
 
 _blocked: object = None
@@ -904,13 +917,20 @@ def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.nd
     return plan[3](x)
 
 
-def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
+def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
+          epi: Epi | None = None):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
     group) convolutions are one GEMM; the other 2-D forms that
     :func:`grouped_conv` would choose are bound directly (the flat-tap, direct
     and depthwise kernels, patches and im2col GEMMs), the rest run
-    :func:`grouped_conv`."""
+    :func:`grouped_conv`.
+
+    With ``epi`` (a fused epilogue, :mod:`~xmo.backends.cpu.kernels.gemm_epi`)
+    the forms that apply it block by block -- pointwise convolutions (one
+    image's GEMM in blocks, :func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi_tasks`)
+    and :func:`blocked_conv` -- return their run marked by :func:`applies_epi`;
+    the others ignore it (the caller keeps its epilogue pass)."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
     strides = spatial_attr(node, "strides", nsp)
@@ -918,11 +938,16 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     pb, pe = spatial_pads(node, x.shape[2:], wp.shape[3:], strides, dil)
     g, mg, cg = wp.shape[:3]
     n = x.shape[0]
+    if epi is not None and not epi_rows_fit(epi, mg):
+        epi = None  # the forms below without it
     if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and all(s == 1 for s in strides)
             and not any(pb) and not any(pe)):
         wm = wp.reshape(mg, cg)
         hw = math.prod(x.shape[2:])
         out_shape = (n, mg) + tuple(x.shape[2:])
+        if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
+            return applies_epi(
+                lambda v: pointwise_epi(wm, v.reshape(n, cg, hw), epi).reshape(out_shape), epi)
         if n == 1:
             return lambda v: sized_matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
         return lambda v: sized_matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
@@ -950,20 +975,39 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
                                               wm, out_dims)
             if blocked_eligible(x, wp, out_dims, pb):
                 wb = wm[0]
-                return lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims)
+                return applies_epi(
+                    lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims, epi), epi)
             if im2col_eligible(x, pb):
                 return lambda v: _im2col_gemm(
                     im2col(v, kernel, strides, dil, pb, out_dims).reshape(cols_shape), wm, out_dims)
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
-def _conv_planner(groups: bool):
+def pointwise_epi(wm: np.ndarray, x: np.ndarray, epi: Epi) -> np.ndarray:
+    """A pointwise convolution with its fused epilogue: ``wm`` [M, C] times
+    each image of ``x`` [N, C, HW] in ranges of output channels, each
+    range's epilogue in its task (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi_tasks`; the
+    epilogue's per-row constants with a period dividing M) -> a new
+    C-contiguous [N, M, HW]."""
+    n = x.shape[0]
+    out = np.empty((n, wm.shape[0], x.shape[2]), x.dtype)
+    tasks = []
+    for i in range(n):
+        tasks.extend(gemm_epi_tasks(wm, x[i], out[i], epi))
+    threads.run_tasks(tasks)
+    return out
+
+
+def _conv_planner(groups: bool, fused: bool = False):
     """The plan of a (group) convolution kernel (:func:`~xmo.backends.cpu.node.plan_with`):
     with constant weights and an f32/f64 input of static dims whose channels
     fit them, the geometry's run function (:func:`_plan`) bound once; else
-    None (the kernel, its plan per input shape, runs)."""
+    None (the kernel, its plan per input shape, runs). ``fused``: the plan
+    with a fused epilogue (:func:`~xmo.backends.cpu.node.plan_fused_with`),
+    None unless the chosen form applies it."""
 
-    def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    def plan(node: KernelNode, consts: tuple,
+             epi: Epi | None = None) -> Callable[..., np.ndarray] | None:
         w = consts[1] if len(consts) == 2 else None
         dims = tensor_dims(node.op.operands[0].type)
         dtype = etype_dtype(input_etype(node, 0))
@@ -976,21 +1020,27 @@ def _conv_planner(groups: bool):
             return None  # the kernel's own error, at run time
         like = np.broadcast_to(np.zeros((), dtype), dims)  # shape and dtype, no data
         try:
-            run = _plan(node, like, w, groups)
+            run = _plan(node, like, w, groups, epi)
         except ValueError:  # an empty output map: the kernel raises it, named, at run time
+            return None
+        if fused and not epi_applied(run):
             return None
         return lambda x, w: run(x)
 
-    return plan
+    if fused:
+        return lambda node, consts, epi: plan(node, consts, epi)
+    return lambda node, consts: plan(node, consts)
 
 
 @register_kernel("ov.Convolution")
+@plan_fused_with(_conv_planner(False, fused=True))
 @plan_with(_conv_planner(False))
 def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=False)
 
 
 @register_kernel("ov.GroupConvolution")
+@plan_fused_with(_conv_planner(True, fused=True))
 @plan_with(_conv_planner(True))
 def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)
