@@ -38,9 +38,8 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_weights,
 )
 from xmo.backends.cpu.kernels.matmul import sized_matmul
-from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.backends.cpu.kernels.gemm_epi import (
-    Epi, applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks, product_block,
+    Epi, applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
 )
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
@@ -618,7 +617,6 @@ def blocked_eligible(x: np.ndarray, w: np.ndarray, out_dims: Sequence[int],
 def blocked_conv(
     x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
     dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
-    epi: Epi | None = None,
 ) -> np.ndarray:
     """Single-group 2-D convolution as im2col + GEMM in blocks of output rows:
     each task gathers the im2col columns of a few output rows of one image
@@ -627,10 +625,7 @@ def blocked_conv(
     [M, C*Kh*Kw] straight into its rows of the output while they are in
     cache. The tasks split over the CPU-backend threads; no whole im2col
     matrix. ``x``: unpadded [N, C, H, W] -> a fresh C-contiguous
-    [N, M, Ho, Wo]. With ``epi`` (a fused epilogue over rows of [N*M, Ho*Wo],
-    :mod:`~xmo.backends.cpu.kernels.gemm_epi`; per-row constants with a
-    period dividing M) each task applies it to its block in the same task
-    (:func:`~xmo.backends.cpu.kernels.gemm_epi.product_block`)."""
+    [N, M, Ho, Wo]."""
     n, c = x.shape[:2]
     m, ck = wm.shape
     kh, kw = kernel
@@ -643,17 +638,16 @@ def blocked_conv(
     geometry = (kh, kw, strides[0], strides[1], dilations[0], dilations[1],
                 pads_begin[0], pads_begin[1])
     gather = blocked_kernel()
-    act = None if epi is None else row_kernels().bias_act
     tasks = []
     for b in range(n):
         cuts = [oh * i // per_image for i in range(per_image + 1)]
-        tasks.extend((_conv_block, (gather, x, wm, b, y0, y1, geometry, out, act, epi))
+        tasks.extend((_conv_block, (gather, x, wm, b, y0, y1, geometry, out))
                      for y0, y1 in zip(cuts, cuts[1:]))
     threads.run_tasks(tasks)
     return out
 
 
-def _conv_block(gather, x, wm, b, y0, y1, geometry, out, act=None, epi=None) -> None:
+def _conv_block(gather, x, wm, b, y0, y1, geometry, out) -> None:
     m, ck = wm.shape
     ow = out.shape[3]
     size = ck * (y1 - y0) * ow
@@ -664,11 +658,7 @@ def _conv_block(gather, x, wm, b, y0, y1, geometry, out, act=None, epi=None) -> 
         setattr(_scratch, key, buf)
     cols = buf[:size].reshape(ck, (y1 - y0) * ow)
     gather(x, b, *geometry, y0, y1, cols)
-    block = out[b, :, y0:y1].reshape(m, (y1 - y0) * ow)
-    if epi is None:
-        np.matmul(wm, cols, out=block)
-    else:
-        product_block(act, wm, cols, block, epi, y0 * ow)
+    np.matmul(wm, cols, out=out[b, :, y0:y1].reshape(m, (y1 - y0) * ow))
 
 
 _blocked: object = None
@@ -927,10 +917,13 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     :func:`grouped_conv`.
 
     With ``epi`` (a fused epilogue, :mod:`~xmo.backends.cpu.kernels.gemm_epi`)
-    the forms that apply it block by block -- pointwise convolutions (one
-    image's GEMM in blocks, :func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi_tasks`)
-    and :func:`blocked_conv` -- return their run marked by :func:`applies_epi`;
-    the others ignore it (the caller keeps its epilogue pass)."""
+    the pointwise form applies it in its tasks (each image's GEMM in ranges
+    of output channels, :func:`pointwise_epi`) and returns its run marked by
+    :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`; the other forms
+    ignore it (the caller keeps its epilogue pass). :func:`blocked_conv`
+    applying it to each block (GEMM into a contiguous scratch, the epilogue,
+    a copy into the output's rows) measured no faster than its separate
+    pass (resnet50 3x3 64->64 at 56x56, stems; session 30)."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
     strides = spatial_attr(node, "strides", nsp)
@@ -975,8 +968,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
                                               wm, out_dims)
             if blocked_eligible(x, wp, out_dims, pb):
                 wb = wm[0]
-                return applies_epi(
-                    lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims, epi), epi)
+                return lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims)
             if im2col_eligible(x, pb):
                 return lambda v: _im2col_gemm(
                     im2col(v, kernel, strides, dil, pb, out_dims).reshape(cols_shape), wm, out_dims)

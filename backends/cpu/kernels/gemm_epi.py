@@ -15,15 +15,14 @@ size on every thread rather than on the caller alone.
 Measured on the 2-core Xeon (session 30, same-process A/B): blocks sized for
 the L2 cache (many narrower GEMMs) and column blocks (a GEMM into a
 contiguous scratch, the epilogue, a copy into the output's columns) were
-slower than this split; a product with too few rows to split keeps the GEMM
-and the separate row pass (:func:`gemm_epi_fits`).
-:func:`product_block` (the scratch form) serves producers whose blocks are
-column ranges anyway (:func:`~xmo.backends.cpu.kernels.convolution.blocked_conv`).
+slower than this split -- the epilogue's second pass is not memory-bound
+there (Swish ~1.2 ns per element in cache or not, Relu 0.23 vs 0.29); a
+product with too few rows to split, or a large ``b`` that every row range
+would read, keeps the GEMM and the separate row pass (:func:`gemm_epi_fits`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -47,35 +46,6 @@ _TWO_TASKS_MACS = 1 << 24
 #: column split of :func:`~xmo.backends.cpu.kernels.matmul.gemm` and a
 #: separate row pass)
 _ROWS_MAX_B_BYTES = 1 << 20
-
-_scratch = threading.local()
-
-
-def _buffer(size: int, dtype: np.dtype) -> np.ndarray:
-    """This thread's scratch of at least ``size`` elements of ``dtype``."""
-    key = dtype.char
-    buf = getattr(_scratch, key, None)
-    if buf is None or buf.size < size:
-        buf = np.empty(size, dtype)
-        setattr(_scratch, key, buf)
-    return buf[:size]
-
-
-def product_block(act: Callable[..., None], a: np.ndarray, b: np.ndarray, out: np.ndarray,
-                  epi: Epi, j0: int) -> None:
-    """``out[...] = epilogue(a @ b)`` (2-D; ``out`` any strides) through a
-    contiguous scratch: rows of ``out`` are rows ``0..`` of the epilogue's
-    view, its columns start at column ``j0`` (where per-column constants are
-    read). ``act``: ``bias_act``."""
-    m, n = out.shape
-    ca, cb, period, prm = epi
-    s = _buffer(m * n, out.dtype)
-    np.matmul(a, b, out=s.reshape(m, n))
-    if period == 0:
-        ca = ca[j0:j0 + n] if ca.size else ca
-        cb = cb[j0:j0 + n] if cb.size else cb
-    act(s, s, ca, cb, period, prm, n, 0, m)
-    out[...] = s.reshape(m, n)
 
 
 def _row_block(act: Callable[..., None], a: np.ndarray, b: np.ndarray, out: np.ndarray,
