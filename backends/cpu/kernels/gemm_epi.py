@@ -58,15 +58,16 @@ def _row_block(act: Callable[..., None], a: np.ndarray, b: np.ndarray, out: np.n
 
 
 def _row_cuts(m: int, k: int, n: int, itemsize: int) -> list[int] | None:
-    """Row ranges of an [M, K] x [K, N] product with its epilogue: one range
-    below :data:`_SPLIT_MACS` multiply-adds and :data:`_SPLIT_ELEMENTS`
-    output elements (or on one thread), else one per thread (two from
-    :data:`_TWO_TASKS_MACS`) of at least :data:`_MIN_ROWS` rows; None when
-    M is too small for two or ``b`` too large to be read by every task
+    """Row ranges of an [M, K] x [K, N] product with its epilogue: one per
+    thread (two from :data:`_TWO_TASKS_MACS` multiply-adds) of at least
+    :data:`_MIN_ROWS` rows. None when it is not split -- one thread, below
+    :data:`_SPLIT_MACS` multiply-adds and :data:`_SPLIT_ELEMENTS` outputs
+    (one BLAS call and one row pass on the caller do the same work), M too
+    small for two ranges, or ``b`` too large to be read by every task
     (:data:`_ROWS_MAX_B_BYTES`)."""
     macs = m * n * k
     if threads() < 2 or (macs < _SPLIT_MACS and m * n < _SPLIT_ELEMENTS):
-        return [0, m]
+        return None
     if m < n and k * n * itemsize > _ROWS_MAX_B_BYTES:
         return None
     blocks = min(threads() * (2 if macs >= _TWO_TASKS_MACS else 1), m // _MIN_ROWS)
@@ -77,8 +78,8 @@ def _row_cuts(m: int, k: int, n: int, itemsize: int) -> list[int] | None:
 
 def gemm_epi_fits(m: int, k: int, n: int, itemsize: int) -> bool:
     """Whether an [M, K] x [K, N] product of ``itemsize``-byte floats runs
-    its epilogue in its tasks (:func:`gemm_epi_tasks`): it needs no split,
-    or splits well in ranges of rows."""
+    its epilogue in its tasks (:func:`gemm_epi_tasks`): it splits, in ranges
+    of rows (see :func:`_row_cuts`)."""
     return _row_cuts(m, k, n, itemsize) is not None
 
 
@@ -88,7 +89,7 @@ def gemm_epi_tasks(a: np.ndarray, b: np.ndarray, out: np.ndarray,
     [K, N] (any strides BLAS takes), ``out`` a C-contiguous [M, N] whose row
     ``i`` is row ``i`` of the epilogue's view (per-row constants ``i %
     period``), in the row ranges of :func:`gemm_epi_fits` (one range when
-    it does not: the thread count changed since the plan)."""
+    it does not fit: the thread count changed since the plan)."""
     act = row_kernels().bias_act
     m, k = a.shape
     cuts = _row_cuts(m, k, b.shape[1], out.itemsize) or [0, m]
