@@ -931,7 +931,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     pb, pe = spatial_pads(node, x.shape[2:], wp.shape[3:], strides, dil)
     g, mg, cg = wp.shape[:3]
     n = x.shape[0]
-    if epi is not None and not epi_rows_fit(epi, mg):
+    if epi is not None and not epi_rows_fit(epi, g * mg):  # rows of one image: its channels
         epi = None  # the forms below without it
     if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and all(s == 1 for s in strides)
             and not any(pb) and not any(pe)):
