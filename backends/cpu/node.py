@@ -24,8 +24,9 @@ prm)`` are the constant arguments of ``rows_jit.bias_act``: the epilogue over
 the product viewed as rows of ``n`` (a Convolution's NCHW output as
 [N*C, H*W], a MatMul's as [rows, last dim]). It returns a function of the
 inputs whose result -- a new C-contiguous array of the declared shape and
-dtype -- has the epilogue applied already, block by block while each block
-is in cache, or None (the step runs the plan, then its own epilogue pass).
+dtype -- has the epilogue applied already, each block of rows right after
+the task that computed it (:mod:`~xmo.backends.cpu.kernels.gemm_epi`), or
+None (the step runs the plan, then its own epilogue pass).
 """
 
 from __future__ import annotations
