@@ -14,6 +14,14 @@
   or one per row block, as a convolution's per-channel bias over NCHW) and
   the activation has a row form (see :func:`mark_row_epilogue`), both run as
   one pass over the product (numba, in place); affine steps alone too.
+  When the activation is computed by the row kernel itself (no numpy form
+  taking over large arrays) and the producer's kernel has a fused plan
+  (:func:`~xmo.backends.cpu.node.plan_fused_with`), the producer gets the
+  epilogue as ``epi = (a, b, period, prm)`` -- the constant arguments of
+  ``rows_jit.bias_act`` over its output viewed as rows (NCHW: [N*C, H*W];
+  MatMul: [rows, last dim]) -- and applies it to each block it finishes, in
+  the same pool task (:mod:`~xmo.backends.cpu.kernels.gemm_epi`): no second
+  pass over the product.
 """
 
 from __future__ import annotations
@@ -300,12 +308,19 @@ class EpilogueKernel:
         pnode, pkernel = self.producer
         if len(consts) != 2 or pnode.one_output is None:
             return None
+        want, known, rank = pnode.one_output
+        shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
+        rows = self.rows
+        least = 1 if self.act is not None else _AFFINE_ROWS_MIN
+        if (rows is not None and shape is not None and rows[0][4] >= 0
+                and int(np.prod(shape, dtype=np.int64)) >= least):
+            in_blocks = self._plan_in_blocks(consts, shape)
+            if in_blocks is not None:
+                return in_blocks
         pplan = getattr(pkernel, "plan", None)
         produce = pplan(pnode, consts) if pplan is not None else None
         if produce is None:
             produce = partial(pkernel, pnode)
-        want, known, rank = pnode.one_output
-        shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
 
         def product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
             res = call_named(pnode, produce, x, w)
@@ -313,10 +328,8 @@ class EpilogueKernel:
                 res = checked_outputs(pnode, res)[0]
             return res
 
-        rows = self.rows
         if rows is not None:
             (a, b, period, _, inner, _), apply = rows
-            least = 1 if self.act is not None else _AFFINE_ROWS_MIN
             if shape is not None and inner >= 0:
                 if int(np.prod(shape, dtype=np.int64)) >= least:
                     def row_pass(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -338,6 +351,51 @@ class EpilogueKernel:
                 return any_rows
         epilogue = self._plan_epilogue()
         return lambda x, w: epilogue(product(x, w))
+
+    def epi(self) -> tuple[np.ndarray, np.ndarray, int, np.ndarray] | None:
+        """The epilogue as a producer applies it in its blocks, ``(a, b,
+        period, prm)`` (see the module doc), or None: no row form, an
+        activation whose large arrays take numpy's form, or constants
+        varying along other dims than the producer's rows (a
+        Convolution's channels, a MatMul's last dim, or per row of it)."""
+        if self.rows is None:
+            return None
+        (a, b, period, q, _, _), apply = self.rows
+        pnode = self.producer[0]
+        prm = getattr(apply, "prm", None)
+        dtype, shape = pnode.out_dtypes[0], pnode.out_shapes[0]
+        if prm is None or dtype not in prm or shape is None:
+            return None
+        none = np.empty(0, dtype)
+        if a is None and b is None:
+            return none, none, 0, prm[dtype]
+        if q != (2 if pnode.type != "MatMul" else len(shape) - 1):
+            return None
+        return (none if a is None else a, none if b is None else b, period, prm[dtype])
+
+    def _plan_in_blocks(self, consts: tuple,
+                        shape: tuple[int, ...]) -> Callable[..., np.ndarray] | None:
+        """The producer's fused plan (its blocks apply :meth:`epi`) for a
+        static result ``shape``, its result's dtype and shape checked; None
+        when the producer has none or declines."""
+        pnode, pkernel = self.producer
+        plan_fused = getattr(pkernel, "plan_fused", None)
+        epi = self.epi() if plan_fused is not None else None
+        if epi is None:
+            return None
+        run = plan_fused(pnode, consts, epi)
+        if run is None:
+            return None
+        want = pnode.out_dtypes[0]
+
+        def in_blocks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+            res = call_named(pnode, run, x, w)
+            if res.dtype != want or res.shape != shape:  # the epilogue ran: no cast now
+                raise pnode.error(f"fused product gave {res.dtype} {list(res.shape)}, "
+                                  f"the op declares {want} {list(shape)}")
+            return res
+
+        return in_blocks
 
     def _plan_epilogue(self) -> Callable[[np.ndarray], np.ndarray]:
         """The affine step (in place) and the activation over a product's

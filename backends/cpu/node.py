@@ -15,6 +15,18 @@ beforehand -- or None (the kernel is called then). A planned function runs
 inside the generated function's floating-point error state (divide, invalid
 and overflow ignored: it never enters one itself) and raises as the kernel
 does (:meth:`KernelNode.error`, or any exception: the runner names the op).
+
+A product's kernel (an epilogue producer, :func:`~xmo.backends.cpu.fusion.mark_producer`)
+may also have a *fused plan* (:func:`plan_fused_with`): ``plan_fused(node,
+consts, epi)``, asked once by a fused product + bias + activation step
+(:class:`~xmo.backends.cpu.fusion.EpilogueKernel`). ``epi = (a, b, period,
+prm)`` are the constant arguments of ``rows_jit.bias_act``: the epilogue over
+the product viewed as rows of ``n`` (a Convolution's NCHW output as
+[N*C, H*W], a MatMul's as [rows, last dim]). It returns a function of the
+inputs whose result -- a new C-contiguous array of the declared shape and
+dtype -- has the epilogue applied already, each block of rows right after
+the task that computed it (:mod:`~xmo.backends.cpu.kernels.gemm_epi`), or
+None (the step runs the plan, then its own epilogue pass).
 """
 
 from __future__ import annotations
@@ -121,6 +133,21 @@ def plan_with(plan: Plan) -> Callable[[Kernel], Kernel]:
 
     def attach(kernel: Kernel) -> Kernel:
         kernel.plan = plan  # type: ignore[attr-defined]
+        return kernel
+
+    return attach
+
+
+#: A producer's fused plan: ``plan_fused(node, consts, epi) -> function of the inputs | None``.
+FusedPlan = Callable[["KernelNode", tuple[Any, ...], tuple[Any, ...]], Callable[..., Any] | None]
+
+
+def plan_fused_with(plan_fused: FusedPlan) -> Callable[[Kernel], Kernel]:
+    """Decorator giving a product's kernel its fused plan (see the module doc):
+    ``kernel.plan_fused``."""
+
+    def attach(kernel: Kernel) -> Kernel:
+        kernel.plan_fused = plan_fused  # type: ignore[attr-defined]
         return kernel
 
     return attach

@@ -229,6 +229,10 @@ def _row_epilogue(act: int, p0: float = 0.0, p1: float = 0.0) -> RowEpilogue | N
                 out[...] = slow(out, dt.type(p0))
 
     apply.act = (act, p0, p1)  # type: ignore[attr-defined]  (read by fusion.ElemChainKernel)
+    # bias_act's parameters by dtype, for producers applying the epilogue in
+    # their blocks (fusion.EpilogueKernel's ``epi``); None for the libm
+    # activations whose large arrays take numpy's form
+    apply.prm = None if slow is not None else prm  # type: ignore[attr-defined]
     return apply
 
 

@@ -41,10 +41,14 @@ from xmo.backends.cpu.kernels.depthwise import (
 )
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import sized_matmul
+from xmo.backends.cpu.kernels.rows import Epi
+from xmo.backends.cpu.kernels.gemm_epi import (
+    applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
+)
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
-from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
 
@@ -826,13 +830,23 @@ def _conv(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool) -> np.nd
     return plan[3](x)
 
 
-def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
+def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
+          epi: Epi | None = None):
     """``run(x)`` for inputs shaped and typed like ``x``: the geometry and the
     prepared weights bound once. Pointwise (1x1, stride 1, unpadded, one
     group) convolutions are one GEMM; the other 2-D forms that
     :func:`grouped_conv` would choose are bound directly (the small-group, direct,
     depthwise and stem kernels, patches and im2col GEMMs), the rest run
-    :func:`grouped_conv`."""
+    :func:`grouped_conv`.
+
+    With ``epi`` (a fused epilogue, :mod:`~xmo.backends.cpu.kernels.gemm_epi`)
+    the pointwise form applies it in its tasks (each image's GEMM in ranges
+    of output channels, :func:`pointwise_epi`) and returns its run marked by
+    :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`; the other forms
+    ignore it (the caller keeps its epilogue pass). :func:`blocked_conv`
+    applying it to each block (GEMM into a contiguous scratch, the epilogue,
+    a copy into the output's rows) measured no faster than its separate
+    pass (resnet50 3x3 64->64 at 56x56, stems; session 30)."""
     wp = _prepared_weights(node, w, x.dtype, groups)
     nsp = x.ndim - 2
     strides = spatial_attr(node, "strides", nsp)
@@ -840,11 +854,16 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     pb, pe = spatial_pads(node, x.shape[2:], wp.shape[3:], strides, dil)
     g, mg, cg = wp.shape[:3]
     n = x.shape[0]
+    if epi is not None and not epi_rows_fit(epi, g * mg):  # rows of one image: its channels
+        epi = None  # the forms below without it
     if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and all(s == 1 for s in strides)
             and not any(pb) and not any(pe)):
         wm = wp.reshape(mg, cg)
         hw = math.prod(x.shape[2:])
         out_shape = (n, mg) + tuple(x.shape[2:])
+        if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
+            return applies_epi(
+                lambda v: pointwise_epi(wm, v.reshape(n, cg, hw), epi).reshape(out_shape), epi)
         if n == 1:
             return lambda v: sized_matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
         return lambda v: sized_matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
@@ -854,11 +873,12 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
             tw = tap_weights(wp[0])
             return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
         if small_group_preferred(x, wp, out_dims, pb):
-            return lambda v: small_group_conv(v, wp, strides, dil, pb, out_dims)
+            return applies_epi(lambda v: small_group_conv(v, wp, strides, dil, pb, out_dims, epi), epi)
         if direct_eligible(x, wp, out_dims, pb):
             if depthwise_preferred(x, wp, out_dims, pb, strides, dil):
                 dw = depthwise_weights(wp)
-                return lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims)
+                return applies_epi(
+                    lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims, epi=epi), epi)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
         if stem_eligible(x, wp, pb):
@@ -883,13 +903,31 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool):
     return lambda v: grouped_conv(v, wp, strides, dil, pb, pe)
 
 
-def _conv_planner(groups: bool):
+def pointwise_epi(wm: np.ndarray, x: np.ndarray, epi: Epi) -> np.ndarray:
+    """A pointwise convolution with its fused epilogue: ``wm`` [M, C] times
+    each image of ``x`` [N, C, HW] in ranges of output channels, each
+    range's epilogue in its task (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi_tasks`; the
+    epilogue's per-row constants with a period dividing M) -> a new
+    C-contiguous [N, M, HW]."""
+    n = x.shape[0]
+    out = np.empty((n, wm.shape[0], x.shape[2]), x.dtype)
+    tasks = []
+    for i in range(n):
+        tasks.extend(gemm_epi_tasks(wm, x[i], out[i], epi))
+    threads.run_tasks(tasks)
+    return out
+
+
+def _conv_planner(groups: bool, fused: bool = False):
     """The plan of a (group) convolution kernel (:func:`~xmo.backends.cpu.node.plan_with`):
     with constant weights and an f32/f64 input of static dims whose channels
     fit them, the geometry's run function (:func:`_plan`) bound once; else
-    None (the kernel, its plan per input shape, runs)."""
+    None (the kernel, its plan per input shape, runs). ``fused``: the plan
+    with a fused epilogue (:func:`~xmo.backends.cpu.node.plan_fused_with`),
+    None unless the chosen form applies it."""
 
-    def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
+    def plan(node: KernelNode, consts: tuple,
+             epi: Epi | None = None) -> Callable[..., np.ndarray] | None:
         w = consts[1] if len(consts) == 2 else None
         dims = tensor_dims(node.op.operands[0].type)
         dtype = etype_dtype(input_etype(node, 0))
@@ -902,21 +940,27 @@ def _conv_planner(groups: bool):
             return None  # the kernel's own error, at run time
         like = np.broadcast_to(np.zeros((), dtype), dims)  # shape and dtype, no data
         try:
-            run = _plan(node, like, w, groups)
+            run = _plan(node, like, w, groups, epi)
         except ValueError:  # an empty output map: the kernel raises it, named, at run time
+            return None
+        if fused and not epi_applied(run):
             return None
         return lambda x, w: run(x)
 
-    return plan
+    if fused:
+        return lambda node, consts, epi: plan(node, consts, epi)
+    return lambda node, consts: plan(node, consts)
 
 
 @register_kernel("ov.Convolution")
+@plan_fused_with(_conv_planner(False, fused=True))
 @plan_with(_conv_planner(False))
 def _convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=False)
 
 
 @register_kernel("ov.GroupConvolution")
+@plan_fused_with(_conv_planner(True, fused=True))
 @plan_with(_conv_planner(True))
 def _group_convolution(node: KernelNode, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _conv(node, x, w, groups=True)

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels.rows import Epi
 
 #: channels split across the CPU-backend threads at about this many
 #: multiply-adds per task (smaller convolutions run as one task)
@@ -94,7 +95,7 @@ def depthwise_weights(w: np.ndarray) -> np.ndarray:
 def depthwise_conv(
     x: np.ndarray, wt: np.ndarray, mg: int, strides: Sequence[int], dilations: Sequence[int],
     pads_begin: Sequence[int], out_dims: tuple[int, ...],
-    epi: tuple[np.ndarray, np.ndarray, int, np.ndarray] | None = None,
+    epi: Epi | None = None,
 ) -> np.ndarray:
     """``x`` [N, C, H, W], ``wt`` from :func:`depthwise_weights` ([C * Mg,
     Kh, Kw]), ``mg`` output channels per input channel, ``out_dims`` the

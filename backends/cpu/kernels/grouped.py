@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels.rows import Epi
 
 #: groups of at most this many input and output channels run
 #: :func:`small_group_conv` (more: one GEMM per group pays) ...
@@ -37,11 +38,6 @@ GROUP_WIDE_MIN_PIXELS = 100
 #: (smaller convolutions run as one task)
 MACS_PER_TASK = 300_000
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-#: an epilogue for :func:`small_group_conv`: the constant arguments
-#: ``(a, b, period, prm)`` of ``rows_jit.bias_act`` over the output seen as
-#: [N * C, Ho * Wo] rows
-Epilogue = tuple[np.ndarray, np.ndarray, int, np.ndarray]
 
 _kernel: object = None
 _NONE = {dt: (np.empty(0, dt), np.empty(0, dt), 0, np.empty(0, np.float64)) for dt in _DTYPES}
@@ -85,7 +81,7 @@ def small_group_preferred(
 
 def small_group_conv(
     x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
-    pads_begin: Sequence[int], out_dims: tuple[int, ...], epi: Epilogue | None = None,
+    pads_begin: Sequence[int], out_dims: tuple[int, ...], epi: Epi | None = None,
 ) -> np.ndarray:
     """``x`` [N, G*Cg, H, W], ``w`` contiguous [G, Mg, Cg, Kh, Kw] (the dtype
     of ``x``), non-negative ``pads_begin`` -> [N, G*Mg, Ho, Wo] (a new

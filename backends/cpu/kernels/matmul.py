@@ -9,7 +9,9 @@ import numpy as np
 
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.fusion import mark_producer
-from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
+from xmo.backends.cpu.kernels.gemm_epi import gemm_epi, gemm_epi_fits
+from xmo.backends.cpu.kernels.rows import Epi
+from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
 from xmo.backends.cpu.threads import run_tasks, threads
 
@@ -34,6 +36,27 @@ _MIN_ROWS = 16
 _SPLIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def _constant_right(node: KernelNode, consts: tuple) -> tuple[np.ndarray | None, bool]:
+    """``(bt, matrix)``: the constant right operand transposed as the op says
+    (a view; None when not a constant of 2+ dims), and whether the product is
+    an f32/f64 left operand of static dims, not transposed, times ``bt`` as
+    one [rows, K] x [K, N] matrix (``bt`` then 2-D)."""
+    ea = input_etype(node, 0)
+    b = consts[1] if len(consts) == 2 else None
+    if not isinstance(b, np.ndarray) or b.ndim < 2:
+        return None, False
+    bt = np.swapaxes(b, -1, -2) if node.attr("transpose_b", False) else b
+    dims = tensor_dims(node.op.operands[0].type)
+    if bt.ndim > 2 and all(d == 1 for d in bt.shape[:-2]) and dims is not None \
+            and len(dims) >= bt.ndim:
+        bt = bt.reshape(bt.shape[-2:])
+    matrix = (dims is not None and len(dims) >= 2 and min(dims) >= 0
+              and not node.attr("transpose_a", False) and bt.ndim == 2
+              and etype_dtype(ea) == bt.dtype and bt.dtype in _SPLIT_DTYPES
+              and dims[-1] == bt.shape[0] and bool(math.prod(dims)))
+    return bt, matrix
+
+
 def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
     """The transposes bound once; a constant right operand transposed (a view)
     and, times an f32/f64 left operand of static dims, the product chosen:
@@ -43,16 +66,10 @@ def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] |
     ea, eb = input_etype(node, 0), input_etype(node, 1)
     if ea in (None, "f16", "bf16") or eb in (None, "f16", "bf16"):
         return None
-    b = consts[1] if len(consts) == 2 else None
-    dims = tensor_dims(node.op.operands[0].type)
-    if isinstance(b, np.ndarray) and b.ndim >= 2:
-        bt = np.swapaxes(b, -1, -2) if tb else b
-        if bt.ndim > 2 and all(d == 1 for d in bt.shape[:-2]) and dims is not None \
-                and len(dims) >= bt.ndim:
-            bt = bt.reshape(bt.shape[-2:])
-        if (dims is not None and len(dims) >= 2 and min(dims) >= 0 and not ta and bt.ndim == 2
-                and etype_dtype(ea) == bt.dtype and bt.dtype in _SPLIT_DTYPES
-                and dims[-1] == bt.shape[0] and math.prod(dims)):
+    bt, matrix = _constant_right(node, consts)
+    if bt is not None:
+        dims = tensor_dims(node.op.operands[0].type)
+        if matrix:
             k, n = bt.shape
             rows = math.prod(dims[:-1])
             shape = tuple(dims[:-1]) + (n,)
@@ -73,7 +90,27 @@ def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] |
                                 np.swapaxes(b, -1, -2) if tb and b.ndim >= 2 else b)
 
 
+def _plan_matmul_fused(node: KernelNode, consts: tuple,
+                       epi: Epi) -> Callable[..., np.ndarray] | None:
+    """The fused plan (:func:`~xmo.backends.cpu.node.plan_fused_with`): an
+    f32/f64 left operand of static dims times a constant matrix as one
+    [rows, K] x [K, N] product in ranges of rows, each applying ``epi`` to
+    its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`); None for
+    other products and those with too few rows to split."""
+    bt, matrix = _constant_right(node, consts)
+    if bt is None or not matrix:
+        return None
+    dims = tensor_dims(node.op.operands[0].type)
+    k, n = bt.shape
+    rows = math.prod(dims[:-1])
+    shape = tuple(dims[:-1]) + (n,)
+    if not gemm_epi_fits(rows, k, n, bt.itemsize):
+        return None
+    return lambda a, b: gemm_epi(a.reshape(rows, k), bt, epi).reshape(shape)
+
+
 @register_kernel("ov.MatMul")
+@plan_fused_with(_plan_matmul_fused)
 @plan_with(_plan_matmul)
 def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if node.attr("transpose_a", False) and a.ndim >= 2:

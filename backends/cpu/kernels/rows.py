@@ -38,6 +38,10 @@ ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
  ACT_HSIGMOID, ACT_HARD_SIGMOID, ACT_TANH, ACT_ELU, ACT_MISH, ACT_SOFTPLUS) = range(13)
 #: elements ``bias_act`` activates at once (its scratch)
 CHUNK = 512
+#: a fused epilogue handed to a product (node.plan_fused_with): the constant
+#: arguments ``(a, b, period, prm)`` of ``bias_act`` over the product's output
+#: seen as rows (a convolution's [N * C, Ho * Wo]; a MatMul's [rows, N])
+Epi = tuple[np.ndarray, np.ndarray, int, np.ndarray]
 
 # erf(z) ~ z * P(z*z) / Q(z*z) on |z| <= 4, coefficients in increasing order
 ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,

@@ -1,0 +1,172 @@
+"""CPU backend: a fused product + bias + activation step whose producer
+applies the epilogue in its own tasks (fusion.EpilogueKernel.epi, the
+kernels' ``plan_fused``, kernels/gemm_epi.py): pointwise convolutions and
+MatMul with a constant matrix, against the unfused schedule (an observer
+run); the near misses keep the product and the separate epilogue pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from xmo import compile_model
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.fusion import EpilogueKernel
+from xmo.backends.cpu.kernels import gemm_epi
+from xmo.backends.cpu.kernels.rows import row_kernels
+from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
+from xmo.dialects.ov.base import tensor
+
+pytestmark = pytest.mark.skipif(row_kernels() is None, reason="numba missing")
+
+RNG = np.random.default_rng(30)
+
+
+@pytest.fixture(autouse=True)
+def two_threads():
+    threads.set_threads(2)
+    yield
+    threads.set_threads(None)
+
+
+@pytest.fixture
+def row_blocks(monkeypatch):
+    """The row ranges the fused producers ran (r0, r1, rows of the product)."""
+    seen: list[tuple[int, int, int]] = []
+    real = gemm_epi._row_block
+
+    def spy(act, a, b, out, epi, r0, r1):
+        seen.append((r0, r1, out.shape[0]))
+        real(act, a, b, out, epi, r0, r1)
+
+    monkeypatch.setattr(gemm_epi, "_row_block", spy)
+    return seen
+
+
+def _act(act: str, x, t):
+    attrs = {"Gelu": {"approximation_mode": "ERF"}}.get(act, {})
+    return op_class(act).make([x], attrs, result_types=[t], name="act")
+
+
+def _conv(shape: list[int], cout: int, act: str | None, etype: str = "f32",
+          bias_shape: tuple[int, ...] | None = None) -> ModuleOp:
+    """act(Conv1x1(x, w) + bias); ``shape`` may hold -1 (dynamic)."""
+    dt = np.float32 if etype == "f32" else np.float64
+    n, c, h, w = shape
+    x = ParameterOp.new(etype, shape, name="x")
+    wc = ConstantOp.from_array((RNG.standard_normal((cout, c, 1, 1)) * 0.3).astype(dt))
+    t = tensor(etype, [n, cout, h, w])
+    conv = op_class("Convolution").make(
+        [x, wc], {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0],
+                  "pads_end": [0, 0]}, result_types=[t], name="conv")
+    bc = ConstantOp.from_array(RNG.standard_normal(bias_shape or (1, cout, 1, 1)).astype(dt))
+    last = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
+    ops = [x, wc, bc, conv, last]
+    if act is not None:
+        last = _act(act, last, t)
+        ops.append(last)
+    return ModuleOp([*ops, ResultOp.new(last.results[0])])
+
+
+def _matmul(shape: list[int], n: int, act: str, etype: str = "f32") -> ModuleOp:
+    """act(x @ w + bias), x: ``shape`` [..., K], w: [K, n] constant."""
+    dt = np.float32 if etype == "f32" else np.float64
+    x = ParameterOp.new(etype, shape, name="x")
+    wc = ConstantOp.from_array((RNG.standard_normal((shape[-1], n)) * 0.2).astype(dt))
+    t = tensor(etype, [*shape[:-1], n])
+    mm = op_class("MatMul").make([x, wc], {"transpose_a": False, "transpose_b": False},
+                                 result_types=[t], name="mm")
+    bc = ConstantOp.from_array(RNG.standard_normal((n,)).astype(dt))
+    add = op_class("Add").make([mm, bc], {}, result_types=[t], name="bias")
+    y = _act(act, add, t)
+    return ModuleOp([x, wc, bc, mm, add, y, ResultOp.new(y.results[0])])
+
+
+def _check(module: ModuleOp, x: np.ndarray) -> np.ndarray:
+    """The fused step's result (three runs: the generated function, which
+    binds the plans, is made at the second) equal to the unfused schedule's."""
+    model = compile_model(module, threads=2)
+    (step,) = model._steps
+    assert isinstance(step.kernel, EpilogueKernel)
+    for _ in range(3):
+        got = model([x])[0].copy()
+    want = model([x], observer=lambda op, outs: None)[0]
+    tol = 1e-6 if x.dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    return got
+
+
+@pytest.mark.parametrize("etype", ["f32", "f64"])
+@pytest.mark.parametrize("act", ["Relu", "Swish", "HSwish", "Sigmoid", "Gelu"])
+def test_pointwise_conv_applies_the_epilogue_in_its_row_ranges(act, etype, row_blocks):
+    """Batch 2, 130 output channels over an odd map of 37x29 (1073 columns,
+    139K outputs per image): each image's rows in ranges (tasks of both
+    images on the pool)."""
+    dt = np.float32 if etype == "f32" else np.float64
+    x = RNG.standard_normal((2, 24, 37, 29)).astype(dt) * 2
+    _check(_conv([2, 24, 37, 29], 130, act, etype), x)
+    if act == "Gelu" and etype == "f64":  # f64 Gelu has no row form (math.erf)
+        assert row_blocks == []
+        return
+    ranges = {(r0, r1) for r0, r1, rows in row_blocks}
+    assert len(ranges) >= 2 and {rows for _, _, rows in row_blocks} == {130}
+    assert sorted(ranges)[0][0] == 0 and sorted(ranges)[-1][1] == 130
+
+
+def test_pointwise_conv_batch_one_and_small_product(row_blocks):
+    """Batch 1 split in ranges; a small product (not split) keeps one GEMM
+    and the row pass."""
+    x = RNG.standard_normal((1, 16, 40, 41)).astype(np.float32)
+    _check(_conv([1, 16, 40, 41], 96, "Swish"), x)
+    assert len(row_blocks) >= 2
+    row_blocks.clear()
+    x = RNG.standard_normal((1, 5, 3, 7)).astype(np.float32)
+    _check(_conv([1, 5, 3, 7], 6, "Relu"), x)
+    assert row_blocks == []
+
+
+def test_pointwise_conv_bias_per_map_position(row_blocks):
+    """Constants along the map ([1, 1, H, W]: one per column of [N*C, H*W])."""
+    x = RNG.standard_normal((1, 16, 30, 40)).astype(np.float32)
+    _check(_conv([1, 16, 30, 40], 112, "HSwish", bias_shape=(1, 1, 30, 40)), x)
+    assert len(row_blocks) >= 2
+
+
+@pytest.mark.parametrize("etype", ["f32", "f64"])
+@pytest.mark.parametrize("act", ["Relu", "Gelu", "Sigmoid"])
+def test_matmul_constant_matrix_applies_the_epilogue_in_its_row_ranges(act, etype, row_blocks):
+    """[2, 151, 64] x [64, 200] + bias: 302 rows in ranges."""
+    dt = np.float32 if etype == "f32" else np.float64
+    x = RNG.standard_normal((2, 151, 64)).astype(dt)
+    _check(_matmul([2, 151, 64], 200, act, etype), x)
+    if act == "Gelu" and etype == "f64":
+        assert row_blocks == []
+    else:
+        assert len({(r0, r1) for r0, r1, _ in row_blocks}) >= 2
+
+
+@pytest.mark.parametrize("case", ["tanh", "dynamic", "period", "channels_few", "along_h",
+                                  "matmul_large_b"])
+def test_near_misses_keep_the_separate_epilogue(case, row_blocks):
+    """Tanh (numpy's form on large arrays), a dynamic batch, constants whose
+    period does not divide the channels, too few output channels to split,
+    constants varying along H (not per channel), and a MatMul whose large
+    constant matrix every row range would read: the old schedule, same values."""
+    x = RNG.standard_normal((2, 16, 30, 40)).astype(np.float32)
+    if case == "tanh":
+        module = _conv([2, 16, 30, 40], 64, "Tanh")
+    elif case == "dynamic":
+        module = _conv([-1, 16, 30, 40], 64, "Relu")
+    elif case == "period":
+        module = _conv([2, 16, 30, 40], 64, "Relu", bias_shape=(2, 64, 1, 1))
+    elif case == "channels_few":
+        module = _conv([1, 16, 80, 90], 20, "Swish")  # 144K outputs: a split
+        x = RNG.standard_normal((1, 16, 80, 90)).astype(np.float32)
+    elif case == "along_h":
+        module = _conv([2, 16, 30, 40], 64, "Relu", bias_shape=(1, 64, 30, 1))
+    else:
+        x = RNG.standard_normal((1, 40, 256)).astype(np.float32)
+        module = _matmul([1, 40, 256], 1100, "Relu")
+    _check(module, x)
+    assert row_blocks == []
