@@ -170,3 +170,51 @@ def test_near_misses_keep_the_separate_epilogue(case, row_blocks):
         module = _matmul([1, 40, 256], 1100, "Relu")
     _check(module, x)
     assert row_blocks == []
+
+
+def _group_conv(shape: list[int], groups: int, mg: int, cg: int, k: int, stride: int,
+                act: str) -> ModuleOp:
+    """act(GroupConvolution(x, w) + bias): depthwise when ``cg`` is 1."""
+    n, c, h, w = shape
+    x = ParameterOp.new("f32", shape, name="x")
+    wc = ConstantOp.from_array((RNG.standard_normal((groups, mg, cg, k, k)) * 0.3).astype(np.float32))
+    p = k // 2
+    ho, wo = (h + 2 * p - k) // stride + 1, (w + 2 * p - k) // stride + 1
+    t = tensor("f32", [n, groups * mg, ho, wo])
+    conv = op_class("GroupConvolution").make(
+        [x, wc], {"strides": [stride, stride], "dilations": [1, 1], "pads_begin": [p, p],
+                  "pads_end": [p, p]}, result_types=[t], name="conv")
+    bc = ConstantOp.from_array(RNG.standard_normal((1, groups * mg, 1, 1)).astype(np.float32))
+    add = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
+    y = _act(act, add, t)
+    return ModuleOp([x, wc, bc, conv, add, y, ResultOp.new(y.results[0])])
+
+
+@pytest.mark.parametrize("act", ["Relu", "Swish", "HSwish"])
+@pytest.mark.parametrize("form,groups,mg,cg,k,stride", [
+    ("depthwise_conv", 24, 1, 1, 3, 1),     # depthwise kernel
+    ("depthwise_conv", 16, 2, 1, 5, 2),     # depthwise with a channel multiplier, stride 2
+    ("small_group_conv", 6, 8, 8, 3, 1),    # groups of 8 channels (RegNet)
+    ("small_group_conv", 4, 4, 4, 3, 2),
+])
+def test_depthwise_and_small_group_convs_take_the_epilogue(form, groups, mg, cg, k, stride, act,
+                                                           monkeypatch):
+    """The depthwise and small-group kernels apply the fused epilogue
+    themselves (``epi`` handed to them, the run marked), batch 2, equal to
+    the unfused schedule."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    real = getattr(conv, form)
+    epis: list[object] = []
+
+    def spy(*args, **kwargs):
+        epis.append(kwargs.get("epi", args[-1] if form == "small_group_conv" and len(args) > 6
+                               else None))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(conv, form, spy)
+    x = RNG.standard_normal((2, groups * cg, 30, 27)).astype(np.float32)
+    _check(_group_conv([2, groups * cg, 30, 27], groups, mg, cg, k, stride, act), x)
+    # runs: step by step (the kernel, no epilogue), twice the generated function
+    # (the fused plan: epi handed over), the observer's unfused schedule
+    assert len(epis) == 4 and epis[1] is not None and epis[2] is not None
