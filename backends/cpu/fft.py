@@ -45,7 +45,9 @@ import numpy as np
 from numba import njit
 from numba import uint64 as U
 
-from xmo.backends.cpu import threads
+from xmo.backends.cpu import threads, vector_width
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 _FM = {"contract"}  # allow FMA contraction only (no reassociation)
 _MAX_GENERIC_RADIX = 31

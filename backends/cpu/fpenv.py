@@ -30,6 +30,7 @@ import threading
 from typing import Any
 
 from xmo.backends.cpu import threads as cpu_threads
+from xmo.backends.cpu import vector_width
 
 #: environment variable choosing the default: ``flush`` or ``keep``
 ENV = "XMO_CPU_DENORMALS"
@@ -96,6 +97,7 @@ def _compile_swap() -> Any:
         from numba.extending import intrinsic
     except ImportError:
         return None
+    vector_width.configure()
 
     def csr_call(builder: Any, name: str, slot: Any) -> None:
         fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()])

@@ -29,6 +29,7 @@ from xmo.backends.cpu.kernels.rows import (
     row_kernels,
     run_rows,
 )
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
@@ -56,6 +57,7 @@ def erf(x: np.ndarray) -> np.ndarray:
         try:
             from numba import vectorize
 
+            vector_width.configure()
             _erf_ufunc = vectorize(
                 ["float32(float32)", "float64(float64)"], cache=True
             )(lambda v: math.erf(v))

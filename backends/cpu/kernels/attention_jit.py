@@ -7,7 +7,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows import LOG2E
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")

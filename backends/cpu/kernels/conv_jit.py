@@ -8,6 +8,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
+
+vector_width.configure()  # before the first kernel: numba's vector width
+
 
 @numba.njit(cache=True, nogil=True, fastmath={"contract"})
 def stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out):  # pragma: no cover

@@ -45,7 +45,7 @@ from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
 )
-from xmo.backends.cpu import threads
+from xmo.backends.cpu import threads, vector_width
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
@@ -286,6 +286,7 @@ def direct_conv_kernel():
         except ImportError:
             _direct = False
             return None
+        vector_width.configure()
 
         @numba.njit(cache=True, nogil=True)
         def direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out):  # pragma: no cover (compiled)
@@ -475,6 +476,7 @@ def im2col_kernel():
         except ImportError:
             _im2col = False
             return None
+        vector_width.configure()
 
         @numba.njit(cache=True, nogil=True)
         def gather(x, kh, kw, sh, sw, dh, dw, ph, pw, cols):  # pragma: no cover (compiled)
@@ -600,6 +602,7 @@ def blocked_kernel():
         except ImportError:
             _blocked = False
             return None
+        vector_width.configure()
 
         @numba.njit(cache=True, nogil=True)
         def gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols):  # pragma: no cover

@@ -8,7 +8,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 #: the tap loops' lengths round up to a multiple of this
 PAD = 16

@@ -8,7 +8,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows_jit import bias_act
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 #: about this many elements of the flattened phase-plane grid per pass (a
 #: block of whole output rows): the pass's accumulators, four channels of

@@ -15,7 +15,7 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     window_views,
 )
-from xmo.backends.cpu import threads
+from xmo.backends.cpu import threads, vector_width
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -92,6 +92,7 @@ def max_pool_kernel():
         except ImportError:
             _pool = False
             return None
+        vector_width.configure()
 
         @numba.njit(cache=True, nogil=True)
         def pool(x, kh, kw, sh, sw, dh, dw, ph, pw, out, p0, p1):  # pragma: no cover

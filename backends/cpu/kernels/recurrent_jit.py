@@ -11,8 +11,11 @@ import math
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.recurrent import KIND_GRU, KIND_LSTM
 from xmo.backends.cpu.kernels.rows_jit import sigmoid_f32
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")

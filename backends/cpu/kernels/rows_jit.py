@@ -11,7 +11,10 @@ import math
 import numba
 import numpy as np
 
+from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, LN2, LOG2E
+
+vector_width.configure()  # before the first kernel: numba's vector width
 
 @numba.njit(cache=True, nogil=True, fastmath={"nsz", "arcp", "contract", "afn", "reassoc"})
 def exp_row_f32(xr, m, outr, bits, scale):  # pragma: no cover (compiled)
