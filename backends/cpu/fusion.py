@@ -713,7 +713,7 @@ class ElemChainKernel:
 
                 rk = rows.row_kernels()
                 if rk is not None:
-                    self.scale, self._run_rows, self._split = rk.row_scale, rows.run_rows, rows.SPLIT_MIN
+                    self.scale = rk.row_scale
             return
         from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
 
@@ -753,11 +753,9 @@ class ElemChainKernel:
             out = m if inplace and full == 0 else np.empty(shape, self.dtype)
             inner = self.inner
             rows = m.size // inner
-            args = (m.reshape(rows, inner), s.reshape(-1), out.reshape(rows, inner))
-            if m.size < self._split:
-                self.scale(*args, 0, rows)
-            else:
-                self._run_rows(self.scale, rows, inner, *args)
+            # one thread: split over two it measured slower (maps up to
+            # 32x112x112, busy machine; numpy's broadcast product is one thread too)
+            self.scale(m.reshape(rows, inner), s.reshape(-1), out.reshape(rows, inner), 0, rows)
             return out
         if self.ufunc is not None:
             a, b = (ins[r] if isinstance(r, int) else r[1] for r in self.refs)  # type: ignore[index]

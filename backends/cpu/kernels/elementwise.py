@@ -11,7 +11,7 @@ import numpy as np
 from xmo.backends.cpu.dtypes import etype_dtype, round_bf16, tensor_dims
 from xmo.backends.cpu.fusion import mark_fusable
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
-from xmo.backends.cpu.kernels.rows import SPLIT_MIN, row_kernels, run_rows
+from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
@@ -101,8 +101,8 @@ def _row_scale_plan(node: KernelNode) -> Callable[..., np.ndarray] | None:
     per channel of an NCHW-like ``x`` ([N or 1, C, 1, ...] against [N, C,
     H, ...], H * ... > 1: a squeeze-excitation gate) as one numba pass over
     the rows of ``x`` (``rows_jit.row_scale``: the same one rounding per
-    element as numpy's broadcast product, without its per-row loop set-up),
-    split over the threads from ``SPLIT_MIN`` elements. Takes ``out=`` as
+    element as numpy's broadcast product, without its per-row loop set-up;
+    one thread, as numpy). Takes ``out=`` as
     the ufunc does (the runner's in-place step: ``in_place_ok``); operands
     not C-contiguous take ``np.multiply``. None for other shapes and types,
     or without numba."""
@@ -128,7 +128,6 @@ def _row_scale_plan(node: KernelNode) -> Callable[..., np.ndarray] | None:
     n = math.prod(shape[2:])
     rows = math.prod(shape[:2])
     k = math.prod(small)
-    split = rows * n >= SPLIT_MIN
 
     def row_scale(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         x, s = (a, b) if big == 0 else (b, a)
@@ -136,10 +135,7 @@ def _row_scale_plan(node: KernelNode) -> Callable[..., np.ndarray] | None:
             return multiply(a, b) if out is None else multiply(a, b, out=out)
         if out is None:
             out = empty(shape, dtype)
-        if split:
-            run_rows(kernel, rows, n, x.reshape(rows, n), s.reshape(k), out.reshape(rows, n))
-        else:
-            kernel(x.reshape(rows, n), s.reshape(k), out.reshape(rows, n), 0, rows)
+        kernel(x.reshape(rows, n), s.reshape(k), out.reshape(rows, n), 0, rows)
         return out
 
     row_scale.in_place_ok = True  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ import numpy as np
 
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.kernels._common import norm_axes, norm_axis, scalar
-from xmo.backends.cpu.kernels.rows import SPLIT_MIN, row_kernels, run_rows
+from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
@@ -70,9 +70,9 @@ def _tail_mean(dims: tuple[int, ...], ax: tuple[int, ...], keep: bool,
     pool: NCHW over H, W) as one numba pass over the rows of a C-contiguous
     input (``rows_jit.row_mean``, summed in f64; numpy's reduction over two
     axes costs several microseconds on the small maps of squeeze-excitation
-    blocks), split over the threads from ``SPLIT_MIN`` elements; a
-    non-contiguous input takes numpy's sum and division. None when the
-    axes are not the last ones or numba is missing."""
+    blocks; one thread: split over two it measured slower on maps up to
+    32x112x112 with a busy machine); a non-contiguous input takes numpy's sum
+    and division. None when the axes are not the last ones or numba is missing."""
     rank = len(dims)
     if ax != tuple(range(rank - len(ax), rank)) or len(ax) == rank:
         return None
@@ -83,7 +83,6 @@ def _tail_mean(dims: tuple[int, ...], ax: tuple[int, ...], keep: bool,
     rows = math.prod(dims[:rank - len(ax)])
     n = math.prod(dims[rank - len(ax):])
     out_shape = tuple(dims[:rank - len(ax)]) + ((1,) * len(ax) if keep else ())
-    big = rows * n >= SPLIT_MIN
     empty, add, divide = np.empty, np.add.reduce, np.true_divide
 
     def tail_mean(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -91,10 +90,7 @@ def _tail_mean(dims: tuple[int, ...], ax: tuple[int, ...], keep: bool,
             r = add(x, axis=ax, keepdims=keep)
             return divide(r, n, out=r)
         out = empty(rows, dtype)
-        if big:
-            run_rows(kernel, rows, n, x.reshape(rows, n), out)
-        else:
-            kernel(x.reshape(rows, n), out, 0, rows)
+        kernel(x.reshape(rows, n), out, 0, rows)
         return out.reshape(out_shape)
 
     return tail_mean

@@ -126,6 +126,12 @@ def row_scale(x, s, out, lo, hi):  # pragma: no cover (compiled)
     # multiplication in x's dtype per element, as numpy's broadcast product
     k = s.shape[0]
     n = x.shape[1]
+    if x.ctypes.data == out.ctypes.data:  # one array: no aliasing check failing the vector loop
+        for r in range(lo, hi):
+            v = s[r % k]
+            for j in range(n):
+                out[r, j] *= v
+        return
     for r in range(lo, hi):
         v = s[r % k]
         for j in range(n):
