@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xmo.backends.cpu import CompiledModel
 from xmo.backends.cpu.fusion import ElemChainKernel
-from xmo.backends.cpu.kernels.reductions import _tail_mean
+from xmo.backends.cpu.kernels.reductions import last_axes_mean
 from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
 from xmo.dialects.ov.base import tensor
@@ -74,9 +74,9 @@ def test_reduce_mean_last_axes(dtype: Any, shape: list[int], axes: list[int], ke
 
 def test_reduce_mean_plan_forms() -> None:
     f32 = np.dtype(np.float32)
-    assert _tail_mean((2, 8, 5, 5), (1, 2), True, f32) is None  # not the last axes
-    assert _tail_mean((2, 8), (0, 1), True, f32) is None  # every axis: numpy
-    mean = _tail_mean((2, 8, 5, 5), (2, 3), True, f32)
+    assert last_axes_mean((2, 8, 5, 5), (1, 2), True, f32) is None  # not the last axes
+    assert last_axes_mean((2, 8), (0, 1), True, f32) is None  # every axis: numpy
+    mean = last_axes_mean((2, 8, 5, 5), (2, 3), True, f32)
     x = _f((2, 5, 5, 8), np.float32).transpose(0, 3, 1, 2)  # not contiguous: numpy's sum
     want = np.add.reduce(x, axis=(2, 3), keepdims=True) / np.float32(25)
     np.testing.assert_array_equal(mean(x, None), want)

@@ -21,7 +21,7 @@ def _mean(x: np.ndarray, axis: tuple[int, ...], keepdims: bool) -> np.ndarray:
         if (0 < len(axis) < rank and axis == tuple(range(rank - len(axis), rank))
                 and x.flags.c_contiguous and row_kernels() is not None):
             # the last axes: the planned step's numba row pass (the same sums)
-            return _tail_mean(x.shape, axis, keepdims, x.dtype)(x, None)
+            return last_axes_mean(x.shape, axis, keepdims, x.dtype)(x, None)
         # np.mean's own steps (sum, then divide in place), without its Python cost
         r = np.add.reduce(x, axis=axis, keepdims=keepdims)
         return np.true_divide(r, count, out=r) if type(r) is np.ndarray else r / count
@@ -64,7 +64,7 @@ def _empty_extreme(x: np.ndarray, ax: tuple[int, ...], keep: bool, is_max: bool)
     return np.full(shape, fill, x.dtype)
 
 
-def _tail_mean(dims: tuple[int, ...], ax: tuple[int, ...], keep: bool,
+def last_axes_mean(dims: tuple[int, ...], ax: tuple[int, ...], keep: bool,
                dtype: np.dtype) -> Callable[..., np.ndarray] | None:
     """A float mean over the last axes of static ``dims`` (a global average
     pool: NCHW over H, W) as one numba pass over the rows of a C-contiguous
@@ -114,7 +114,7 @@ def _make_reduce(fn: Callable[..., np.ndarray]):
                 and etype_dtype(input_etype(node, 0)) in _MEAN_DTYPES):
             # a float mean over static dims (an array result): _mean's two ufuncs, the count bound
             add, divide = np.add.reduce, np.true_divide
-            tail = _tail_mean(dims, ax, keep, etype_dtype(input_etype(node, 0)))
+            tail = last_axes_mean(dims, ax, keep, etype_dtype(input_etype(node, 0)))
             if tail is not None:
                 return tail
 
