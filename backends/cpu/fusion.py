@@ -701,9 +701,19 @@ class ElemChainKernel:
         self.consts = tuple(consts) + tuple(pad)
         #: a single op: its ufunc (numpy's loop, in place when it may)
         self.ufunc: np.ufunc | None = None
+        #: a single Multiply of a map by one value per row of it (a
+        #: squeeze-excitation gate): ``rows_jit.row_scale``, numpy's roundings
+        self.scale: Callable[..., None] | None = None
         if len(chain) == 1 and chain[0][0].type in _UFUNCS:
             self.ufunc = _UFUNCS[chain[0][0].type]
             self.refs = chain[0][2]
+            if (self.ufunc is np.multiply and self.static and sorted(modes) == [_FULL, _ROW]
+                    and inner > 1):
+                from xmo.backends.cpu.kernels import rows  # numba: a lazy import
+
+                rk = rows.row_kernels()
+                if rk is not None:
+                    self.scale = rk.row_scale
             return
         from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
 
@@ -737,6 +747,16 @@ class ElemChainKernel:
     def run(self, x: np.ndarray, inplace: bool, *rest: np.ndarray) -> np.ndarray:
         ins = (x, *rest)
         shape = self._shape_of(ins)
+        if self.scale is not None and shape is not None:
+            full = 0 if self.modes[0] == _FULL else 1
+            m, s = ins[full], ins[1 - full]
+            out = m if inplace and full == 0 else np.empty(shape, self.dtype)
+            inner = self.inner
+            rows = m.size // inner
+            # one thread: split over two it measured slower (maps up to
+            # 32x112x112, busy machine; numpy's broadcast product is one thread too)
+            self.scale(m.reshape(rows, inner), s.reshape(-1), out.reshape(rows, inner), 0, rows)
+            return out
         if self.ufunc is not None:
             a, b = (ins[r] if isinstance(r, int) else r[1] for r in self.refs)  # type: ignore[index]
             out = x if (inplace and shape is not None and self.modes[0] == _FULL

@@ -193,7 +193,8 @@ _IN_PLACE_ETYPES = ("f32", "f64")
 
 def _in_place_arg(st: ScheduleStep, fast: Any, consts: Mapping[int, np.ndarray],
                   params: Sequence[int]) -> int | None:
-    """The argument index whose buffer the step's planned binary ufunc may
+    """The argument index whose buffer the step's planned binary ufunc (or a
+    plan's function marked ``in_place_ok``, taking ``out=`` as a ufunc does) may
     write its result into: a float value of the result's static shape and
     element type (the other operand of that type too, broadcasting to it:
     a squeeze-excitation scale over its map) that dies with this step and is
@@ -201,7 +202,8 @@ def _in_place_arg(st: ScheduleStep, fast: Any, consts: Mapping[int, np.ndarray],
     it held by nothing else (:func:`sole_owner`) and C-contiguous, as the other
     operand when not broadcast (the result then laid out as a new array would
     be: later steps sum in the same order). None when no argument is."""
-    if not any(fast is u for u in _IN_PLACE_UFUNCS) or len(st.args) != 2 or len(st.outs) != 1:
+    if (not (any(fast is u for u in _IN_PLACE_UFUNCS) or getattr(fast, "in_place_ok", False))
+            or len(st.args) != 2 or len(st.outs) != 1):
         return None
     node = st.node
     shape = node.out_shapes[0]

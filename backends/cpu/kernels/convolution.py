@@ -40,7 +40,7 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_weights,
 )
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
-from xmo.backends.cpu.kernels.matmul import sized_matmul
+from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
@@ -867,6 +867,10 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
         if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
             return applies_epi(
                 lambda v: pointwise_epi(wm, v.reshape(n, cg, hw), epi).reshape(out_shape), epi)
+        if hw == 1 and n * mg * cg < MIN_SPLIT_MACS:
+            # a 1x1 map (squeeze-excitation): [N, C] x [C, M], one BLAS call (np.dot)
+            wt, dot = np.ascontiguousarray(wm.T), np.dot
+            return lambda v: dot(v.reshape(n, cg), wt).reshape(out_shape)
         if n == 1:
             return lambda v: sized_matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
         return lambda v: sized_matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
 
-from xmo.backends.cpu.dtypes import etype_dtype, round_bf16
+from xmo.backends.cpu.dtypes import etype_dtype, round_bf16, tensor_dims
 from xmo.backends.cpu.fusion import mark_fusable
 from xmo.backends.cpu.kernels._common import broadcast_args, is_float
+from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
@@ -94,10 +96,60 @@ _BINARY: dict[str, Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]] =
 }
 
 
+def _row_scale_plan(node: KernelNode) -> Callable[..., np.ndarray] | None:
+    """A float product ``x * s`` of static shapes where ``s`` is one value
+    per channel of an NCHW-like ``x`` ([N or 1, C, 1, ...] against [N, C,
+    H, ...], H * ... > 1: a squeeze-excitation gate) as one numba pass over
+    the rows of ``x`` (``rows_jit.row_scale``: the same one rounding per
+    element as numpy's broadcast product, without its per-row loop set-up;
+    one thread, as numpy). Takes ``out=`` as
+    the ufunc does (the runner's in-place step: ``in_place_ok``); operands
+    not C-contiguous take ``np.multiply``. None for other shapes and types,
+    or without numba."""
+    etype = node.out_etypes[0]
+    if etype not in ("f32", "f64") or any(input_etype(node, i) != etype for i in (0, 1)):
+        return None
+    d0, d1 = (tensor_dims(o.type) for o in node.op.operands)
+    shape = node.out_shapes[0]
+    if d0 is None or d1 is None or shape is None or min(shape, default=-1) < 0:
+        return None
+    big = 0 if d0 == shape else 1 if d1 == shape else -1
+    small = d1 if big == 0 else d0
+    rank = len(shape)
+    if (big < 0 or rank < 3 or len(small) != rank or small[0] not in (1, shape[0])
+            or small[1] != shape[1] or any(d != 1 for d in small[2:])
+            or math.prod(shape[2:]) <= 1):
+        return None
+    rk = row_kernels()
+    if rk is None:
+        return None
+    kernel, multiply, empty = rk.row_scale, np.multiply, np.empty
+    dtype = etype_dtype(etype)
+    n = math.prod(shape[2:])
+    rows = math.prod(shape[:2])
+    k = math.prod(small)
+
+    def row_scale(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        x, s = (a, b) if big == 0 else (b, a)
+        if not (x.flags.c_contiguous and s.flags.c_contiguous):
+            return multiply(a, b) if out is None else multiply(a, b, out=out)
+        if out is None:
+            out = empty(shape, dtype)
+        kernel(x.reshape(rows, n), s.reshape(k), out.reshape(rows, n), 0, rows)
+        return out
+
+    row_scale.in_place_ok = True  # type: ignore[attr-defined]
+    return row_scale
+
+
 def _make_binary(name: str, fn: Callable[[KernelNode, np.ndarray, np.ndarray], np.ndarray]):
     def plan(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
         if not _numpy_broadcast(node):
             return None  # the kernel checks the shapes
+        if name == "Multiply" and consts[0] is None and consts[1] is None:
+            scale = _row_scale_plan(node)
+            if scale is not None:
+                return scale
         direct = getattr(fn, "direct", None)
         if direct is not None:
             return direct

@@ -85,6 +85,8 @@ def row_kernels() -> Any:
         k.bias_act = rows_jit.bias_act
         k.softmax_range = rows_jit.softmax_range
         k.gelu_tanh = rows_jit.gelu_tanh
+        k.row_mean = rows_jit.row_mean
+        k.row_scale = rows_jit.row_scale
         _kernels = k
     return _kernels or None
 

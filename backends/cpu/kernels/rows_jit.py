@@ -111,6 +111,36 @@ def mvn_affine(x, eps, inside_sqrt, a, b, out, lo, hi):  # pragma: no cover (com
             for j in range(n):
                 out[r, j] = out[r, j] + b[j]
 
+# reassoc: the f64 sums vectorize (their order changes, not their precision)
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+def row_mean(x, out, lo, hi):  # pragma: no cover (compiled)
+    # out[r] = mean of row r of x (rows lo..hi), summed in f64
+    n = x.shape[1]
+    for r in range(lo, hi):
+        s = 0.0
+        for j in range(n):
+            s += x[r, j]
+        out[r] = s / n
+
+
+@numba.njit(cache=True, nogil=True)
+def row_scale(x, s, out, lo, hi):  # pragma: no cover (compiled)
+    # out[r, :] = x[r, :] * s[r % s.size] (rows lo..hi; out may be x): one
+    # multiplication in x's dtype per element, as numpy's broadcast product
+    k = s.shape[0]
+    n = x.shape[1]
+    if x.ctypes.data == out.ctypes.data:  # one array: no aliasing check failing the vector loop
+        for r in range(lo, hi):
+            v = s[r % k]
+            for j in range(n):
+                out[r, j] *= v
+        return
+    for r in range(lo, hi):
+        v = s[r % k]
+        for j in range(n):
+            out[r, j] = x[r, j] * v
+
+
 p0, p1, p2, p3, p4, p5, p6 = ERF_P
 _, q1, q2, q3, q4, q5 = ERF_Q
 
