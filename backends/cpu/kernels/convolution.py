@@ -45,7 +45,7 @@ from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
 )
-from xmo.backends.cpu import threads, vector_width
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
@@ -183,13 +183,6 @@ def patches(x: np.ndarray, kernel: Sequence[int], out_dims: Sequence[int]) -> np
 #: grouped (Cg > 1) convolutions run the direct kernel up to this many output
 #: pixels; larger maps are faster as one GEMM per group over the im2col matrix
 DIRECT_MAX_GROUPED_PIXELS = 16
-#: below this many output channels (and at row stride 1) the direct kernel
-#: runs each tap along whole output rows rather than pixel by pixel (read when
-#: the kernel is compiled)
-ROW_TAPS_MAX_CHANNELS = 16
-#: the direct kernel runs the output channels in blocks of this many (read
-#: when the kernel is compiled)
-DIRECT_CHANNEL_BLOCK = 128
 #: the direct kernel splits its groups across the CPU-backend threads at
 #: about this many multiply-adds per task (smaller convolutions run whole)
 DIRECT_MACS_PER_TASK = 500_000
@@ -264,98 +257,18 @@ def direct_conv(
 
 
 def direct_conv_kernel():
-    """numba kernel of a 2-D grouped convolution with the output channels
-    innermost, or None when numba is missing. Compiled on first use (cached on
-    disk).
-
-    ``direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out)``: ``x`` contiguous
-    [N, Cin, H, W], ``wt`` [Cg, Kh, Kw, Cout], ``out`` [N, Cout, Ho, Wo],
-    ``ph``/``pw`` the (non-negative) leading pads. For each input channel of
-    the groups it lays the zero-padded plane out as [Hp, Wp, Cout] (output
-    channel ``co`` sees input channel ``(co // mg) * Cg + c``), so every tap is
-    one multiply-add over all output channels at once: fast on small maps,
-    where per-row loops are short (below ``ROW_TAPS_MAX_CHANNELS`` channels at
-    row stride 1, a tap runs along whole output rows instead; the constant is
-    read at compile time). The output channels run in blocks of
-    ``DIRECT_CHANNEL_BLOCK`` (their padded planes stay in the fast caches). Each output sums its terms in im2col order
-    (channel, tap row, tap column) in the output dtype, like the numpy path."""
+    """The direct grouped-convolution kernel
+    (:func:`~xmo.backends.cpu.kernels.conv_jit.direct`: output channels
+    innermost, fast on small maps), or None without numba. Compiled on first
+    use (cached on disk): ``direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out)``."""
     global _direct
     if _direct is None:
         try:
-            import numba
-        except ImportError:
+            from xmo.backends.cpu.kernels import conv_jit
+        except ImportError:  # no numba
             _direct = False
             return None
-        vector_width.configure()
-
-        @numba.njit(cache=True, nogil=True)
-        def direct(x, wt, mg, sh, sw, dh, dw, ph, pw, out):  # pragma: no cover (compiled)
-            n, _, ih, iw = x.shape
-            cg, kh, kw, cout = wt.shape
-            oh, ow = out.shape[2], out.shape[3]
-            hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
-            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
-            # the output channels in blocks: a block's padded planes and
-            # accumulators stay in the fast caches
-            blk = min(cout, DIRECT_CHANNEL_BLOCK)
-            e = np.zeros((hp, wp * blk), x.dtype)
-            acc = np.empty((oh, ow * blk), x.dtype)
-            # few channels, stride 1 along rows: a tap is one multiply-add
-            # along a whole output row (the filters repeated along it)
-            rows = sw == 1 and cout < ROW_TAPS_MAX_CHANNELS
-            wrow = np.empty((kh, kw, ow * blk if rows else 0), x.dtype)
-            laid = blk  # the block width ``e``'s zero padding is laid out for
-            for b in range(n):
-                for c0 in range(0, cout, blk):
-                    nb = min(blk, cout - c0)
-                    rl = ow * nb
-                    acc[:] = 0.0
-                    if nb != laid:  # another layout: its padding is not zero
-                        e[:] = 0.0
-                        laid = nb
-                    for c in range(cg):
-                        if rows:
-                            for ky in range(kh):
-                                for kx in range(kw):
-                                    for ox in range(ow):
-                                        for co in range(nb):
-                                            wrow[ky, kx, ox * nb + co] = wt[c, ky, kx, c0 + co]
-                        # row by row: one row of ``e`` stays in cache while
-                        # every channel is scattered into it
-                        for iy in range(ih):
-                            er = e[iy + ph]
-                            for co in range(nb):
-                                xr = x[b, ((c0 + co) // mg) * cg + c, iy]
-                                for ix in range(iw):
-                                    er[(ix + pw) * nb + co] = xr[ix]
-                        for oy in range(oh):
-                            ar = acc[oy]
-                            for ky in range(kh):
-                                er = e[oy * sh + ky * dh]
-                                if rows:
-                                    for kx in range(kw):
-                                        j0 = kx * dw * nb
-                                        src = er[j0:j0 + rl]
-                                        wr = wrow[ky, kx]
-                                        for j in range(rl):
-                                            ar[j] += wr[j] * src[j]
-                                else:
-                                    for ox in range(ow):
-                                        a = ar[ox * nb:(ox + 1) * nb]
-                                        for kx in range(kw):
-                                            j0 = (ox * sw + kx * dw) * nb
-                                            src = er[j0:j0 + nb]
-                                            wr = wt[c, ky, kx, c0:c0 + nb]
-                                            for co in range(nb):
-                                                a[co] += wr[co] * src[co]
-                    for oy in range(oh):
-                        ar = acc[oy]
-                        for co in range(nb):
-                            orow = out[b, c0 + co, oy]
-                            for ox in range(ow):
-                                orow[ox] = ar[ox * nb + co]
-
-        _direct = direct
+        _direct = conv_jit.direct
     return _direct or None
 
 
@@ -466,51 +379,18 @@ _im2col: object = None
 
 
 def im2col_kernel():
-    """numba kernel of :func:`im2col` (None without numba):
+    """numba kernel of :func:`im2col`
+    (:func:`~xmo.backends.cpu.kernels.conv_jit.im2col`), None without numba:
     ``im2col(x, kh, kw, sh, sw, dh, dw, ph, pw, cols)``, ``cols``
     [N, C*Kh*Kw, Ho, Wo]."""
     global _im2col
     if _im2col is None:
         try:
-            import numba
-        except ImportError:
+            from xmo.backends.cpu.kernels import conv_jit
+        except ImportError:  # no numba
             _im2col = False
             return None
-        vector_width.configure()
-
-        @numba.njit(cache=True, nogil=True)
-        def gather(x, kh, kw, sh, sw, dh, dw, ph, pw, cols):  # pragma: no cover (compiled)
-            n, c, ih, iw = x.shape
-            oh, ow = cols.shape[2], cols.shape[3]
-            hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
-            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
-            # one zero-padded plane, its interior rewritten channel by channel:
-            # the row copies below need no bounds (plain loops, not slice
-            # assignments: those cost more in numba)
-            pad = np.zeros((hp, wp), x.dtype)
-            for b in range(n):
-                for ci in range(c):
-                    xc = x[b, ci]
-                    for iy in range(ih):
-                        pr = pad[iy + ph]
-                        xr = xc[iy]
-                        for ix in range(iw):
-                            pr[ix + pw] = xr[ix]
-                    for ky in range(kh):
-                        for kx in range(kw):
-                            dst = cols[b, (ci * kh + ky) * kw + kx]
-                            j0 = kx * dw
-                            for oy in range(oh):
-                                src = pad[oy * sh + ky * dh]
-                                drow = dst[oy]
-                                if sw == 1:  # unit stride: vectorized
-                                    for ox in range(ow):
-                                        drow[ox] = src[j0 + ox]
-                                else:
-                                    for ox in range(ow):
-                                        drow[ox] = src[j0 + ox * sw]
-
-        _im2col = gather
+        _im2col = conv_jit.im2col
     return _im2col or None
 
 
@@ -590,56 +470,19 @@ _blocked: object = None
 
 
 def blocked_kernel():
-    """numba kernel gathering one block of im2col columns (None without
-    numba): ``gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols)``
-    writes the windows of output rows ``[y0, y1)`` of image ``b`` of
-    unpadded ``x`` [N, C, H, W] into ``cols`` [C*Kh*Kw, (y1-y0)*Wo] (rows in
-    (channel, tap row, tap column) order; padding written as zeros)."""
+    """numba kernel gathering one block of im2col columns
+    (:func:`~xmo.backends.cpu.kernels.conv_jit.im2col_block`), None without
+    numba: ``gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols)``
+    writes the windows of output rows ``[y0, y1)`` of image ``b`` into
+    ``cols`` [C*Kh*Kw, (y1-y0)*Wo]."""
     global _blocked
     if _blocked is None:
         try:
-            import numba
-        except ImportError:
+            from xmo.backends.cpu.kernels import conv_jit
+        except ImportError:  # no numba
             _blocked = False
             return None
-        vector_width.configure()
-
-        @numba.njit(cache=True, nogil=True)
-        def gather(x, b, kh, kw, sh, sw, dh, dw, ph, pw, y0, y1, cols):  # pragma: no cover
-            c, ih, iw = x.shape[1], x.shape[2], x.shape[3]
-            ow = cols.shape[1] // (y1 - y0)
-            # the block's input rows of one channel, zero-padded: every
-            # channel rewrites the same interior, the padding stays zero and
-            # the row copies below need no bounds
-            r0 = y0 * sh - ph
-            hb = (y1 - 1 - y0) * sh + (kh - 1) * dh + 1
-            wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
-            i0 = max(0, r0)
-            i1 = min(ih, r0 + hb)
-            plane = np.zeros((hb, wp), x.dtype)
-            for ci in range(c):
-                xc = x[b, ci]
-                for iy in range(i0, i1):
-                    pr = plane[iy - r0]
-                    xr = xc[iy]
-                    for ix in range(iw):
-                        pr[ix + pw] = xr[ix]
-                for ky in range(kh):
-                    for kx in range(kw):
-                        row = cols[(ci * kh + ky) * kw + kx]
-                        j0 = kx * dw
-                        j = 0
-                        for oy in range(y1 - y0):
-                            src = plane[oy * sh + ky * dh]
-                            if sw == 1:
-                                for ox in range(ow):
-                                    row[j + ox] = src[j0 + ox]
-                            else:
-                                for ox in range(ow):
-                                    row[j + ox] = src[j0 + ox * sw]
-                            j += ow
-
-        _blocked = gather
+        _blocked = conv_jit.im2col_block
     return _blocked or None
 
 

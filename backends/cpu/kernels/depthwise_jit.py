@@ -10,6 +10,7 @@ import numpy as np
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS
+from xmo.backends.cpu.kernels.rows_jit import copy_rows
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -203,8 +204,4 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                                     ok = base + U(offs[r + kx])
                                     for j in range(length):
                                         acc[j] += wk * buf[ok + j]
-                    for oy in range(y0, y1):
-                        d = U(ob + oy * ow)
-                        s = U((oy - y0) * wq)
-                        for ox in range(U(ow)):
-                            o1[d + ox] = acc[s + ox]
+                    copy_rows(o1, ob + y0 * ow, ow, acc, 0, wq, y1 - y0, ow)

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows_jit import bias_act
+from xmo.backends.cpu.kernels.rows_jit import bias_act, copy_rows
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -80,7 +80,6 @@ def _group_item(planes, acc, w, b, g, sh, sw, dh, dw, hq, wq, out):  # pragma: n
     rows_per = (acc.shape[1] - VEC) // wq
     cout = out.shape[1]
     o1 = out.reshape(-1)
-    uow = np.uint64(ow)
     for r0 in range(0, oh, rows_per):
         r1 = min(oh, r0 + rows_per)
         length = (r1 - r0 - 1) * wq + ow
@@ -288,12 +287,8 @@ def _group_item(planes, acc, w, b, g, sh, sw, dh, dw, hq, wq, out):  # pragma: n
                                         ai[j] += wi * pc[f0 + j]
                                 kx += 1
             for i in range(mb):
-                ai = acc[i]
-                for oy in range(r0, r1):
-                    d = np.uint64((oy - r0) * wq)
-                    e = np.uint64(((b * cout + g * mg + m0 + i) * oh + oy) * ow)
-                    for ox in range(uow):
-                        o1[e + ox] = ai[d + ox]
+                copy_rows(o1, ((b * cout + g * mg + m0 + i) * oh + r0) * ow, ow, acc[i], 0, wq,
+                          r1 - r0, ow)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -15,7 +15,7 @@ from xmo.backends.cpu.kernels._common import (
     spatial_pads,
     window_views,
 )
-from xmo.backends.cpu import threads, vector_width
+from xmo.backends.cpu import threads
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -80,64 +80,19 @@ _pool: object = None
 
 
 def max_pool_kernel():
-    """numba kernel of a 2-D max pool (None without numba), compiled on first
-    use (cached on disk): ``pool(x, kh, kw, sh, sw, dh, dw, ph, pw, out, p0,
-    p1)`` writes planes ``[p0, p1)`` of ``out`` [P, Oh, Ow] from ``x``
-    [P, H, W]. Window taps outside ``x`` are skipped (a window of padding
-    only gives -inf, like the padded numpy path); NaN propagates.""" 
+    """numba kernel of a 2-D max pool
+    (:func:`~xmo.backends.cpu.kernels.pooling_jit.max_pool`), None without
+    numba; compiled on first use (cached on disk): ``pool(x, kh, kw, sh, sw,
+    dh, dw, ph, pw, out, p0, p1)`` writes planes ``[p0, p1)`` of ``out``
+    [P, Oh, Ow] from ``x`` [P, H, W]."""
     global _pool
     if _pool is None:
         try:
-            import numba
-        except ImportError:
+            from xmo.backends.cpu.kernels import pooling_jit
+        except ImportError:  # no numba
             _pool = False
             return None
-        vector_width.configure()
-
-        @numba.njit(cache=True, nogil=True)
-        def pool(x, kh, kw, sh, sw, dh, dw, ph, pw, out, p0, p1):  # pragma: no cover
-            ih, iw = x.shape[1], x.shape[2]
-            oh, ow = out.shape[1], out.shape[2]
-            # per tap column: the outputs whose input column lies inside a row
-            lo = np.empty(kw, np.int64)
-            hi = np.empty(kw, np.int64)
-            for kx in range(kw):
-                off = kx * dw - pw
-                lo[kx] = min(ow, (-off + sw - 1) // sw) if off < 0 else 0
-                hi[kx] = max(lo[kx], min(ow, (iw - 1 - off) // sw + 1))
-            # separable: the maxima along each input row's windows first
-            # (every input row once), then down the columns of those rows,
-            # a whole output row at a time (contiguous, branch-free; NaN
-            # wins and stays)
-            h = np.empty((ih, ow), x.dtype)
-            for p in range(p0, p1):
-                xp = x[p]
-                for iy in range(ih):
-                    xr = xp[iy]
-                    hr = h[iy]
-                    for ox in range(ow):
-                        hr[ox] = -np.inf
-                    for kx in range(kw):
-                        off = kx * dw - pw
-                        for ox in range(lo[kx], hi[kx]):
-                            v = xr[ox * sw + off]
-                            a = hr[ox]
-                            hr[ox] = v if (v > a) | (v != v) else a
-                for oy in range(oh):
-                    acc = out[p, oy]
-                    for ox in range(ow):
-                        acc[ox] = -np.inf
-                    for ky in range(kh):
-                        iy = oy * sh + ky * dh - ph
-                        if iy < 0 or iy >= ih:
-                            continue
-                        hr = h[iy]
-                        for ox in range(ow):
-                            v = hr[ox]
-                            a = acc[ox]
-                            acc[ox] = v if (v > a) | (v != v) else a
-
-        _pool = pool
+        _pool = pooling_jit.max_pool
     return _pool or None
 
 

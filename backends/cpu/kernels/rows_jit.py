@@ -445,3 +445,17 @@ def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compil
         for i in range(um):
             out[ue + i] = buf[i]
         e += m
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def copy_rows(dst, d0, dstride, src, s0, sstride, nrows, ncols):  # pragma: no cover (compiled)
+    # nrows rows of ncols values from the flat src (row r at s0 + r * sstride)
+    # into the flat dst (row r at d0 + r * dstride): the convolution kernels
+    # copy their accumulator rows out with it (the extra accumulator columns
+    # dropped). Unsigned indices: no wraparound checks, the copies vectorise
+    n = np.uint64(ncols)
+    for r in range(nrows):
+        d = np.uint64(d0 + r * dstride)
+        s = np.uint64(s0 + r * sstride)
+        for j in range(n):
+            dst[d + j] = src[s + j]
