@@ -10,7 +10,7 @@ import pytest
 from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import grouped
 
-from conv_paths import numba_convolutions_off
+from conv_paths import numpy_conv
 
 RNG = np.random.default_rng(29)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
@@ -22,10 +22,7 @@ def _arrays(xs, ws, dtype):
 
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
-    with monkeypatch.context() as m:
-        numba_convolutions_off(m)
-        m.setattr(conv, "patch_eligible", lambda *a: False)
-        return conv.grouped_conv(x, w, s, d, pb, pe)
+    return numpy_conv(monkeypatch, x, w, s, d, pb, pe)
 
 
 def _check(got, want, dtype):

@@ -10,7 +10,7 @@ from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import pooling
 
-from conv_paths import numba_convolutions_off
+from conv_paths import numpy_conv
 
 RNG = np.random.default_rng(31)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-4), np.float64: dict(rtol=1e-12, atol=1e-11)}
@@ -18,11 +18,7 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-4), np.float64: dict(rtol=1e-12, atol
 
 def _numpy_conv(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel off: the window views' GEMM."""
-    with monkeypatch.context() as m:
-        numba_convolutions_off(m)
-        m.setattr(conv, "patch_eligible", lambda *a: False)
-        m.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)
-        return conv.grouped_conv(x, w, s, d, pb, pe)
+    return numpy_conv(monkeypatch, x, w, s, d, pb, pe, valid_taps=False)
 
 
 # x, w [1, M, C, Kh, Kw], strides, dilations, pads_begin, pads_end

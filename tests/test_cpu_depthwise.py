@@ -12,6 +12,8 @@ from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import depthwise
 from xmo.backends.cpu.kernels import grouped
 
+from conv_paths import numba_convolutions_off
+
 RNG = np.random.default_rng(2029)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
 
@@ -19,10 +21,7 @@ TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel off (as without numba)."""
     with monkeypatch.context() as m:
-        for kernel in ("_direct", "_im2col"):
-            m.setattr(conv, kernel, False)
-        m.setattr(grouped, "_kernel", False)
-        m.setattr(depthwise, "_kernel", False)
+        numba_convolutions_off(m)
         assert not depthwise.depthwise_eligible(x, w, pb)
         return conv.grouped_conv(x, w, s, d, pb, pe)
 

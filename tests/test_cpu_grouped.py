@@ -12,6 +12,8 @@ from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import grouped
 from xmo.backends.cpu.kernels.rows import ACT_NONE, ACT_RELU, ACT_SWISH, row_kernels
 
+from conv_paths import numpy_conv
+
 pytest.importorskip("numba")
 
 RNG = np.random.default_rng(30)
@@ -24,12 +26,7 @@ def _arrays(xs, ws, dtype):
 
 def _numpy_path(monkeypatch, x, w, s, d, pb, pe):
     """``grouped_conv`` with every numba kernel and the patch form off."""
-    with monkeypatch.context() as m:
-        for kernel in ("_direct", "_im2col", "_blocked"):
-            m.setattr(conv, kernel, False)
-        m.setattr(grouped, "_kernel", False)
-        m.setattr(conv, "patch_eligible", lambda *a: False)
-        return conv.grouped_conv(x, w, s, d, pb, pe)
+    return numpy_conv(monkeypatch, x, w, s, d, pb, pe)
 
 
 # x, w [G, Mg, Cg, Kh, Kw], strides, dilations, pads_begin, pads_end
