@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -446,24 +447,28 @@ def _plan_softmax(node: KernelNode, consts: tuple) -> Callable[[np.ndarray], np.
     rk = row_kernels()
     if rk is None:
         return None
-    rows_kernel, range_kernel, fast = rk.softmax_rows, rk.softmax_range, dtype == np.float32
-    empty, split = np.empty, SPLIT_MIN
 
     def softmax_last(x: np.ndarray) -> np.ndarray:
         if x.dtype is not dtype or x.ndim != rank:
             return _softmax(node, x)
-        out = empty(x.shape, dtype)
-        size = out.size
-        if size:
-            n = x.shape[-1]
-            x2 = (x if x.flags.c_contiguous else np.ascontiguousarray(x)).reshape(size // n, n)
-            if size < split:
-                rows_kernel(x2, out.reshape(size // n, n), fast)
-            else:
-                run_rows(range_kernel, size // n, n, x2, out.reshape(size // n, n))
-        return out
+        return _softmax_rows(rk, x) if x.size else np.empty(x.shape, dtype)
 
     return softmax_last
+
+
+def _softmax_rows(rk: Any, x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of a non-empty f32/f64 ``x`` by the row
+    kernel: one call below :data:`SPLIT_MIN` elements, rows in ranges on the
+    helper pool above (the same kernel either way)."""
+    n = x.shape[-1]
+    rows = x.size // n
+    out = np.empty(x.shape, x.dtype)
+    x2, o2 = np.ascontiguousarray(x).reshape(rows, n), out.reshape(rows, n)
+    if x.size < SPLIT_MIN:
+        rk.softmax_rows(x2, o2, x.dtype == np.float32)
+    else:
+        run_rows(rk.softmax_range, rows, n, x2, o2)
+    return out
 
 
 @register_kernel("ov.Softmax", "ov.Softmax_opset1")
@@ -474,11 +479,7 @@ def _softmax(node: KernelNode, x: np.ndarray) -> np.ndarray:
     if ax == x.ndim - 1 and x.size and x.dtype in ROW_DTYPES:
         rk = row_kernels()
         if rk is not None:  # rows in ranges on the helper pool when large
-            n = x.shape[-1]
-            out = np.empty(x.shape, x.dtype)
-            run_rows(rk.softmax_range, x.size // n, n,
-                     np.ascontiguousarray(x).reshape(-1, n), out.reshape(-1, n))
-            return out
+            return _softmax_rows(rk, x)
     e = np.subtract(x, np.max(x, axis=ax, keepdims=True))
     np.exp(e, out=e)
     e /= np.sum(e, axis=ax, keepdims=True)

@@ -687,8 +687,9 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
 
     With ``epi`` (a fused epilogue, :mod:`~xmo.backends.cpu.kernels.gemm_epi`)
     the pointwise form applies it in its tasks (each image's GEMM in ranges
-    of output channels, :func:`pointwise_epi`) and returns its run marked by
-    :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`; the other forms
+    of output channels, :func:`pointwise_epi`), the small-group and depthwise
+    kernels to their finished rows; those runs are marked by
+    :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`, the other forms
     ignore it (the caller keeps its epilogue pass). :func:`blocked_conv`
     applying it to each block (GEMM into a contiguous scratch, the epilogue,
     a copy into the output's rows) measured no faster than its separate
