@@ -1,0 +1,188 @@
+"""f32 matrix products on packed panels: a register-blocked micro-kernel.
+
+``out = a @ B`` where ``B`` [K, N] was packed once (:func:`pack_panels`)
+into panels of :data:`NR` columns laid out k-major (``panels[p, k, :]`` is
+row ``k`` of columns ``p * NR .. p * NR + NR``, zero-padded past N). The
+micro-kernel keeps an :data:`MR` x :data:`NR` block of ``out`` in vector
+registers for the whole K loop: per k it loads the panel's row (two
+vectors), broadcasts one element of each of the MR rows of ``a`` and
+issues MR x 2 fused multiply-adds. It is written as a numba intrinsic in
+LLVM IR (vector types and ``llvm.fma``): numba's loop vectoriser does not
+keep such a block in registers.
+
+A constant right operand (a MatMul's weights) is packed at plan time, so
+no product repacks it per call the way a BLAS call does (OpenBLAS packs
+both operands on every call; a split product packs the shared operand in
+every task). Results differ from BLAS's in the rounding of the sums (each
+is a chain of fused multiply-adds in k order).
+
+Only imported where numba is (kernels/packed.py); module level so that
+numba's disk cache finds the kernels again.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils, codegen
+from numba.extending import intrinsic
+
+from xmo.backends.cpu import vector_width
+
+vector_width.configure()  # before the first kernel: numba's vector width
+
+
+def _lanes() -> int:
+    """f32 lanes of one vector register: 16 with AVX-512, else 8."""
+    host = codegen.get_host_cpu_features() or ""
+    return 16 if "+avx512f" in host.split(",") else 8
+
+
+#: f32 elements of one vector
+LANES = _lanes()
+#: columns of a packed panel (two vectors)
+NR = 2 * LANES
+#: rows of a micro-tile: MR x 2 accumulators, two panel vectors and one
+#: broadcast fit the register file (32 zmm with AVX-512, 16 ymm with AVX2)
+MR = 8 if LANES == 16 else 6
+#: multiply-adds of one chunk of K (a panel's chunk, KC x NR f32, in L1)
+KC = 256
+#: bytes of ``a``'s rows one block of the row loop reads: the block stays in
+#: the L2 cache while every panel passes over it
+_ROW_BLOCK_BYTES = 1 << 18
+
+_I64 = ir.IntType(64)
+_I32 = ir.IntType(32)
+_F32 = ir.FloatType()
+
+
+def _tile_intrinsic(mr: int):
+    """An intrinsic ``tile(c, ldc, a, lda, bp, k, add)``: the ``mr`` x NR
+    block at address ``c`` (row stride ``ldc`` elements) = (itself if
+    ``add`` else 0) + the ``mr`` rows of ``a`` at address ``a`` (row stride
+    ``lda``) times the packed panel at ``bp`` (``k`` rows of NR)."""
+
+    @intrinsic
+    def tile(typingctx, c, ldc, a, lda, bp, k, add):
+        sig = types.void(*[types.intp] * 7)
+
+        def codegen_tile(context, builder, signature, args):
+            c_addr, ldc_v, a_addr, lda_v, bp_addr, k_v, add_v = args
+            vt = ir.VectorType(_F32, LANES)
+            fp, vp = _F32.as_pointer(), vt.as_pointer()
+            fma = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fma.v{LANES}f32")
+            a_ptr = builder.inttoptr(a_addr, fp)
+            b_ptr = builder.inttoptr(bp_addr, fp)
+            c_ptr = builder.inttoptr(c_addr, fp)
+            zero = ir.Constant(vt, [0.0] * LANES)
+            undef = ir.Constant(vt, ir.Undefined)
+            splat0 = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
+            accs = [[cgutils.alloca_once_value(builder, zero) for _ in range(2)]
+                    for _ in range(mr)]
+            offs = [[builder.add(builder.mul(ir.Constant(_I64, i), ldc_v),
+                                 ir.Constant(_I64, v * LANES)) for v in range(2)]
+                    for i in range(mr)]
+            with builder.if_then(builder.icmp_signed("!=", add_v, ir.Constant(_I64, 0))):
+                for i in range(mr):
+                    for v in range(2):
+                        src = builder.bitcast(builder.gep(c_ptr, [offs[i][v]]), vp)
+                        builder.store(builder.load(src, align=4), accs[i][v])
+            rows = [builder.gep(a_ptr, [builder.mul(ir.Constant(_I64, i), lda_v)])
+                    for i in range(mr)]
+            with cgutils.for_range(builder, k_v) as loop:
+                kk = loop.index
+                base = builder.mul(kk, ir.Constant(_I64, NR))
+                bv = [builder.load(builder.bitcast(
+                    builder.gep(b_ptr, [builder.add(base, ir.Constant(_I64, v * LANES))]), vp),
+                    align=4) for v in range(2)]
+                for i in range(mr):
+                    ai = builder.load(builder.gep(rows[i], [kk]))
+                    s = builder.insert_element(undef, ai, ir.Constant(_I32, 0))
+                    s = builder.shuffle_vector(s, undef, splat0)
+                    for v in range(2):
+                        acc = builder.load(accs[i][v])
+                        builder.store(builder.call(fma, [s, bv[v], acc]), accs[i][v])
+            for i in range(mr):
+                for v in range(2):
+                    dst = builder.bitcast(builder.gep(c_ptr, [offs[i][v]]), vp)
+                    builder.store(builder.load(accs[i][v]), dst, align=4)
+            return context.get_dummy_value()
+
+        return sig, codegen_tile
+
+    return tile
+
+
+# one intrinsic per tile height (the remainder rows of a block take the
+# smaller ones); MR is 8 or 6
+_t1, _t2, _t3, _t4, _t5, _t6, _t7, _t8 = (_tile_intrinsic(r) for r in range(1, 9))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _tile(mr, c, ldc, a, lda, bp, k, add):  # pragma: no cover (compiled)
+    if mr == 8:
+        _t8(c, ldc, a, lda, bp, k, add)
+    elif mr == 7:
+        _t7(c, ldc, a, lda, bp, k, add)
+    elif mr == 6:
+        _t6(c, ldc, a, lda, bp, k, add)
+    elif mr == 5:
+        _t5(c, ldc, a, lda, bp, k, add)
+    elif mr == 4:
+        _t4(c, ldc, a, lda, bp, k, add)
+    elif mr == 3:
+        _t3(c, ldc, a, lda, bp, k, add)
+    elif mr == 2:
+        _t2(c, ldc, a, lda, bp, k, add)
+    else:
+        _t1(c, ldc, a, lda, bp, k, add)
+
+
+@numba.njit(cache=True, nogil=True)
+def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
+    # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there;
+    # a [M, K] and out [M, N] f32 with unit column strides (any row
+    # strides), panels [P, K, NR] C-contiguous. K in chunks of KC (a
+    # panel's chunk stays in L1), rows in blocks whose chunk of a stays in
+    # L2 while the panels pass over it; tiles of MR rows (fewer at a
+    # block's end) accumulate the chunks in place; a panel past N's end
+    # goes through a scratch tile (its valid columns copied in and out)
+    k = a.shape[1]
+    n = out.shape[1]
+    lda = a.strides[0] // 4
+    ldc = out.strides[0] // 4
+    a0 = a.ctypes.data
+    c0 = out.ctypes.data
+    b0 = panels.ctypes.data
+    scratch = np.zeros((MR, NR), np.float32)
+    s0 = scratch.ctypes.data
+    kc_max = k if k <= 2 * KC else KC
+    block = max(MR, (_ROW_BLOCK_BYTES // (4 * kc_max)) // MR * MR)
+    for k0 in range(0, k, kc_max):
+        kc = min(kc_max, k - k0)
+        add = 1 if k0 > 0 else 0
+        for ib in range(r0, r1, block):
+            ie = min(r1, ib + block)
+            for p in range(p0, p1):
+                j0 = p * NR
+                w = min(NR, n - j0)
+                bp = b0 + (p * k + k0) * NR * 4
+                i = ib
+                while i < ie:
+                    mr = min(MR, ie - i)
+                    ai = a0 + (i * lda + k0) * 4
+                    if w == NR:
+                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, kc, add)
+                    else:
+                        if add:
+                            for r in range(mr):
+                                for j in range(w):
+                                    scratch[r, j] = out[i + r, j0 + j]
+                        _tile(mr, s0, NR, ai, lda, bp, kc, add)
+                        for r in range(mr):
+                            for j in range(w):
+                                out[i + r, j0 + j] = scratch[r, j]
+                    i += mr

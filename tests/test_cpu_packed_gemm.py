@@ -1,0 +1,95 @@
+"""The packed-panel f32 product (kernels/packed.py, kernels/gemm_jit.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels
+
+pytestmark = pytest.mark.skipif(panel_kernels() is None, reason="numba missing")
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def nthreads(request):
+    before = threads.threads()
+    threads.set_threads(request.param)
+    yield request.param
+    threads.set_threads(before)
+
+
+def _check(m: int, k: int, n: int) -> np.ndarray:
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    got = pack(b).matmul(a)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    # f32 sums of k products: each a chain of fused multiply-adds
+    bound = 4 * k * np.finfo(np.float32).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
+    assert got.shape == (m, n) and got.dtype == np.float32
+    assert np.all(np.abs(got - ref) <= bound + 1e-30), (m, k, n)
+    return got
+
+
+# tile-height remainders (1..MR-1 rows), panels past N's end, K in one
+# chunk and in several (KC = 256: a chunked K from 513), split in rows or
+# in panels over the threads
+@pytest.mark.parametrize("m,k,n", [
+    (1, 1, 1), (3, 5, 7), (8, 32, 32), (9, 33, 31), (17, 100, 65), (64, 64, 64),
+    (197, 192, 192), (5, 300, 1000), (3, 1000, 70), (21, 1300, 97), (49, 600, 512),
+    (300, 520, 40),
+])
+def test_product_matches_f64(nthreads, m, k, n):
+    _check(m, k, n)
+
+
+def test_strided_operands_and_output(nthreads):
+    m, k, n = 13, 700, 45
+    a = RNG.standard_normal((m, k + 3)).astype(np.float32)[:, :k]
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    pm = pack(b)
+    want = pm.matmul(np.ascontiguousarray(a))
+    out = np.full((m, n + 5), 7.0, np.float32)
+    pm.matmul(a, out[:, :n])
+    assert np.array_equal(out[:, :n], want)
+    assert np.all(out[:, n:] == 7.0)  # nothing written past the view's columns
+
+
+def test_same_result_on_any_thread_count():
+    a = RNG.standard_normal((100, 600)).astype(np.float32)
+    b = RNG.standard_normal((600, 300)).astype(np.float32)
+    pm = pack(b)
+    before = threads.threads()
+    try:
+        threads.set_threads(1)
+        one = pm.matmul(a)
+        threads.set_threads(2)
+        two = pm.matmul(a)
+    finally:
+        threads.set_threads(before)
+    assert np.array_equal(one, two)  # each sum is one chain in k order
+
+
+def test_special_values_propagate():
+    a = np.ones((9, 40), np.float32)
+    b = np.ones((40, 33), np.float32)
+    a[2, 5] = np.nan
+    b[7, 30] = np.inf
+    got = pack(b).matmul(a)
+    assert np.isnan(got[2]).all()
+    assert np.isinf(got[np.arange(9) != 2, 30]).all()
+    assert (got[np.arange(9) != 2][:, :30] == 40).all()
+
+
+def test_pack_refuses_what_it_does_not_multiply():
+    assert pack(np.ones((3, 4), np.float64)) is None
+    assert pack(np.ones((3, 4, 5), np.float32)) is None
+    assert pack(np.ones((0, 4), np.float32)) is None
+    pm = pack(np.ones((4, 6), np.float32))
+    assert isinstance(pm, PackedMatrix) and pm.nbytes >= 4 * 6 * 4
+    with pytest.raises(ValueError, match=r"\[M, 4\]"):
+        pm.matmul(np.ones((2, 5), np.float32))
+    with pytest.raises(ValueError, match="f32"):
+        pm.matmul(np.ones((2, 4), np.float64))
