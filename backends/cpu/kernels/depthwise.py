@@ -11,7 +11,7 @@ row), so that every tap reads one phase plane at a fixed offset with unit
 stride; the border stays zero from the task's first channel on. The output
 rows are computed in blocks over the flattened phase-plane grid (``Wq``
 columns a row, the extra ones dropped when the rows are copied out; about
-``BLOCK_ELEMENTS`` sums a block, which stay in L1 over all the taps): 3x3
+``depthwise_jit.BLOCK_ELEMENTS`` sums a block, which stay in L1 over all the taps): 3x3
 kernels in one pass over the nine taps, others one pass per kernel row with
 3-, 5- and 7-wide rows unrolled; the loops run over whole vectors (into a
 slack at the buffers' ends) with unsigned indices. Each output sums its terms
@@ -39,9 +39,6 @@ MACS_PER_TASK = 300_000
 #: at most this many tasks a thread (the pool hands them out as threads
 #: come free: a late or busy thread delays only its share)
 TASKS_PER_THREAD = 4
-#: output elements (of the flattened, padded-width rows) the kernel sums at
-#: once over all taps: a block of output rows that stays in L1
-BLOCK_ELEMENTS = 1024
 #: with a fused epilogue the tasks compute at most about this many outputs
 #: each (then the epilogue over them, in L2)
 EPI_ELEMENTS = 65536

@@ -9,13 +9,17 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.depthwise import BLOCK_ELEMENTS
 from xmo.backends.cpu.kernels.rows_jit import copy_rows
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
 #: the tap loops' lengths round up to a multiple of this
 PAD = 16
+#: output elements (of the flattened, padded-width rows) the kernel sums at
+#: once over all taps: a block of output rows that stays in L1 (a constant
+#: of this file: numba freezes it into the cached kernel, whose cache entry
+#: is checked against this file only)
+BLOCK_ELEMENTS = 1024
 
 
 U = np.uint64
