@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, LN2, LOG2E
+from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, GELU_G, GELU_Q, LN2, LOG2E
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -204,8 +204,65 @@ def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (com
             j = base + i
             o1[j] = x1[j]
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def sigmoid_f32(o1, base, m, c, swish, pb, bits, scale):  # pragma: no cover (compiled)
+gg0, gg1, gg2, gg3, gg4, gg5, gg6, gg7, gg8 = (np.float32(c) for c in GELU_G)
+gq0, gq1, gq2, gq3, gq4, gq5 = (np.float32(c) for c in GELU_Q)
+
+# The f32 activations below: contract (the polynomials and reductions as
+# FMAs: each step one rounding, fewer instructions); one pass, 2^k built
+# from its bits by a scalar view (the loops vectorise). Not inlined into their
+# callers at numba's level (inline="always" would compile them with the
+# caller's flags): LLVM inlines them keeping these flags on their own
+# instructions. Call them only from kernels without fastmath (bias_act,
+# gelu_tanh): a fastmath caller would compile and cache them with its flags.
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def pow2i(kf):  # pragma: no cover (compiled)
+    # 2^kf for an integral f32 kf in [-126, 127], from its bits
+    return np.int32((np.int32(kf) + np.int32(127)) << np.int32(23)).view(np.float32)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
+    # o1[base:base+m] = Gelu (erf form) of f32 o1 in f32 arithmetic
+    # (both forms computed, one selected; rows.GELU_Q/GELU_G): x Phi(x);
+    # |x| < 1: Phi = 1/2 + x Q(x^2); else Phi = E / 2 (x < 0: no
+    # cancellation) or 1 - E / 2, E = erfc(|x| / sqrt 2) =
+    # t exp(-x^2 / 2 + g(t)), x^2 / 2 split exactly (|x| = ah + al, ah a
+    # multiple of 2^-8 of at most 12 bits: ah^2 exact) so that the large
+    # exponent loses nothing in the exp's Cody-Waite reduction; exp(f) a
+    # degree-7 Taylor polynomial. x < -13 gives -0 (the result is below
+    # 2^-123; -inf gives NaN as 0.5 x (1 + erf(x / sqrt 2)) does); NaN
+    # stays NaN
+    for i in range(m):
+        x = o1[base + i]
+        a = abs(x)
+        a = np.float32(13.0) if a > np.float32(13.0) else a
+        a = np.float32(1.0) if a < np.float32(1.0) else a  # the small form below 1
+        t = np.float32(1.0) / (np.float32(1.0) + a * np.float32(0.35355339059327373))
+        s = t - np.float32(0.4)
+        g = (((((((gg8 * s + gg7) * s + gg6) * s + gg5) * s + gg4) * s + gg3) * s + gg2) * s + gg1) * s + gg0
+        ah = np.floor(a * np.float32(256.0)) * np.float32(1.0 / 256.0)
+        al = a - ah
+        e1 = np.float32(-0.5) * ah * ah  # exact
+        e2 = g - np.float32(0.5) * al * (a + ah)
+        kf = np.floor((e1 + e2) * np.float32(LOG2E) + np.float32(0.5))
+        kf = kf if kf >= np.float32(-126.0) else np.float32(-126.0)  # NaN too
+        f = e1 - kf * np.float32(0.693359375)  # exact
+        f = f + (e2 + kf * np.float32(2.12194440e-4))
+        p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
+            np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (np.float32(1.0 / 120) + f * (
+                np.float32(1.0 / 720) + f * np.float32(1.0 / 5040)))))))
+        e = (t * p) * pow2i(kf)
+        e = np.float32(0.0) if x < np.float32(-13.0) else e
+        u = x * x
+        q = ((((gq5 * u + gq4) * u + gq3) * u + gq2) * u + gq1) * u + gq0
+        small = x * (np.float32(0.5) + x * q)
+        big = (np.float32(0.5) * x) * e if x < np.float32(0.0) else x * (np.float32(1.0) - np.float32(0.5) * e)
+        o1[base + i] = small if abs(x) < np.float32(1.0) else big
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
     # with a vectorisable exp: 2^k from its bits, a degree-6
     # polynomial on |f| <= ln2/2 (Cody-Waite reduction); exp of
@@ -214,22 +271,19 @@ def sigmoid_f32(o1, base, m, c, swish, pb, bits, scale):  # pragma: no cover (co
     # to 0 (NaN kept)
     c32 = np.float32(c)
     for j in range(m):
-        t = c32 * o1[base + j]
+        v = o1[base + j]
+        t = c32 * v
         big = t > np.float32(87.0)
         t = np.float32(87.0) if big else t
         t = np.float32(-87.0) if t < np.float32(-87.0) else t
-        kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))  # f32: the loop vectorises
+        kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))
         f = t - kf * np.float32(0.693359375)
         f = f + kf * np.float32(2.12194440e-4)
-        pb[j] = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
+        p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
             np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
                 np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
-        bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
-        if big:
-            pb[j] = np.float32(np.inf)
-    for j in range(m):
-        v = o1[base + j]
-        e = pb[j] * scale[j]
+        e = p * pow2i(kf)
+        e = np.float32(np.inf) if big else e
         y = (v if swish else np.float32(1.0)) / (np.float32(1.0) + e)
         o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
 
@@ -249,9 +303,6 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     fast = prm[3] != 0.0
     tiny = prm[4]
     inplace = x1.ctypes.data == o1.ctypes.data
-    pb = np.empty(CHUNK, np.float32)
-    bits = np.empty(CHUNK, np.int32)
-    scale = bits.view(np.float32)
     # rows in groups of about CHUNK elements: the affine part row by
     # row, then the activation over the group's elements in chunks
     group = max(1, CHUNK // max(n, 1))
@@ -267,11 +318,8 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
         for c0 in range(r0 * n, r1 * n, CHUNK):
             m = np.uint64(min(CHUNK, r1 * n - c0))
             base = np.uint64(c0)
-            if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2))
-                for i in range(m):
-                    j = base + i
-                    v = np.float64(o1[j])
-                    o1[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+            if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2)), f32
+                gelu_erf_f32(o1, base, m)
             elif act == 2:  # Relu (NaN kept)
                 for i in range(m):
                     j = base + i
@@ -284,7 +332,7 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
                     v = p0 if v < p0 else v
                     o1[j] = p1 if v > p1 else v
             elif (act == 4 or act == 5) and fast:  # Sigmoid; Swish x sigmoid(beta x)
-                sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5, pb, bits, scale)
+                sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5)
             elif act == 4 or act == 5:
                 c = -1.0 if act == 4 else -p0
                 for i in range(m):
@@ -335,9 +383,6 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
     # 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3),
     # with the vectorised sigmoid_f32 (results below the smallest normal
     # f32 flushed to 0), in chunks of CHUNK elements
-    pb = np.empty(CHUNK, np.float32)
-    bits = np.empty(CHUNK, np.int32)
-    scale = bits.view(np.float32)
     for c0 in range(lo, hi, CHUNK):
         m = np.uint64(min(CHUNK, hi - c0))
         base = np.uint64(c0)
@@ -345,7 +390,7 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
             j = base + i
             v = x1[j]
             o1[j] = np.float32(1.5957691216057308) * (v + np.float32(0.044715) * v * v * v)
-        sigmoid_f32(o1, base, m, -1.0, False, pb, bits, scale)
+        sigmoid_f32(o1, base, m, -1.0, False)
         for i in range(m):
             j = base + i
             o1[j] = x1[j] * o1[j]
