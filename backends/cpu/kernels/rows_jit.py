@@ -292,11 +292,11 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     # rows lo..hi of x1 (1-D, seen as rows of n) into o1 (the same size;
     # may be x1): act(x * a + b), a/b one value per column (period 0)
     # or per row r % period (empty: none); prm: act, p0, p1, fast,
-    # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype,
-    # the other activations in f64 (f32 Sigmoid and Swish in f32 with
-    # a polynomial exp when fast);
-    # Sigmoid and Swish results below tiny (the smallest normal) are
-    # flushed to 0
+    # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype;
+    # Gelu (f32 only: the plans give it no f64 rows) by gelu_erf_f32,
+    # Sigmoid and Swish by sigmoid_f32 when fast (f32; else f64), the
+    # other activations in f64. Sigmoid and Swish results below tiny
+    # (the smallest normal) are flushed to 0
     act = np.int64(prm[0])
     p0 = prm[1]
     p1 = prm[2]
