@@ -222,6 +222,17 @@ def pow2i(kf):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+def recip_f32(d):  # pragma: no cover (compiled)
+    # 1 / d for f32 d in [1, 2^126] (within an ulp): a guess from the bits
+    # (relative error below 1/8), three Newton steps; cheaper than the
+    # vector division
+    r = np.int32(np.int32(0x7EF311C3) - np.float32(d).view(np.int32)).view(np.float32)
+    for _ in range(3):
+        r = r + r * (np.float32(1.0) - d * r)
+    return r
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
     # o1[base:base+m] = Gelu (erf form) of f32 o1 in f32 arithmetic
     # (both forms computed, one selected; rows.GELU_Q/GELU_G): x Phi(x);
@@ -238,7 +249,7 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
         a = abs(x)
         a = np.float32(13.0) if a > np.float32(13.0) else a
         a = np.float32(1.0) if a < np.float32(1.0) else a  # the small form below 1
-        t = np.float32(1.0) / (np.float32(1.0) + a * np.float32(0.35355339059327373))
+        t = recip_f32(np.float32(1.0) + a * np.float32(0.35355339059327373))
         s = t - np.float32(0.4)
         g = (((((((gg8 * s + gg7) * s + gg6) * s + gg5) * s + gg4) * s + gg3) * s + gg2) * s + gg1) * s + gg0
         ah = np.floor(a * np.float32(256.0)) * np.float32(1.0 / 256.0)
@@ -265,7 +276,8 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
 def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
     # with a vectorisable exp: 2^k from its bits, a degree-6
-    # polynomial on |f| <= ln2/2 (Cody-Waite reduction); exp of
+    # polynomial on |f| <= ln2/2 (Cody-Waite reduction), the
+    # reciprocal by recip_f32; exp of
     # more than 87 is taken as inf (the result 0 or NaN, as numpy's
     # overflow gives), results below the smallest normal f32 flushed
     # to 0 (NaN kept)
@@ -282,9 +294,9 @@ def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
         p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
             np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
                 np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
-        e = p * pow2i(kf)
-        e = np.float32(np.inf) if big else e
-        y = (v if swish else np.float32(1.0)) / (np.float32(1.0) + e)
+        r = recip_f32(np.float32(1.0) + p * pow2i(kf))
+        r = np.float32(0.0) if big else r  # 1 / (1 + inf)
+        y = v * r if swish else r
         o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
