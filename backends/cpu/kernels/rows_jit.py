@@ -10,6 +10,9 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, GELU_G, GELU_Q, LN2, LOG2E
@@ -207,94 +210,111 @@ def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (com
 gg0, gg1, gg2, gg3, gg4, gg5, gg6, gg7, gg8 = (np.float32(c) for c in GELU_G)
 gq0, gq1, gq2, gq3, gq4, gq5 = (np.float32(c) for c in GELU_Q)
 
-# The f32 activations below: contract (the polynomials and reductions as
-# FMAs: each step one rounding, fewer instructions); one pass, 2^k built
-# from its bits by a scalar view (the loops vectorise). Not inlined into their
-# callers at numba's level (inline="always" would compile them with the
-# caller's flags): LLVM inlines them keeping these flags on their own
-# instructions. Call them only from kernels without fastmath (bias_act,
-# gelu_tanh): a fastmath caller would compile and cache them with its flags.
+@intrinsic
+def fma(typingctx, a, b, c):  # pragma: no cover (compiled)
+    """a * b + c rounded once (llvm.fma: one vfmadd in vector loops), in f64
+    when an argument is f64, else f32; independent of fastmath flags."""
+    if not all(isinstance(v, (types.Float, types.Integer)) for v in (a, b, c)):
+        return None
+    ty = types.float64 if types.float64 in (a, b, c) else types.float32
+    sig = ty(a, b, c)
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+    def codegen(context, builder, signature, args):
+        lt = context.get_value_type(ty)
+        fn = builder.module.declare_intrinsic("llvm.fma", [lt], ir.FunctionType(lt, [lt, lt, lt]))
+        return builder.call(fn, [context.cast(builder, v, t, ty) for v, t in zip(args, signature.args)])
+
+    return sig, codegen
+
+
+# The f32 activations below: fastmath=False stated (a callee without its own
+# fastmath is compiled with its caller's flags and cached under the same key:
+# stated, they compile the same from every caller, bias_act, gelu_tanh or the
+# recurrent kernels' contract); the fused multiply-adds are explicit (fma).
+# One pass each, 2^k built from its bits by a scalar view (the loops
+# vectorise).
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
 def pow2i(kf):  # pragma: no cover (compiled)
     # 2^kf for an integral f32 kf in [-126, 127], from its bits
     return np.int32((np.int32(kf) + np.int32(127)) << np.int32(23)).view(np.float32)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
 def recip_f32(d):  # pragma: no cover (compiled)
     # 1 / d for f32 d in [1, 2^126] (within an ulp): a guess from the bits
     # (relative error below 1/8), three Newton steps; cheaper than the
     # vector division
     r = np.int32(np.int32(0x7EF311C3) - np.float32(d).view(np.int32)).view(np.float32)
     for _ in range(3):
-        r = r + r * (np.float32(1.0) - d * r)
+        r = fma(r, fma(-d, r, np.float32(1.0)), r)
     return r
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
 def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
     # o1[base:base+m] = Gelu (erf form) of f32 o1 in f32 arithmetic
     # (both forms computed, one selected; rows.GELU_Q/GELU_G): x Phi(x);
     # |x| < 1: Phi = 1/2 + x Q(x^2); else Phi = E / 2 (x < 0: no
     # cancellation) or 1 - E / 2, E = erfc(|x| / sqrt 2) =
-    # t exp(-x^2 / 2 + g(t)), x^2 / 2 split exactly (|x| = ah + al, ah a
-    # multiple of 2^-8 of at most 12 bits: ah^2 exact) so that the large
-    # exponent loses nothing in the exp's Cody-Waite reduction; exp(f) a
-    # degree-7 Taylor polynomial. x < -13 gives -0 (the result is below
-    # 2^-123; -inf gives NaN as 0.5 x (1 + erf(x / sqrt 2)) does); NaN
-    # stays NaN
+    # t exp(-x^2 / 2 + g(t)), x^2 = sq + lo exactly (lo by an fma) so that
+    # the large exponent loses nothing in the exp's Cody-Waite reduction;
+    # exp(f) a degree-7 Taylor polynomial. x < -13 gives -0 (the result is
+    # below 2^-123; -inf gives NaN as 0.5 x (1 + erf(x / sqrt 2)) does);
+    # NaN stays NaN
+    half = np.float32(0.5)
+    one = np.float32(1.0)
     for i in range(m):
         x = o1[base + i]
         a = abs(x)
         a = np.float32(13.0) if a > np.float32(13.0) else a
-        a = np.float32(1.0) if a < np.float32(1.0) else a  # the small form below 1
-        t = recip_f32(np.float32(1.0) + a * np.float32(0.35355339059327373))
+        a = one if a < one else a  # the small form below 1
+        t = recip_f32(fma(a, np.float32(0.35355339059327373), one))
         s = t - np.float32(0.4)
-        g = (((((((gg8 * s + gg7) * s + gg6) * s + gg5) * s + gg4) * s + gg3) * s + gg2) * s + gg1) * s + gg0
-        ah = np.floor(a * np.float32(256.0)) * np.float32(1.0 / 256.0)
-        al = a - ah
-        e1 = np.float32(-0.5) * ah * ah  # exact
-        e2 = g - np.float32(0.5) * al * (a + ah)
-        kf = np.floor((e1 + e2) * np.float32(LOG2E) + np.float32(0.5))
+        g = fma(fma(fma(fma(fma(fma(fma(fma(gg8, s, gg7), s, gg6), s, gg5), s, gg4), s, gg3), s, gg2), s, gg1), s, gg0)
+        sq = a * a
+        lo = fma(a, a, -sq)
+        e1 = -half * sq  # exact
+        e2 = fma(-half, lo, g)
+        kf = np.floor(fma(e1 + e2, np.float32(LOG2E), half))
         kf = kf if kf >= np.float32(-126.0) else np.float32(-126.0)  # NaN too
-        f = e1 - kf * np.float32(0.693359375)  # exact
-        f = f + (e2 + kf * np.float32(2.12194440e-4))
-        p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
-            np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (np.float32(1.0 / 120) + f * (
-                np.float32(1.0 / 720) + f * np.float32(1.0 / 5040)))))))
+        f = fma(-kf, np.float32(0.693359375), e1)  # exact
+        f = f + fma(kf, np.float32(2.12194440e-4), e2)
+        p = fma(fma(fma(fma(fma(fma(fma(np.float32(1.0 / 5040), f, np.float32(1.0 / 720)), f,
+                                        np.float32(1.0 / 120)), f, np.float32(1.0 / 24)), f,
+                            np.float32(1.0 / 6)), f, half), f, one), f, one)
         e = (t * p) * pow2i(kf)
         e = np.float32(0.0) if x < np.float32(-13.0) else e
         u = x * x
-        q = ((((gq5 * u + gq4) * u + gq3) * u + gq2) * u + gq1) * u + gq0
-        small = x * (np.float32(0.5) + x * q)
-        big = (np.float32(0.5) * x) * e if x < np.float32(0.0) else x * (np.float32(1.0) - np.float32(0.5) * e)
-        o1[base + i] = small if abs(x) < np.float32(1.0) else big
+        q = fma(fma(fma(fma(fma(gq5, u, gq4), u, gq3), u, gq2), u, gq1), u, gq0)
+        small = x * fma(x, q, half)
+        big = (half * x) * e if x < np.float32(0.0) else x * fma(-half, e, one)
+        o1[base + i] = small if abs(x) < one else big
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
 def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
     # with a vectorisable exp: 2^k from its bits, a degree-6
     # polynomial on |f| <= ln2/2 (Cody-Waite reduction), the
-    # reciprocal by recip_f32; exp of
-    # more than 87 is taken as inf (the result 0 or NaN, as numpy's
-    # overflow gives), results below the smallest normal f32 flushed
-    # to 0 (NaN kept)
+    # reciprocal by recip_f32; exp of more than 87 is taken as inf (the
+    # result 0 or NaN, as numpy's overflow gives), results below the
+    # smallest normal f32 flushed to 0 (NaN kept)
     c32 = np.float32(c)
+    one = np.float32(1.0)
     for j in range(m):
         v = o1[base + j]
         t = c32 * v
         big = t > np.float32(87.0)
         t = np.float32(87.0) if big else t
         t = np.float32(-87.0) if t < np.float32(-87.0) else t
-        kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))
-        f = t - kf * np.float32(0.693359375)
-        f = f + kf * np.float32(2.12194440e-4)
-        p = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
-            np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
-                np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
-        r = recip_f32(np.float32(1.0) + p * pow2i(kf))
+        kf = np.floor(fma(t, np.float32(LOG2E), np.float32(0.5)))
+        f = fma(-kf, np.float32(0.693359375), t)
+        f = fma(kf, np.float32(2.12194440e-4), f)
+        p = fma(fma(fma(fma(fma(fma(np.float32(1.0 / 720), f, np.float32(1.0 / 120)), f,
+                                np.float32(1.0 / 24)), f, np.float32(1.0 / 6)), f,
+                    np.float32(0.5)), f, one), f, one)
+        r = recip_f32(fma(p, pow2i(kf), one))
         r = np.float32(0.0) if big else r  # 1 / (1 + inf)
         y = v * r if swish else r
         o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
