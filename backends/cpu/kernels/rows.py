@@ -20,9 +20,9 @@ compiles to SIMD code, and it is exact to f32 rounding.
 The f32 activations of ``bias_act`` (Gelu's erf form, Sigmoid, Swish; the
 tanh form of Gelu through Sigmoid) compute in f32 arithmetic with FMAs, one
 vectorised pass: Gelu within 5 ulp of the f64 truth (an erfc form for x <= -1:
-no cancellation; results below 2^-123 are -0), Sigmoid and Swish within 4 ulp
-(tests/test_cpu_act_f32.py pins the bounds; onnxruntime's f32 kernels: 10-15
-ulp, and no digit left in the tails).
+no cancellation; results below 2^-123 are -0), Sigmoid within 4 ulp, Swish 5
+(tests/test_cpu_act_f32.py pins the bounds; onnxruntime's f32 kernels: 10-17
+ulp, and no digit left in the negative tails).
 """
 
 from __future__ import annotations
