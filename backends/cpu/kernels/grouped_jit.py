@@ -300,7 +300,10 @@ def grouped(x, w, sh, sw, dh, dw, ph, pw, out, i0, i1, ea, eb, period, prm):  # 
     # unit stride), the outputs (_group_item), and with prm non-empty the
     # epilogue (rows_jit.bias_act) on the group's finished rows. No
     # fastmath here: numba compiles a callee without its own fastmath
-    # (bias_act) with its caller's, and caches it under the same key
+    # (bias_act) with its caller's, and caches it under the same key.
+    # This module's disk cache holds bias_act's code as it was compiled:
+    # numba does not see a change of rows_jit (edit this file, or clear
+    # its __pycache__, when bias_act's arithmetic changes)
     n = x.shape[0]
     g_all, mg, cg, kh, kw = w.shape
     oh, ow = out.shape[2], out.shape[3]

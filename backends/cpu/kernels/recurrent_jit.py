@@ -67,21 +67,21 @@ def pre(a, xg, z, j0, n, clip):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def sigmoid_span(a, j0, n, fast, pb, bits, scale):  # pragma: no cover (compiled)
+def sigmoid_span(a, j0, n, fast):  # pragma: no cover (compiled)
     # a[j0:j0+n] = sigmoid(a): f32 with the vectorised polynomial exp of
     # rows_jit (fast), else math.exp in f64
     if fast:
-        sigmoid_f32(a, j0, n, -1.0, False, pb, bits, scale)
+        sigmoid_f32(a, j0, n, -1.0, False)
     else:
         for j in range(n):
             a[j0 + j] = sig64(np.float64(a[j0 + j]))
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def tanh_span(a, j0, n, fast, pb, bits, scale):  # pragma: no cover (compiled)
+def tanh_span(a, j0, n, fast):  # pragma: no cover (compiled)
     # a[j0:j0+n] = tanh(a): f32 as 2 sigmoid(2a) - 1 (fast), else math.tanh
     if fast:
-        sigmoid_f32(a, j0, n, -2.0, False, pb, bits, scale)
+        sigmoid_f32(a, j0, n, -2.0, False)
         for j in range(n):
             a[j0 + j] = np.float32(2.0) * a[j0 + j] - np.float32(1.0)
     else:
@@ -107,9 +107,6 @@ def run_direction(kind, fast, gx, d, rt, rb, h, c, lengths, reverse, clip, lbr, 
     z = np.empty(g, gx.dtype)
     a = np.empty(g, gx.dtype)
     rh = np.empty(hs, gx.dtype)
-    pb = np.empty(g, np.float32)
-    bits = np.empty(g, np.int32)
-    scale = bits.view(np.float32)
     n1 = np.uint64(g if kind != KIND_GRU or lbr else 2 * hs)  # columns of the first product
     h1 = np.uint64(hs)
     h2 = np.uint64(2 * hs)
@@ -127,19 +124,19 @@ def run_direction(kind, fast, gx, d, rt, rb, h, c, lengths, reverse, clip, lbr, 
             if kind == KIND_LSTM:
                 cb = c[d, b]
                 pre(a, xg, z, zero, np.uint64(g), clip)
-                sigmoid_span(a, zero, h2, fast, pb, bits, scale)  # f, i
-                tanh_span(a, h2, nh, fast, pb, bits, scale)  # c
-                sigmoid_span(a, h3, nh, fast, pb, bits, scale)  # o
+                sigmoid_span(a, zero, h2, fast)  # f, i
+                tanh_span(a, h2, nh, fast)  # c
+                sigmoid_span(a, h3, nh, fast)  # o
                 for j in range(nh):
                     cb[j] = a[j] * cb[j] + a[h1 + j] * a[h2 + j]
                     rh[j] = cb[j]
-                tanh_span(rh, zero, nh, fast, pb, bits, scale)
+                tanh_span(rh, zero, nh, fast)
                 for j in range(nh):
                     hb[j] = a[h3 + j] * rh[j]
                     yb[j] = hb[j]
             elif kind == KIND_GRU:
                 pre(a, xg, z, zero, h2, clip)
-                sigmoid_span(a, zero, h2, fast, pb, bits, scale)  # z, r
+                sigmoid_span(a, zero, h2, fast)  # z, r
                 if lbr:
                     for j in range(nh):  # r (h R_h^T + Rb_h)
                         rh[j] = a[h1 + j] * (z[h2 + j] + rb[j])
@@ -154,13 +151,13 @@ def run_direction(kind, fast, gx, d, rt, rb, h, c, lengths, reverse, clip, lbr, 
                         rh[j] = a[h1 + j] * hb[j]
                     matvec(rh, rt, z, h2, nh)
                     pre(a, xg, z, h2, nh, clip)
-                tanh_span(a, h2, nh, fast, pb, bits, scale)
+                tanh_span(a, h2, nh, fast)
                 for j in range(nh):
                     hb[j] = (1.0 - a[j]) * a[h2 + j] + a[j] * hb[j]
                     yb[j] = hb[j]
             else:
                 pre(a, xg, z, zero, nh, clip)
-                tanh_span(a, zero, nh, fast, pb, bits, scale)
+                tanh_span(a, zero, nh, fast)
                 for j in range(nh):
                     hb[j] = a[j]
                     yb[j] = hb[j]

@@ -10,9 +10,12 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, LN2, LOG2E
+from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, GELU_G, GELU_Q, LN2, LOG2E
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -204,33 +207,116 @@ def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (com
             j = base + i
             o1[j] = x1[j]
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def sigmoid_f32(o1, base, m, c, swish, pb, bits, scale):  # pragma: no cover (compiled)
+gg0, gg1, gg2, gg3, gg4, gg5, gg6, gg7, gg8 = (np.float32(c) for c in GELU_G)
+gq0, gq1, gq2, gq3, gq4, gq5 = (np.float32(c) for c in GELU_Q)
+
+@intrinsic
+def fma(typingctx, a, b, c):  # pragma: no cover (compiled)
+    """a * b + c rounded once (llvm.fma: one vfmadd in vector loops), in f64
+    when an argument is f64, else f32; independent of fastmath flags."""
+    if not all(isinstance(v, (types.Float, types.Integer)) for v in (a, b, c)):
+        return None
+    ty = types.float64 if types.float64 in (a, b, c) else types.float32
+    sig = ty(a, b, c)
+
+    def codegen(context, builder, signature, args):
+        lt = context.get_value_type(ty)
+        fn = builder.module.declare_intrinsic("llvm.fma", [lt], ir.FunctionType(lt, [lt, lt, lt]))
+        return builder.call(fn, [context.cast(builder, v, t, ty) for v, t in zip(args, signature.args)])
+
+    return sig, codegen
+
+
+# The f32 activations below: fastmath=False stated (a callee without its own
+# fastmath is compiled with its caller's flags and cached under the same key:
+# stated, they compile the same from every caller, bias_act, gelu_tanh or the
+# recurrent kernels' contract); the fused multiply-adds are explicit (fma).
+# One pass each, 2^k built from its bits by a scalar view (the loops
+# vectorise).
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
+def pow2i(kf):  # pragma: no cover (compiled)
+    # 2^kf for an integral f32 kf in [-126, 127], from its bits
+    return np.int32((np.int32(kf) + np.int32(127)) << np.int32(23)).view(np.float32)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
+def recip_f32(d):  # pragma: no cover (compiled)
+    # 1 / d for f32 d in [1, 2^126] (within an ulp): a guess from the bits
+    # (relative error below 1/8), three Newton steps; cheaper than the
+    # vector division
+    r = np.int32(np.int32(0x7EF311C3) - np.float32(d).view(np.int32)).view(np.float32)
+    for _ in range(3):
+        r = fma(r, fma(-d, r, np.float32(1.0)), r)
+    return r
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
+def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
+    # o1[base:base+m] = Gelu (erf form) of f32 o1 in f32 arithmetic
+    # (both forms computed, one selected; rows.GELU_Q/GELU_G): x Phi(x);
+    # |x| < 1: Phi = 1/2 + x Q(x^2); else Phi = E / 2 (x < 0: no
+    # cancellation) or 1 - E / 2, E = erfc(|x| / sqrt 2) =
+    # t exp(-x^2 / 2 + g(t)), x^2 = sq + lo exactly (lo by an fma) so that
+    # the large exponent loses nothing in the exp's Cody-Waite reduction;
+    # exp(f) a degree-7 Taylor polynomial. x < -13 gives -0 (the result is
+    # below 2^-123; -inf gives NaN as 0.5 x (1 + erf(x / sqrt 2)) does);
+    # NaN stays NaN
+    half = np.float32(0.5)
+    one = np.float32(1.0)
+    for i in range(m):
+        x = o1[base + i]
+        a = abs(x)
+        a = np.float32(13.0) if a > np.float32(13.0) else a
+        a = one if a < one else a  # the small form below 1
+        t = recip_f32(fma(a, np.float32(0.35355339059327373), one))
+        s = t - np.float32(0.4)
+        g = fma(fma(fma(fma(fma(fma(fma(fma(gg8, s, gg7), s, gg6), s, gg5), s, gg4), s, gg3), s, gg2), s, gg1), s, gg0)
+        sq = a * a
+        lo = fma(a, a, -sq)
+        e1 = -half * sq  # exact
+        e2 = fma(-half, lo, g)
+        kf = np.floor(fma(e1 + e2, np.float32(LOG2E), half))
+        kf = kf if kf >= np.float32(-126.0) else np.float32(-126.0)  # NaN too
+        f = fma(-kf, np.float32(0.693359375), e1)  # exact
+        f = f + fma(kf, np.float32(2.12194440e-4), e2)
+        p = fma(fma(fma(fma(fma(fma(fma(np.float32(1.0 / 5040), f, np.float32(1.0 / 720)), f,
+                                        np.float32(1.0 / 120)), f, np.float32(1.0 / 24)), f,
+                            np.float32(1.0 / 6)), f, half), f, one), f, one)
+        e = (t * p) * pow2i(kf)
+        e = np.float32(0.0) if x < np.float32(-13.0) else e
+        u = x * x
+        q = fma(fma(fma(fma(fma(gq5, u, gq4), u, gq3), u, gq2), u, gq1), u, gq0)
+        small = x * fma(x, q, half)
+        big = (half * x) * e if x < np.float32(0.0) else x * fma(-half, e, one)
+        o1[base + i] = small if abs(x) < one else big
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
+def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
     # with a vectorisable exp: 2^k from its bits, a degree-6
-    # polynomial on |f| <= ln2/2 (Cody-Waite reduction); exp of
-    # more than 87 is taken as inf (the result 0 or NaN, as numpy's
-    # overflow gives), results below the smallest normal f32 flushed
-    # to 0 (NaN kept)
+    # polynomial on |f| <= ln2/2 (Cody-Waite reduction), the
+    # reciprocal by recip_f32; exp of more than 87 is taken as inf (the
+    # result 0 or NaN, as numpy's overflow gives), results below the
+    # smallest normal f32 flushed to 0 (NaN kept)
     c32 = np.float32(c)
+    one = np.float32(1.0)
     for j in range(m):
-        t = c32 * o1[base + j]
+        v = o1[base + j]
+        t = c32 * v
         big = t > np.float32(87.0)
         t = np.float32(87.0) if big else t
         t = np.float32(-87.0) if t < np.float32(-87.0) else t
-        kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))  # f32: the loop vectorises
-        f = t - kf * np.float32(0.693359375)
-        f = f + kf * np.float32(2.12194440e-4)
-        pb[j] = np.float32(1.0) + f * (np.float32(1.0) + f * (np.float32(0.5) + f * (
-            np.float32(1.0 / 6) + f * (np.float32(1.0 / 24) + f * (
-                np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
-        bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
-        if big:
-            pb[j] = np.float32(np.inf)
-    for j in range(m):
-        v = o1[base + j]
-        e = pb[j] * scale[j]
-        y = (v if swish else np.float32(1.0)) / (np.float32(1.0) + e)
+        kf = np.floor(fma(t, np.float32(LOG2E), np.float32(0.5)))
+        f = fma(-kf, np.float32(0.693359375), t)
+        f = fma(kf, np.float32(2.12194440e-4), f)
+        p = fma(fma(fma(fma(fma(fma(np.float32(1.0 / 720), f, np.float32(1.0 / 120)), f,
+                                np.float32(1.0 / 24)), f, np.float32(1.0 / 6)), f,
+                    np.float32(0.5)), f, one), f, one)
+        r = recip_f32(fma(p, pow2i(kf), one))
+        r = np.float32(0.0) if big else r  # 1 / (1 + inf)
+        y = v * r if swish else r
         o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -238,20 +324,17 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     # rows lo..hi of x1 (1-D, seen as rows of n) into o1 (the same size;
     # may be x1): act(x * a + b), a/b one value per column (period 0)
     # or per row r % period (empty: none); prm: act, p0, p1, fast,
-    # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype,
-    # the other activations in f64 (f32 Sigmoid and Swish in f32 with
-    # a polynomial exp when fast);
-    # Sigmoid and Swish results below tiny (the smallest normal) are
-    # flushed to 0
+    # tiny. The affine part, Relu, HSwish and HSigmoid in x's dtype;
+    # Gelu (f32 only: the plans give it no f64 rows) by gelu_erf_f32,
+    # Sigmoid and Swish by sigmoid_f32 when fast (f32; else f64), the
+    # other activations in f64. Sigmoid and Swish results below tiny
+    # (the smallest normal) are flushed to 0
     act = np.int64(prm[0])
     p0 = prm[1]
     p1 = prm[2]
     fast = prm[3] != 0.0
     tiny = prm[4]
     inplace = x1.ctypes.data == o1.ctypes.data
-    pb = np.empty(CHUNK, np.float32)
-    bits = np.empty(CHUNK, np.int32)
-    scale = bits.view(np.float32)
     # rows in groups of about CHUNK elements: the affine part row by
     # row, then the activation over the group's elements in chunks
     group = max(1, CHUNK // max(n, 1))
@@ -267,11 +350,8 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
         for c0 in range(r0 * n, r1 * n, CHUNK):
             m = np.uint64(min(CHUNK, r1 * n - c0))
             base = np.uint64(c0)
-            if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2))
-                for i in range(m):
-                    j = base + i
-                    v = np.float64(o1[j])
-                    o1[j] = 0.5 * v * (1.0 + erf64(v * 0.7071067811865476))
+            if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2)), f32
+                gelu_erf_f32(o1, base, m)
             elif act == 2:  # Relu (NaN kept)
                 for i in range(m):
                     j = base + i
@@ -284,7 +364,7 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
                     v = p0 if v < p0 else v
                     o1[j] = p1 if v > p1 else v
             elif (act == 4 or act == 5) and fast:  # Sigmoid; Swish x sigmoid(beta x)
-                sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5, pb, bits, scale)
+                sigmoid_f32(o1, base, m, -1.0 if act == 4 else -p0, act == 5)
             elif act == 4 or act == 5:
                 c = -1.0 if act == 4 else -p0
                 for i in range(m):
@@ -335,9 +415,6 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
     # 0.5 x (1 + tanh(u)) = x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3),
     # with the vectorised sigmoid_f32 (results below the smallest normal
     # f32 flushed to 0), in chunks of CHUNK elements
-    pb = np.empty(CHUNK, np.float32)
-    bits = np.empty(CHUNK, np.int32)
-    scale = bits.view(np.float32)
     for c0 in range(lo, hi, CHUNK):
         m = np.uint64(min(CHUNK, hi - c0))
         base = np.uint64(c0)
@@ -345,7 +422,7 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
             j = base + i
             v = x1[j]
             o1[j] = np.float32(1.5957691216057308) * (v + np.float32(0.044715) * v * v * v)
-        sigmoid_f32(o1, base, m, -1.0, False, pb, bits, scale)
+        sigmoid_f32(o1, base, m, -1.0, False)
         for i in range(m):
             j = base + i
             o1[j] = x1[j] * o1[j]
