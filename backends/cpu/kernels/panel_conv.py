@@ -12,7 +12,7 @@ own panels, a block of them at a time (the block stays in the core's cache
 for the product) -- or, on small maps, a range of output channels (every
 such task packs the image's few panels). A fused epilogue
 (:mod:`~xmo.backends.cpu.kernels.gemm_epi`, per-channel constants) runs in
-the task over the block it has just produced.
+the task over the part of the output it has just produced.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: 
         panels = buf[:p * k * nr].reshape(p, k, nr)
         jit.pack_conv(x, b, *geometry, ow, qa, qb, panels)
         gemm_jit.gemm_panels(wm, panels, out[:, qa:qb], r0, r1, 0, p)
-        if epi is not None:
-            jit.bias_act_cols(o1, ldc, qa, qb, r0, r1, *epi)
+    if epi is not None:  # the task's block of the output is still in the core's L2 cache
+        jit.bias_act_cols(o1, ldc, q0, q1, r0, r1, *epi)
 
 
 def panel_conv(
