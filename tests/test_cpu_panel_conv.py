@@ -86,6 +86,29 @@ def test_panel_conv_pointwise(xs, ws, stride, nthreads, monkeypatch):
     _close(got, want)
 
 
+def test_panel_conv_in_ranges_of_output_channels(monkeypatch):
+    """Maps of few panels per task split the output channels (every task
+    packs the image's panels), the epilogue over each task's rows."""
+    threads.set_threads(2)
+    monkeypatch.setattr(pc, "MIN_TASK_PANELS", 1 << 20)
+    monkeypatch.setattr(pc, "SPLIT_MACS", 0)
+    try:
+        x = RNG.standard_normal((1, 8, 10, 9)).astype(np.float32)
+        w = RNG.standard_normal((37, 8, 3, 3)).astype(np.float32)
+        want = _ref(monkeypatch, x, w, (1, 1), (1, 1), (1, 1), (1, 1))
+        wm = np.ascontiguousarray(w.reshape(37, -1))
+        relu = (np.empty(0, np.float32), np.empty(0, np.float32), 0,
+                np.array([2.0, 0.0, 0.0, 0.0, 0.0]))
+        tasks = pc._tasks(pc.panel_conv_kernels(), x, (3, 3, 1, 1, 1, 1, 1, 1), 9, wm,
+                          np.empty((1, 37, 90), np.float32), relu)
+        assert [t[1][9:11] for t in tasks] == [(0, 16), (16, 37)]
+        _close(pc.panel_conv(x, wm, (3, 3), (1, 1), (1, 1), (1, 1), (10, 9)), want)
+        _close(pc.panel_conv(x, wm, (3, 3), (1, 1), (1, 1), (1, 1), (10, 9), relu),
+               np.maximum(want, 0))
+    finally:
+        threads.set_threads(None)
+
+
 def test_non_contiguous_input(monkeypatch):
     x = RNG.standard_normal((1, 10, 12, 14)).astype(np.float32)[:, ::2]
     w = RNG.standard_normal((7, 5, 3, 3)).astype(np.float32)

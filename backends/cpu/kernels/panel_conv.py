@@ -25,7 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from xmo.backends.cpu import threads
-from xmo.backends.cpu.kernels.packed import PackedMatrix, pack
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 
 #: a task packs and multiplies its pixels in blocks of panels of about this
@@ -78,8 +78,7 @@ def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: 
           out: np.ndarray, q0: int, q1: int, r0: int, r1: int, epi: Epi | None) -> None:
     """Rows ``[r0, r1)`` x pixels ``[q0, q1)`` of image ``b``'s output
     ``out`` [M, Ho*Wo] (C-contiguous), in blocks of panels packed here."""
-    from xmo.backends.cpu.kernels import gemm_jit
-
+    gemm_jit = panel_kernels()
     nr = gemm_jit.NR
     k = wm.shape[1]
     ldc = out.shape[1]
@@ -129,8 +128,7 @@ def panel_conv(
 
 def _tasks(jit: ModuleType, x: np.ndarray, geometry: tuple, row: int, wm: np.ndarray,
            out: np.ndarray, epi: Epi | None) -> list[tuple[Callable[..., object], tuple]]:
-    from xmo.backends.cpu.kernels import gemm_jit
-
+    gemm_jit = panel_kernels()
     n, m, hw = out.shape
     nr, mr = gemm_jit.NR, gemm_jit.MR
     panels = -(-hw // nr)
@@ -161,8 +159,7 @@ def _filters_task(act: Callable[..., None], a: np.ndarray, panels: np.ndarray, o
     """Output channels ``[p0 * NR, min(M, p1 * NR))`` of image ``b``:
     ``a[b] @`` those filter panels into a scratch [Ho*Wo, channels],
     transposed into ``out`` [N, M, Ho*Wo], the epilogue over its rows."""
-    from xmo.backends.cpu.kernels import gemm_jit
-
+    gemm_jit = panel_kernels()
     nr = gemm_jit.NR
     m = out.shape[1]
     c0, c1 = p0 * nr, min(m, p1 * nr)
