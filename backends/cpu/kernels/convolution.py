@@ -15,6 +15,9 @@ convolutions as im2col + GEMM in blocks of output rows split over the threads
 (:func:`im2col`) or, for a patch embedding (stride == kernel), by one
 transposed copy (:func:`patches`); stems (one group, few filter taps over
 few input channels) straight from the input on numba (:func:`stem_conv`).
+Planned single-group f32 convolutions of several taps run on the packed-panel
+micro-kernel instead of the blocked and im2col GEMMs
+(:mod:`~xmo.backends.cpu.kernels.panel_conv`).
 """
 
 from __future__ import annotations
