@@ -10,7 +10,6 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.gemm_jit import NR
 from xmo.backends.cpu.kernels.rows_jit import bias_act
 
 vector_width.configure()  # before the first kernel: numba's vector width
@@ -23,18 +22,21 @@ TAP_BLOCK = 16
 def pack_conv(x, b, kh, kw, sh, sw, dh, dw, ph, pw, ow, q0, q1, panels):  # pragma: no cover
     """Output pixels ``[q0, q1)`` (``q = oy * ow + ox``) of image ``b`` of
     unpadded C-contiguous ``x`` [N, C, H, W] as im2col columns in panel
-    layout: ``panels`` C-contiguous [ceil((q1 - q0) / NR), C*Kh*Kw, NR],
+    layout: ``panels`` C-contiguous [ceil((q1 - q0) / NR), C*Kh*Kw, NR]
+    (NR: the panel width of :mod:`~xmo.backends.cpu.kernels.gemm_jit`),
     ``panels[p, k, j]`` the input tap ``k`` (in (channel, tap row, tap
     column) order) of pixel ``q0 + p * NR + j``; taps on the padding and
     the last panel's columns past ``q1`` are zeros.
 
     The input rows the pixels read are copied once into zero-padded planes
-    (read in place when there is no padding); then every panel's row of a
-    tap is one gather of NR values at offsets shared by all the taps (a
-    plain copy when the panel's pixels are consecutive in one output row),
-    the panels written in order."""
+    (read in place when there is no padding); a panel's pixels are a few
+    runs along output rows, the same for every tap: each panel row of a tap
+    is one copy of NR values (one run) or one per run, the taps in blocks
+    of :data:`TAP_BLOCK` (a few source streams, the panels written in
+    order)."""
     c, ih, iw = x.shape[1], x.shape[2], x.shape[3]
     kk = c * kh * kw
+    nr = panels.shape[2]  # the micro-kernel's panel width (an argument: not frozen in the cache)
     pf = panels.reshape(-1)
     wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
     ya = (q0 // ow) * sh
@@ -74,36 +76,36 @@ def pack_conv(x, b, kh, kw, sh, sw, dh, dw, ph, pw, ow, q0, q1, panels):  # prag
     # each panel's pixels as runs along output rows: (first column, length,
     # source offset of the run's first pixel), shared by all the taps
     npan = panels.shape[0]
-    rj = np.empty((npan, NR), np.uint64)
-    rl = np.empty((npan, NR), np.uint64)
-    ro = np.empty((npan, NR), np.uint64)
+    rj = np.empty((npan, nr), np.uint64)
+    rl = np.empty((npan, nr), np.uint64)
+    ro = np.empty((npan, nr), np.uint64)
     rc = np.empty(npan, np.int64)
     for p in range(npan):
-        q = q0 + p * NR
-        qe = min(q1, q + NR)
+        q = q0 + p * nr
+        qe = min(q1, q + nr)
         r = 0
         while q < qe:
             oy = q // ow
             ox = q - oy * ow
             e = min(qe, q + ow - ox)
-            rj[p, r] = q - q0 - p * NR
+            rj[p, r] = q - q0 - p * nr
             rl[p, r] = e - q
             ro[p, r] = (oy * sh - ya) * wp + ox * sw
             r += 1
             q = e
         rc[p] = r
     usw = np.uint64(sw)
-    unr = np.uint64(NR)
+    unr = np.uint64(nr)
     # taps in blocks of TAP_BLOCK: a block's source rows are read as a few
     # streams while the panels are written in order
     for k0 in range(0, kk, TAP_BLOCK):
         k1 = min(kk, k0 + TAP_BLOCK)
         for p in range(npan):
             nrun = rc[p]
-            if nrun == 1 and rl[p, 0] == NR:  # one whole run: fixed-length copies
+            if nrun == 1 and rl[p, 0] == nr:  # one whole run: fixed-length copies
                 o = ro[p, 0]
                 for k in range(k0, k1):
-                    d = np.uint64((p * kk + k) * NR)
+                    d = np.uint64((p * kk + k) * nr)
                     s = toff[k] + o
                     if sw == 1:
                         for j in range(unr):
@@ -113,7 +115,7 @@ def pack_conv(x, b, kh, kw, sh, sw, dh, dw, ph, pw, ow, q0, q1, panels):  # prag
                             pf[d + j] = src[s + j * usw]
                 continue
             for k in range(k0, k1):
-                d = np.uint64((p * kk + k) * NR)
+                d = np.uint64((p * kk + k) * nr)
                 s = toff[k]
                 for r in range(nrun):
                     dd = d + rj[p, r]
@@ -125,11 +127,11 @@ def pack_conv(x, b, kh, kw, sh, sw, dh, dw, ph, pw, ow, q0, q1, panels):  # prag
                     else:
                         for j in range(ln):
                             pf[dd + j] = src[ss + j * usw]
-            jt = q1 - q0 - p * NR
-            if jt < NR:
+            jt = q1 - q0 - p * nr
+            if jt < nr:
                 for k in range(k0, k1):
-                    d = (p * kk + k) * NR
-                    for j in range(jt, NR):
+                    d = (p * kk + k) * nr
+                    for j in range(jt, nr):
                         pf[d + j] = 0.0
 
 
