@@ -15,6 +15,9 @@ convolutions as im2col + GEMM in blocks of output rows split over the threads
 (:func:`im2col`) or, for a patch embedding (stride == kernel), by one
 transposed copy (:func:`patches`); stems (one group, few filter taps over
 few input channels) straight from the input on numba (:func:`stem_conv`).
+Planned single-group f32 convolutions of several taps run on the packed-panel
+micro-kernel instead of the blocked and im2col GEMMs
+(:mod:`~xmo.backends.cpu.kernels.panel_conv`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from xmo.backends.cpu.kernels.depthwise import (
 )
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
+from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
@@ -688,7 +692,9 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     With ``epi`` (a fused epilogue, :mod:`~xmo.backends.cpu.kernels.gemm_epi`)
     the pointwise form applies it in its tasks (each image's GEMM in ranges
     of output channels, :func:`pointwise_epi`), the small-group and depthwise
-    kernels to their finished rows; those runs are marked by
+    kernels to their finished rows, the dense f32 forms on the packed-panel
+    micro-kernel (:func:`~xmo.backends.cpu.kernels.panel_conv.dense_conv_plan`,
+    taken before :func:`blocked_conv` and the im2col GEMM) in their tasks; those runs are marked by
     :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`, the other forms
     ignore it (the caller keeps its epilogue pass). :func:`blocked_conv`
     applying it to each block (GEMM into a contiguous scratch, the epilogue,
@@ -745,6 +751,10 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
             if patch_eligible(x.shape, kernel, strides, dil, pb, pe):
                 return lambda v: _im2col_gemm(patches(v, kernel, out_dims).reshape(cols_shape),
                                               wm, out_dims)
+            if g == 1:
+                run = dense_conv_plan(x, wp[0], strides, dil, pb, out_dims, epi)
+                if run is not None:
+                    return applies_epi(run, epi)
             if blocked_eligible(x, wp, out_dims, pb):
                 wb = wm[0]
                 return lambda v: blocked_conv(v, wb, kernel, strides, dil, pb, out_dims)
