@@ -29,10 +29,12 @@ MIN_SPLIT_MACS = 1 << 21
 #: ranges, ``a`` in column ranges), so more tasks repack it more often --
 #: measured slower at every size from 2M to 900M multiply-adds, quiet or busy
 TWO_TASKS_MACS = 1 << 24
-#: multiply-adds from which an f32 product of static dims with a constant
-#: matrix runs on that matrix packed once (kernels/packed.py) rather than one
-#: BLAS call
-PACK_MIN_MACS = 1 << 16
+#: multiply-adds from which an f32 product with a constant matrix runs on
+#: that matrix packed once (kernels/packed.py) rather than one BLAS call
+#: (below, the packed call's ~2 us of set-up loses: measured 1.1-1.9x slower
+#: from 8x192x192 down; from 2x768x768 up it is 0.4x of BLAS's time, which
+#: repacks the matrix every call)
+PACK_MIN_MACS = 1 << 20
 #: column ranges of a split product start at multiples of this
 _COL_ALIGN = 16
 #: rows of ``a`` per task below which a 2-D product is cut in columns of ``b``
@@ -80,27 +82,37 @@ def _packed_right(node: KernelNode, bt: np.ndarray | None) -> PackedMatrix | Non
     return pack(bt)
 
 
-def _packed_weights(node: KernelNode, b: np.ndarray) -> PackedMatrix | None:
-    """The node's constant right operand ``b`` as :func:`_packed_right`
+def _packed_weights(node: KernelNode, b: np.ndarray) -> tuple[PackedMatrix, np.ndarray] | None:
+    """``(packed, bt)``: the node's constant right operand ``b`` as
+    :func:`_constant_right` sees it (``bt``) and as :func:`_packed_right`
     packs it, packed once per node (``node.cache``, while the same array
     comes in): the kernel's step-by-step runs and the plan multiply on the
-    same panels, so their results are equal bit for bit."""
+    same panels, so their results are equal bit for bit; None when not packed."""
     hit = node.cache.get("packed")
     if hit is not None and hit[0] is b:
         return hit[1]
-    pm = _packed_right(node, _constant_right(node, (None, b))[0])
-    node.cache["packed"] = (b, pm)
-    return pm
+    bt = _constant_right(node, (None, b))[0]
+    pm = _packed_right(node, bt)
+    got = None if pm is None else (pm, bt)
+    node.cache["packed"] = (b, got)
+    return got
 
 
-def _packed_product(pm: PackedMatrix, epi: Epi | None) -> Callable[..., np.ndarray]:
-    """``a @ B`` (``epi`` applied when given) for an f32 ``a`` [..., K]
-    (its rows known at call time) on the packed panels."""
-    k, n = pm.k, pm.n
+def _packed_product(packed: tuple[PackedMatrix, np.ndarray],
+                    epi: Epi | None) -> Callable[..., np.ndarray]:
+    """``a @ bt`` (``epi`` applied when given) for an f32 ``a`` [..., K]
+    (its rows known at call time) on the packed panels; one BLAS call (and
+    the epilogue on the caller) below :data:`PACK_MIN_MACS` multiply-adds."""
+    pm, bt = packed
+    k, n = bt.shape
 
     def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        a2 = a.reshape(a.size // k, k)
-        out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
+        rows = a.size // k
+        a2 = a.reshape(rows, k)
+        if rows * k * n < PACK_MIN_MACS:
+            out = np.matmul(a2, bt) if epi is None else gemm_epi(a2, bt, epi)
+        else:
+            out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
         return out.reshape(a.shape[:-1] + (n,))
 
     return run
@@ -116,9 +128,9 @@ def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] |
     if ea in (None, "f16", "bf16") or eb in (None, "f16", "bf16"):
         return None
     bt, matrix = _constant_right(node, consts)
-    pm = _packed_weights(node, consts[1]) if bt is not None else None
-    if pm is not None:
-        return _packed_product(pm, None)
+    packed = _packed_weights(node, consts[1]) if bt is not None else None
+    if packed is not None:
+        return _packed_product(packed, None)
     if bt is not None:
         dims = tensor_dims(node.op.operands[0].type)
         if matrix:
@@ -150,9 +162,9 @@ def _plan_matmul_fused(node: KernelNode, consts: tuple,
     its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`); None for
     other products and those with too few rows to split."""
     bt, matrix = _constant_right(node, consts)
-    pm = _packed_weights(node, consts[1]) if bt is not None else None
-    if pm is not None:
-        return _packed_product(pm, epi)
+    packed = _packed_weights(node, consts[1]) if bt is not None else None
+    if packed is not None:
+        return _packed_product(packed, epi)
     if bt is None or not matrix:
         return None
     dims = tensor_dims(node.op.operands[0].type)
@@ -169,9 +181,9 @@ def _plan_matmul_fused(node: KernelNode, consts: tuple,
 @plan_with(_plan_matmul)
 def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if type(b) is np.ndarray and not b.flags.writeable and b.ndim >= 2:  # a constant: as planned
-        pm = _packed_weights(node, b)
-        if pm is not None:
-            return _packed_product(pm, None)(a, b)
+        packed = _packed_weights(node, b)
+        if packed is not None:
+            return _packed_product(packed, None)(a, b)
     if node.attr("transpose_a", False) and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
     if node.attr("transpose_b", False) and b.ndim >= 2:
