@@ -136,6 +136,18 @@ def test_fused_epilogue_kinds(nthreads, calls, act, dims):
     assert ("epi", 83) in calls
 
 
+@pytest.mark.parametrize("act", ["Gelu", "Swish"])
+def test_fused_epilogue_after_a_panel_split(nthreads, calls, monkeypatch, act):
+    """A matrix over ``ROWS_EPI_MAX_BYTES`` (forced here) with fewer rows than
+    columns: the product split in panels, then the epilogue as a row pass."""
+    monkeypatch.setattr(packed, "ROWS_EPI_MAX_BYTES", 0)
+    x = RNG.standard_normal((1, 83, K)).astype(np.float32)
+    w2 = (RNG.standard_normal((K, N)) * 0.2).astype(np.float32)
+    bias = RNG.standard_normal(N).astype(np.float32)
+    _check(_model([1, 83, K], w2, bias=bias, act=act), x, w2, bias, act)
+    assert ("epi", 83) in calls
+
+
 def test_memory_rule_keeps_blas(monkeypatch, calls):
     """Over the packed-bytes cap the matrix is not packed: the BLAS product,
     same values within the bound; packed matrices are freed with their model."""
