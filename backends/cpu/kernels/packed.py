@@ -20,7 +20,10 @@ from xmo.backends.cpu.kernels.rows import Epi, row_kernels, run_rows
 from xmo.backends.cpu.threads import run_tasks, threads
 
 #: multiply-adds from which a product is cut over the threads (no task
-#: repacks an operand here, so a split pays earlier than a BLAS one)
+#: repacks an operand here, so a split pays earlier than a BLAS one); one
+#: task per thread: two per thread measured no faster on the busy 2-core
+#: machine (wall medians, 128x512x512 .. 128x768x3072, 197x192x768,
+#: 784x192x768: 0.8-1.0 of one per thread's GFLOP/s)
 SPLIT_MACS = 1 << 20
 
 #: packed bytes of ``B`` up to which a product with an epilogue and fewer
