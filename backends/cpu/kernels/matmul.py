@@ -119,7 +119,9 @@ def _packed_product(packed: tuple[PackedMatrix, np.ndarray],
 
 
 def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
-    """The transposes bound once; a constant right operand transposed (a view)
+    """The transposes bound once; a constant f32 matrix times an f32 left
+    operand on the matrix packed once (:func:`_packed_weights`); else a
+    constant right operand transposed (a view)
     and, times an f32/f64 left operand of static dims, the product chosen:
     one BLAS call on ``a``'s rows (as :func:`product`, :func:`sized_matmul`
     for the split); None for f16 and bf16 (the kernel)."""
@@ -159,8 +161,10 @@ def _plan_matmul_fused(node: KernelNode, consts: tuple,
     """The fused plan (:func:`~xmo.backends.cpu.node.plan_fused_with`): an
     f32/f64 left operand of static dims times a constant matrix as one
     [rows, K] x [K, N] product in ranges of rows, each applying ``epi`` to
-    its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`); None for
-    other products and those with too few rows to split."""
+    its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`), or on
+    the matrix packed once (:func:`_packed_weights`, f32, static or dynamic
+    rows: :meth:`~xmo.backends.cpu.kernels.packed.PackedMatrix.matmul_epi`);
+    None for other products and those with too few rows to split."""
     bt, matrix = _constant_right(node, consts)
     packed = _packed_weights(node, consts[1]) if bt is not None else None
     if packed is not None:
