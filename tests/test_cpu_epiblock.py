@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xmo import compile_model
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import EpilogueKernel
-from xmo.backends.cpu.kernels import gemm_epi
+from xmo.backends.cpu.kernels import gemm_epi, packed
 from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
 from xmo.dialects.ov.base import tensor
@@ -41,6 +41,13 @@ def row_blocks(monkeypatch):
         real(act, a, b, out, epi, r0, r1)
 
     monkeypatch.setattr(gemm_epi, "_row_block", spy)
+    real_packed = packed._rows_epi
+
+    def spy_packed(run, act, a, panels, out, epi, r0, r1):  # f32 on packed weights
+        seen.append((r0, r1, out.shape[0]))
+        real_packed(run, act, a, panels, out, epi, r0, r1)
+
+    monkeypatch.setattr(packed, "_rows_epi", spy_packed)
     return seen
 
 
@@ -165,9 +172,9 @@ def test_near_misses_keep_the_separate_epilogue(case, row_blocks):
         x = RNG.standard_normal((1, 16, 80, 90)).astype(np.float32)
     elif case == "along_h":
         module = _conv([2, 16, 30, 40], 64, "Relu", bias_shape=(1, 64, 30, 1))
-    else:
-        x = RNG.standard_normal((1, 40, 256)).astype(np.float32)
-        module = _matmul([1, 40, 256], 1100, "Relu")
+    else:  # f64 (f32 runs on the packed matrix, read by every range without a repack)
+        x = RNG.standard_normal((1, 40, 256))
+        module = _matmul([1, 40, 256], 1100, "Relu", "f64")
     _check(module, x)
     assert row_blocks == []
 

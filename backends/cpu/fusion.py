@@ -254,6 +254,12 @@ class AffineKernel:
         return "+".join(op_type(o) for o in self.ops)
 
 
+def _dims_fit(dims: tuple[int, ...], known: tuple[tuple[int, int], ...],
+              rank: int | None) -> bool:
+    """Whether ``dims`` have the declared ``rank`` and static dims ``known``."""
+    return len(dims) == rank and all(dims[i] == d for i, d in known)
+
+
 class EpilogueKernel:
     """A product (Convolution, GroupConvolution, MatMul), then its affine step
     (bias, scale) in place, then an activation: one step, named after the last
@@ -312,8 +318,9 @@ class EpilogueKernel:
         shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
         rows = self.rows
         least = 1 if self.act is not None else _AFFINE_ROWS_MIN
-        if (rows is not None and shape is not None and rows[0][4] >= 0
-                and int(np.prod(shape, dtype=np.int64)) >= least):
+        if rows is not None and rows[0][4] >= 0 and (
+                int(np.prod(shape, dtype=np.int64)) >= least if shape is not None
+                else rank is not None and pnode.type == "MatMul"):  # rows known at call time
             in_blocks = self._plan_in_blocks(consts, shape)
             if in_blocks is not None:
                 return in_blocks
@@ -374,10 +381,11 @@ class EpilogueKernel:
         return (none if a is None else a, none if b is None else b, period, prm[dtype])
 
     def _plan_in_blocks(self, consts: tuple,
-                        shape: tuple[int, ...]) -> Callable[..., np.ndarray] | None:
+                        shape: tuple[int, ...] | None) -> Callable[..., np.ndarray] | None:
         """The producer's fused plan (its blocks apply :meth:`epi`) for a
-        static result ``shape``, its result's dtype and shape checked; None
-        when the producer has none or declines."""
+        static result ``shape`` (None: a MatMul's dynamic rows), its
+        result's dtype and shape checked; None when the producer has none
+        or declines."""
         pnode, pkernel = self.producer
         plan_fused = getattr(pkernel, "plan_fused", None)
         epi = self.epi() if plan_fused is not None else None
@@ -386,13 +394,15 @@ class EpilogueKernel:
         run = plan_fused(pnode, consts, epi)
         if run is None:
             return None
-        want = pnode.out_dtypes[0]
+        want, known, rank = pnode.one_output
 
         def in_blocks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
             res = call_named(pnode, run, x, w)
-            if res.dtype != want or res.shape != shape:  # the epilogue ran: no cast now
+            if res.dtype != want or (res.shape != shape if shape is not None
+                                     else not _dims_fit(res.shape, known, rank)):
+                # the epilogue ran: no cast now
                 raise pnode.error(f"fused product gave {res.dtype} {list(res.shape)}, "
-                                  f"the op declares {want} {list(shape)}")
+                                  f"the op declares {want} {list(pnode.out_shapes[0] or ())}")
             return res
 
         return in_blocks

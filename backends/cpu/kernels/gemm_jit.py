@@ -147,8 +147,10 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
     # a [M, K] and out [M, N] f32 with unit column strides (any row
     # strides), panels [P, K, NR] C-contiguous. K in chunks of KC (a
     # panel's chunk stays in L1), rows in blocks whose chunk of a stays in
-    # L2 while the panels pass over it; tiles of MR rows (fewer at a
-    # block's end) accumulate the chunks in place; a panel past N's end
+    # L2 while the panels pass over it; a block's rows in tiles of at most
+    # MR rows of balanced heights (49 rows: 7 x 7, not 6 x 8 + 1: a tile of
+    # a row or two is bound by its few accumulators' FMA latency), which
+    # accumulate the chunks in place; a panel past N's end
     # goes through a scratch tile (its valid columns copied in and out)
     k = a.shape[1]
     n = out.shape[1]
@@ -170,9 +172,10 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
                 j0 = p * NR
                 w = min(NR, n - j0)
                 bp = b0 + (p * k + k0) * NR * 4
-                i = ib
-                while i < ie:
-                    mr = min(MR, ie - i)
+                tiles = (ie - ib + MR - 1) // MR
+                for t in range(tiles):
+                    i = ib + (ie - ib) * t // tiles
+                    mr = ib + (ie - ib) * (t + 1) // tiles - i
                     ai = a0 + (i * lda + k0) * 4
                     if w == NR:
                         _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, kc, add)
@@ -185,4 +188,3 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
-                    i += mr

@@ -10,6 +10,7 @@ import numpy as np
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.kernels.gemm_epi import gemm_epi, gemm_epi_fits
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
@@ -28,6 +29,12 @@ MIN_SPLIT_MACS = 1 << 21
 #: ranges, ``a`` in column ranges), so more tasks repack it more often --
 #: measured slower at every size from 2M to 900M multiply-adds, quiet or busy
 TWO_TASKS_MACS = 1 << 24
+#: multiply-adds from which an f32 product with a constant matrix runs on
+#: that matrix packed once (kernels/packed.py) rather than one BLAS call
+#: (below, the packed call's ~2 us of set-up loses: measured 1.1-1.9x slower
+#: from 8x192x192 down; from 2x768x768 up it is 0.4x of BLAS's time, which
+#: repacks the matrix every call)
+PACK_MIN_MACS = 1 << 20
 #: column ranges of a split product start at multiples of this
 _COL_ALIGN = 16
 #: rows of ``a`` per task below which a 2-D product is cut in columns of ``b``
@@ -57,8 +64,64 @@ def _constant_right(node: KernelNode, consts: tuple) -> tuple[np.ndarray | None,
     return bt, matrix
 
 
+def _packed_right(node: KernelNode, bt: np.ndarray | None) -> PackedMatrix | None:
+    """``bt`` (:func:`_constant_right`'s) packed for the panel kernel when
+    the product is an f32 left operand of known rank >= 2 (its leading dims
+    may be dynamic), not transposed, whose static last dim is ``bt``'s K,
+    ``bt`` an f32 matrix, and (when the rows are static) at least
+    :data:`PACK_MIN_MACS` multiply-adds; else None (also when
+    :func:`~xmo.backends.cpu.kernels.packed.pack`'s memory rule declines)."""
+    if bt is None or bt.ndim != 2 or bt.dtype != np.float32 or node.attr("transpose_a", False):
+        return None
+    dims = tensor_dims(node.op.operands[0].type)
+    if (dims is None or len(dims) < 2 or dims[-1] != bt.shape[0]
+            or etype_dtype(input_etype(node, 0)) != np.float32):
+        return None
+    if min(dims) >= 0 and math.prod(dims) * bt.shape[1] < PACK_MIN_MACS:
+        return None
+    return pack(bt)
+
+
+def _packed_weights(node: KernelNode, b: np.ndarray) -> tuple[PackedMatrix, np.ndarray] | None:
+    """``(packed, bt)``: the node's constant right operand ``b`` as
+    :func:`_constant_right` sees it (``bt``) and as :func:`_packed_right`
+    packs it, packed once per node (``node.cache``, while the same array
+    comes in): the kernel's step-by-step runs and the plan multiply on the
+    same panels, so their results are equal bit for bit; None when not packed."""
+    hit = node.cache.get("packed")
+    if hit is not None and hit[0] is b:
+        return hit[1]
+    bt = _constant_right(node, (None, b))[0]
+    pm = _packed_right(node, bt)
+    got = None if pm is None else (pm, bt)
+    node.cache["packed"] = (b, got)
+    return got
+
+
+def _packed_product(packed: tuple[PackedMatrix, np.ndarray],
+                    epi: Epi | None) -> Callable[..., np.ndarray]:
+    """``a @ bt`` (``epi`` applied when given) for an f32 ``a`` [..., K]
+    (its rows known at call time) on the packed panels; one BLAS call (and
+    the epilogue on the caller) below :data:`PACK_MIN_MACS` multiply-adds."""
+    pm, bt = packed
+    k, n = bt.shape
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        rows = a.size // k
+        a2 = a.reshape(rows, k)
+        if rows * k * n < PACK_MIN_MACS:
+            out = np.matmul(a2, bt) if epi is None else gemm_epi(a2, bt, epi)
+        else:
+            out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
+        return out.reshape(a.shape[:-1] + (n,))
+
+    return run
+
+
 def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
-    """The transposes bound once; a constant right operand transposed (a view)
+    """The transposes bound once; a constant f32 matrix times an f32 left
+    operand on the matrix packed once (:func:`_packed_weights`); else a
+    constant right operand transposed (a view)
     and, times an f32/f64 left operand of static dims, the product chosen:
     one BLAS call on ``a``'s rows (as :func:`product`, :func:`sized_matmul`
     for the split); None for f16 and bf16 (the kernel)."""
@@ -67,6 +130,9 @@ def _plan_matmul(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] |
     if ea in (None, "f16", "bf16") or eb in (None, "f16", "bf16"):
         return None
     bt, matrix = _constant_right(node, consts)
+    packed = _packed_weights(node, consts[1]) if bt is not None else None
+    if packed is not None:
+        return _packed_product(packed, None)
     if bt is not None:
         dims = tensor_dims(node.op.operands[0].type)
         if matrix:
@@ -95,9 +161,14 @@ def _plan_matmul_fused(node: KernelNode, consts: tuple,
     """The fused plan (:func:`~xmo.backends.cpu.node.plan_fused_with`): an
     f32/f64 left operand of static dims times a constant matrix as one
     [rows, K] x [K, N] product in ranges of rows, each applying ``epi`` to
-    its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`); None for
-    other products and those with too few rows to split."""
+    its rows (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi`), or on
+    the matrix packed once (:func:`_packed_weights`, f32, static or dynamic
+    rows: :meth:`~xmo.backends.cpu.kernels.packed.PackedMatrix.matmul_epi`);
+    None for other products and those with too few rows to split."""
     bt, matrix = _constant_right(node, consts)
+    packed = _packed_weights(node, consts[1]) if bt is not None else None
+    if packed is not None:
+        return _packed_product(packed, epi)
     if bt is None or not matrix:
         return None
     dims = tensor_dims(node.op.operands[0].type)
@@ -113,6 +184,10 @@ def _plan_matmul_fused(node: KernelNode, consts: tuple,
 @plan_fused_with(_plan_matmul_fused)
 @plan_with(_plan_matmul)
 def _matmul(node: KernelNode, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if type(b) is np.ndarray and not b.flags.writeable and b.ndim >= 2:  # a constant: as planned
+        packed = _packed_weights(node, b)
+        if packed is not None:
+            return _packed_product(packed, None)(a, b)
     if node.attr("transpose_a", False) and a.ndim >= 2:
         a = np.swapaxes(a, -1, -2)
     if node.attr("transpose_b", False) and b.ndim >= 2:

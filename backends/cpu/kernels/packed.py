@@ -10,16 +10,36 @@ larger operand, else ranges of rows of ``a`` in whole micro-tiles.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
 
+from xmo.backends.cpu.kernels.rows import Epi, row_kernels, run_rows
 from xmo.backends.cpu.threads import run_tasks, threads
 
 #: multiply-adds from which a product is cut over the threads (no task
-#: repacks an operand here, so a split pays earlier than a BLAS one)
+#: repacks an operand here, so a split pays earlier than a BLAS one); one
+#: task per thread: two per thread measured no faster on the busy 2-core
+#: machine (wall medians, 128x512x512 .. 128x768x3072, 197x192x768,
+#: 784x192x768: 0.8-1.0 of one per thread's GFLOP/s)
 SPLIT_MACS = 1 << 20
+
+#: packed bytes of ``B`` up to which a product with an epilogue and fewer
+#: rows than columns runs in ranges of rows, the epilogue in each (every range
+#: reads all of ``B``); larger ones split in panels, then a row pass:
+#: measured (CPU time, 2 threads, busy machine) 0.72-0.89 of the BLAS path
+#: against 0.79-1.14 in rows at 128x768x768 .. 128x768x3072
+ROWS_EPI_MAX_BYTES = 1 << 20
+#: bytes of one packed matrix above which :func:`pack` declines it (the
+#: packed copy duplicates weights the IR keeps referencing: a huge matrix,
+#: e.g. a vocabulary projection, stays a BLAS product)
+MAX_PACKED_BYTES = 64 << 20
+#: bytes of all live packed matrices of the process above which :func:`pack`
+#: declines more (freed with the plans holding them)
+MAX_TOTAL_PACKED_BYTES = 1 << 30
+_live_bytes = 0
 
 _jit: ModuleType | None = None
 _tried = False
@@ -83,6 +103,43 @@ class PackedMatrix:
         cuts = [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
         return [(run, (a, self.panels, out, lo, hi, 0, p)) for lo, hi in zip(cuts, cuts[1:])]
 
+    def epi_tasks(self, a: np.ndarray, out: np.ndarray,
+                  epi: Epi) -> list[tuple[Callable[..., object], tuple]]:
+        """Pool tasks computing ``out = epilogue(a @ B)`` (``out`` a
+        C-contiguous [M, N], ``epi`` as :mod:`~xmo.backends.cpu.kernels.
+        gemm_epi`'s): ranges of rows in whole micro-tiles, one per thread
+        from :data:`SPLIT_MACS` multiply-adds, each multiplying its rows and
+        running ``rows_jit.bias_act`` over them right after, in the core's
+        cache."""
+        m = a.shape[0]
+        parts = threads() if m * self.k * self.n >= SPLIT_MACS else 1
+        mr = self._jit.MR
+        parts = max(1, min(parts, -(-m // mr)))
+        tiles = -(-m // mr)
+        cuts = [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
+        act = row_kernels().bias_act
+        return [(_rows_epi, (self._jit.gemm_panels, act, a, self.panels, out, epi, lo, hi))
+                for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+
+    def matmul_epi(self, a: np.ndarray, epi: Epi) -> np.ndarray:
+        """A new C-contiguous ``epilogue(a @ B)`` for an f32 ``a`` [M, K]:
+        the epilogue in the product's row ranges (:meth:`epi_tasks`) when
+        ``a`` has at least N rows or ``B`` at most :data:`ROWS_EPI_MAX_BYTES`
+        packed, else the product in its own split (:meth:`tasks`: panels)
+        and then the epilogue as a row pass (``rows.run_rows``)."""
+        if a.strides[1] != 4:
+            a = np.ascontiguousarray(a)
+        m = a.shape[0]
+        out = np.empty((m, self.n), np.float32)
+        if m >= self.n or self.nbytes <= ROWS_EPI_MAX_BYTES:
+            run_tasks(self.epi_tasks(a, out, epi))
+            return out
+        run_tasks(self.tasks(a, out))
+        ca, cb, period, prm = epi
+        o1 = out.reshape(-1)
+        run_rows(row_kernels().bias_act, m, self.n, o1, o1, ca, cb, period, prm, self.n)
+        return out
+
     def matmul(self, a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``a @ B`` for an f32 ``a`` [M, K] (a new C-contiguous array unless ``out``)."""
         if a.ndim != 2 or a.shape[1] != self.k:
@@ -97,10 +154,43 @@ class PackedMatrix:
         return out
 
 
+def _rows_epi(run: Callable[..., None], act: Callable[..., None], a: np.ndarray,
+              panels: np.ndarray, out: np.ndarray, epi: Epi, lo: int, hi: int) -> None:
+    """Rows ``lo..hi`` of ``out`` (C-contiguous) = epilogue(a[lo:hi] @ B), in place."""
+    run(a, panels, out, lo, hi, 0, panels.shape[0])
+    ca, cb, period, prm = epi
+    o1 = out.reshape(-1)
+    act(o1, o1, ca, cb, period, prm, out.shape[1], lo, hi)
+
+
+def packed_bytes(k: int, n: int) -> int:
+    """Bytes of a [K, N] matrix packed (its last panel zero-padded); 0 without numba."""
+    jit = panel_kernels()
+    return 0 if jit is None else 4 * k * (-(-n // jit.NR) * jit.NR)
+
+
+def live_packed_bytes() -> int:
+    """Bytes of the packed matrices alive in the process."""
+    return _live_bytes
+
+
+def _release(nbytes: int) -> None:
+    global _live_bytes
+    _live_bytes -= nbytes
+
+
 def pack(b: np.ndarray) -> PackedMatrix | None:
     """``b`` packed for :class:`PackedMatrix` products, or None (no numba,
-    not a 2-D f32 matrix, or empty)."""
+    not a 2-D f32 matrix, empty, or over the memory rule: more than
+    :data:`MAX_PACKED_BYTES` packed, or the live packed matrices would pass
+    :data:`MAX_TOTAL_PACKED_BYTES`)."""
+    global _live_bytes
     if b.ndim != 2 or b.dtype != np.float32 or not math.prod(b.shape):
         return None
-    jit = panel_kernels()
-    return None if jit is None else PackedMatrix(b, jit)
+    nbytes = packed_bytes(*b.shape)
+    if not nbytes or nbytes > MAX_PACKED_BYTES or _live_bytes + nbytes > MAX_TOTAL_PACKED_BYTES:
+        return None
+    pm = PackedMatrix(b, panel_kernels())
+    _live_bytes += nbytes
+    weakref.finalize(pm, _release, nbytes)
+    return pm
