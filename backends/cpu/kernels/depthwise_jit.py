@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows_jit import copy_rows
+from xmo.backends.cpu.kernels.gemm_jit import LANES
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -23,6 +27,149 @@ BLOCK_ELEMENTS = 1024
 
 
 U = np.uint64
+
+
+def _float_arrays(*arrays) -> bool:
+    return (all(isinstance(a, types.Array) for a in arrays)
+            and len({a.dtype for a in arrays}) == 1
+            and arrays[0].dtype in (types.float32, types.float64))
+
+
+def _span_codegen(context, builder, dtype, spans, n_v, body):
+    """A loop over ``n_v`` elements in whole vectors then one masked
+    vector: ``body(builder, k, width, mask)`` for each, ``k`` the first
+    element, ``mask`` None for a whole vector. ``spans``: how many source
+    elements a step reads per element (1 or 2)."""
+    ft = context.get_value_type(dtype)
+    lanes = LANES if dtype == types.float32 else LANES // 2
+    i64 = ir.IntType(64)
+    full = builder.udiv(n_v, ir.Constant(i64, lanes))
+    with cgutils.for_range(builder, full) as loop:
+        body(builder, builder.mul(loop.index, ir.Constant(i64, lanes)), None)
+    done = builder.mul(full, ir.Constant(i64, lanes))
+    rest = builder.sub(n_v, done)
+    with builder.if_then(builder.icmp_unsigned("!=", rest, ir.Constant(i64, 0))):
+        body(builder, done, rest)
+    return ft, lanes
+
+
+def _mask(builder, count, width, per):
+    """<width x i1>: lane i set when i < per * count."""
+    i32 = ir.IntType(32)
+    idx = ir.Constant(ir.VectorType(i32, width), list(range(width)))
+    lim = builder.trunc(builder.mul(count, ir.Constant(count.type, per)), i32)
+    splat = builder.insert_element(ir.Constant(ir.VectorType(i32, width), ir.Undefined), lim,
+                                   ir.Constant(i32, 0))
+    splat = builder.shuffle_vector(splat, ir.Constant(ir.VectorType(i32, width), ir.Undefined),
+                                   ir.Constant(ir.VectorType(i32, width), [0] * width))
+    return builder.icmp_unsigned("<", idx, splat)
+
+
+def _masked_load(builder, ptr, vt, mask, align):
+    fn = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(vt, [ptr.type, ir.IntType(32), mask.type, vt]),
+        f"llvm.masked.load.v{vt.count}{_suffix(vt)}.p0")
+    return builder.call(fn, [ptr, ir.Constant(ir.IntType(32), align), mask,
+                             ir.Constant(vt, ir.Undefined)])
+
+
+def _masked_store(builder, value, ptr, mask, align):
+    vt = value.type
+    fn = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(ir.VoidType(), [vt, ptr.type, ir.IntType(32), mask.type]),
+        f"llvm.masked.store.v{vt.count}{_suffix(vt)}.p0")
+    builder.call(fn, [value, ptr, ir.Constant(ir.IntType(32), align), mask])
+
+
+def _suffix(vt) -> str:
+    return "f32" if isinstance(vt.element, ir.FloatType) else "f64"
+
+
+def _data(context, builder, arrty, value, offset):
+    return builder.gep(cgutils.create_struct_proxy(arrty)(context, builder, value=value).data,
+                       [offset])
+
+
+@intrinsic
+def copy_span(typingctx, src, s0, dst, d0, n):
+    """``copy_span(src, s0, dst, d0, n)``: ``dst[d0:d0 + n] = src[s0:s0 +
+    n]`` in whole vectors and one masked vector (no scalar remainder: the
+    kernel's rows are short). Offsets in elements; 1-D arrays of one float
+    dtype."""
+    if not (_float_arrays(src, dst) and all(isinstance(v, types.Integer) for v in (s0, d0, n))):
+        return None
+    sig = types.void(src, s0, dst, d0, n)
+
+    def codegen(context, builder, signature, args):
+        src_v, s0_v, dst_v, d0_v, n_v = args
+        sp = _data(context, builder, src, src_v, s0_v)
+        dp = _data(context, builder, dst, dst_v, d0_v)
+        ft = context.get_value_type(src.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if src.dtype == types.float32 else LANES // 2
+        vt = ir.VectorType(ft, lanes)
+
+        def body(b, k, rest):
+            s = b.bitcast(b.gep(sp, [k]), vt.as_pointer())
+            d = b.bitcast(b.gep(dp, [k]), vt.as_pointer())
+            if rest is None:
+                b.store(b.load(s, align=size), d, align=size)
+            else:
+                m = _mask(b, rest, lanes, 1)
+                _masked_store(b, _masked_load(b, s, vt, m, size), d, m, size)
+
+        _span_codegen(context, builder, src.dtype, 1, n_v, body)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def deinterleave2(typingctx, src, s0, even, e0, odd, o0, n):
+    """``deinterleave2(src, s0, even, e0, odd, o0, n)``: ``even[e0 + t] =
+    src[s0 + 2t]``, ``odd[o0 + t] = src[s0 + 2t + 1]`` for ``t < n``. Each
+    step loads two vectors and splits them with two shuffles, the last one
+    masked (LLVM's own vectorisation of the strided loop uses gathers or
+    scalar moves, 2-3x slower). Offsets in elements; 1-D arrays of one
+    float dtype."""
+    if not (_float_arrays(src, even, odd)
+            and all(isinstance(v, types.Integer) for v in (s0, e0, o0, n))):
+        return None
+    sig = types.void(src, s0, even, e0, odd, o0, n)
+
+    def codegen(context, builder, signature, args):
+        src_v, s0_v, even_v, e0_v, odd_v, o0_v, n_v = args
+        sp = _data(context, builder, src, src_v, s0_v)
+        ep = _data(context, builder, even, even_v, e0_v)
+        op = _data(context, builder, odd, odd_v, o0_v)
+        ft = context.get_value_type(src.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if src.dtype == types.float32 else LANES // 2
+        i32 = ir.IntType(32)
+        wide = ir.VectorType(ft, 2 * lanes)
+        vt = ir.VectorType(ft, lanes)
+        ev = ir.Constant(ir.VectorType(i32, lanes), [2 * t for t in range(lanes)])
+        od = ir.Constant(ir.VectorType(i32, lanes), [2 * t + 1 for t in range(lanes)])
+        undef = ir.Constant(wide, ir.Undefined)
+
+        def body(b, k, rest):
+            s = b.bitcast(b.gep(sp, [b.add(k, k)]), wide.as_pointer())
+            e = b.bitcast(b.gep(ep, [k]), vt.as_pointer())
+            o = b.bitcast(b.gep(op, [k]), vt.as_pointer())
+            if rest is None:
+                v = b.load(s, align=size)
+                b.store(b.shuffle_vector(v, undef, ev), e, align=size)
+                b.store(b.shuffle_vector(v, undef, od), o, align=size)
+            else:
+                v = _masked_load(b, s, wide, _mask(b, rest, 2 * lanes, 2), size)
+                m = _mask(b, rest, lanes, 1)
+                _masked_store(b, b.shuffle_vector(v, undef, ev), e, m, size)
+                _masked_store(b, b.shuffle_vector(v, undef, od), o, m, size)
+
+        _span_codegen(context, builder, src.dtype, 2, n_v, body)
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,12 +197,7 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                 src = U(xb + (r * sh + ra) * iw)
                 de = U(be + r * wq + qe)
                 do = U(bo + r * wq + qo)
-                for t in range(nb):
-                    # both loads first: one interleaved load group
-                    ve = x1[src + U(2) * t]
-                    vo = x1[src + U(2) * t + U(1)]
-                    buf[de + t] = ve
-                    buf[do + t] = vo
+                deinterleave2(x1, src, buf, de, buf, do, nb)
                 for t in range(nb, ne):
                     buf[de + t] = x1[src + U(2) * t]
                 for t in range(nb, no):
@@ -73,8 +215,7 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                 src = U(xb + (r * sh + ra) * iw + q0 * sw + o)
                 dst = U(base + r * wq + q0)
                 if sw == 1:
-                    for q in range(m):
-                        buf[dst + q] = x1[src + q]
+                    copy_span(x1, src, buf, dst, m)
                 else:
                     for q in range(m):
                         buf[dst + q] = x1[src + q * U(sw)]
@@ -208,4 +349,5 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                                     ok = base + U(offs[r + kx])
                                     for j in range(length):
                                         acc[j] += wk * buf[ok + j]
-                    copy_rows(o1, ob + y0 * ow, ow, acc, 0, wq, y1 - y0, ow)
+                    for y in range(y1 - y0):
+                        copy_span(acc, y * wq, o1, ob + (y0 + y) * ow, ow)
