@@ -172,6 +172,73 @@ def deinterleave2(typingctx, src, s0, even, e0, odd, o0, n):
     return sig, codegen
 
 
+#: output vectors :func:`tap_sums` sums at once (their accumulators stay in
+#: registers over the taps; one weight broadcast serves them all)
+TAP_VECTORS = 4
+
+
+@intrinsic
+def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
+    """``tap_sums(acc, buf, offs, w, w0, base, nt, length)``: ``acc[j] = 0 +
+    w[w0] * buf[base + offs[0] + j] + ... + w[w0 + nt - 1] * buf[base +
+    offs[nt - 1] + j]`` for ``j < length`` (a multiple of the vector
+    lanes): in tap order from zero, multiply then add (no contraction), the
+    sums of :data:`TAP_VECTORS` vectors at a time in registers over all the
+    taps. ``acc``, ``buf``, ``w`` 1-D of one float dtype, ``offs`` 1-D
+    int64 (elements)."""
+    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
+            and offs.dtype == types.int64
+            and all(isinstance(v, types.Integer) for v in (w0, base, nt, length))):
+        return None
+    sig = types.void(acc, buf, offs, w, w0, base, nt, length)
+
+    def codegen(context, builder, signature, args):
+        acc_v, buf_v, offs_v, w_v, w0_v, base_v, nt_v, len_v = args
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        ft = context.get_value_type(acc.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if acc.dtype == types.float32 else LANES // 2
+        vt = ir.VectorType(ft, lanes)
+        ap = _data(context, builder, acc, acc_v, ir.Constant(i64, 0))
+        bp = _data(context, builder, buf, buf_v, base_v)
+        op = _data(context, builder, offs, offs_v, ir.Constant(i64, 0))
+        wp = _data(context, builder, w, w_v, w0_v)
+        zero = ir.Constant(vt, [0.0] * lanes)
+        undef = ir.Constant(vt, ir.Undefined)
+        splat0 = ir.Constant(ir.VectorType(i32, lanes), [0] * lanes)
+
+        def sums(b, j, count):
+            # acc[j : j + count * lanes] over all the taps
+            accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
+            for a in accs:
+                b.store(zero, a)
+            with cgutils.for_range(b, nt_v) as taps:
+                t = taps.index
+                wt = b.insert_element(undef, b.load(b.gep(wp, [t])), ir.Constant(i32, 0))
+                wt = b.shuffle_vector(wt, undef, splat0)
+                src = b.gep(bp, [b.add(b.load(b.gep(op, [t])), j)])
+                for r, a in enumerate(accs):
+                    v = b.load(b.bitcast(b.gep(src, [ir.Constant(i64, r * lanes)]),
+                                         vt.as_pointer()), align=size)
+                    b.store(b.fadd(b.load(a), b.fmul(wt, v)), a)
+            for r, a in enumerate(accs):
+                dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
+                b.store(b.load(a), b.bitcast(dst, vt.as_pointer()), align=size)
+
+        step = TAP_VECTORS * lanes
+        groups = builder.udiv(len_v, ir.Constant(i64, step))
+        with cgutils.for_range(builder, groups) as loop:
+            sums(builder, builder.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
+        done = builder.mul(groups, ir.Constant(i64, step))
+        rest = builder.udiv(builder.sub(len_v, done), ir.Constant(i64, lanes))
+        with cgutils.for_range(builder, rest) as loop:
+            sums(builder, builder.add(done, builder.mul(loop.index, ir.Constant(i64, lanes))), 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @numba.njit(cache=True, nogil=True)
 def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cover (compiled)
     # the interior of every phase plane of the input plane at x1[xb:] (padded
@@ -222,70 +289,6 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
-def taps3(acc, buf, o0, o1, o2, w0, w1, w2, length):  # pragma: no cover (compiled)
-    # acc[j] += w0 * buf[o0 + j] + ... in tap order (offsets, length: uint64)
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps5(acc, buf, o0, o1, o2, o3, o4, w0, w1, w2, w3, w4, length):  # pragma: no cover
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps7(acc, buf, o, q, w, r, base, length):  # pragma: no cover (compiled)
-    # the taps of a 7-wide kernel row: offsets o[q:q + 7], weights w[r:r + 7]
-    o0, o1, o2, o3 = base + U(o[q]), base + U(o[q + 1]), base + U(o[q + 2]), base + U(o[q + 3])
-    o4, o5, o6 = base + U(o[q + 4]), base + U(o[q + 5]), base + U(o[q + 6])
-    w0, w1, w2, w3, w4, w5, w6 = w[r], w[r + 1], w[r + 2], w[r + 3], w[r + 4], w[r + 5], w[r + 6]
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        v += w5 * buf[o5 + j]
-        v += w6 * buf[o6 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps3x3(acc, buf, o, w, r, base, length, zero):  # pragma: no cover (compiled)
-    # all nine taps of a 3x3 kernel in one pass from zero (tap order: row,
-    # column); weights w[r:r + 9]
-    o0, o1, o2 = base + U(o[0]), base + U(o[1]), base + U(o[2])
-    o3, o4, o5 = base + U(o[3]), base + U(o[4]), base + U(o[5])
-    o6, o7, o8 = base + U(o[6]), base + U(o[7]), base + U(o[8])
-    w0, w1, w2, w3, w4 = w[r], w[r + 1], w[r + 2], w[r + 3], w[r + 4]
-    w5, w6, w7, w8 = w[r + 5], w[r + 6], w[r + 7], w[r + 8]
-    for j in range(length):
-        v = zero
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        v += w5 * buf[o5 + j]
-        v += w6 * buf[o6 + j]
-        v += w7 * buf[o7 + j]
-        v += w8 * buf[o8 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
 def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma: no cover
     # output channels of the input channels [c0, c1) of the images [b0, b1)
     _, cin, ih, iw = x.shape
@@ -305,7 +308,6 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
     offs = np.empty(nt, np.int64)
     wf = wt.reshape(-1)
     x1 = x.reshape(-1)
-    zero = np.zeros(1, x.dtype)[0]
     o1 = out.reshape(-1)
     hw = oh * ow
     for i in range(nt):
@@ -325,29 +327,6 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                     used = (y1 - y0 - 1) * wq + ow
                     length = U((used + PAD - 1) // PAD * PAD)
                     base = U(y0 * wq)
-                    if kh == 3 and kw == 3:
-                        taps3x3(acc, buf, offs, wf, w0, base, length, zero)
-                    else:
-                        for j in range(length):
-                            acc[j] = zero
-                        for ky in range(kh):
-                            r = ky * kw
-                            if kw == 3:
-                                taps3(acc, buf, base + U(offs[r]), base + U(offs[r + 1]),
-                                      base + U(offs[r + 2]), wf[w0 + r], wf[w0 + r + 1],
-                                      wf[w0 + r + 2], length)
-                            elif kw == 5:
-                                taps5(acc, buf, base + U(offs[r]), base + U(offs[r + 1]),
-                                      base + U(offs[r + 2]), base + U(offs[r + 3]),
-                                      base + U(offs[r + 4]), wf[w0 + r], wf[w0 + r + 1],
-                                      wf[w0 + r + 2], wf[w0 + r + 3], wf[w0 + r + 4], length)
-                            elif kw == 7:
-                                taps7(acc, buf, offs, r, wf, w0 + r, base, length)
-                            else:
-                                for kx in range(kw):
-                                    wk = wf[w0 + r + kx]
-                                    ok = base + U(offs[r + kx])
-                                    for j in range(length):
-                                        acc[j] += wk * buf[ok + j]
+                    tap_sums(acc, buf, offs, wf, w0, base, nt, length)
                     for y in range(y1 - y0):
                         copy_span(acc, y * wq, o1, ob + (y0 + y) * ow, ow)
