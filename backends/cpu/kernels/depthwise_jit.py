@@ -175,6 +175,8 @@ def deinterleave2(typingctx, src, s0, even, e0, odd, o0, n):
 #: output vectors :func:`tap_sums` sums at once (their accumulators stay in
 #: registers over the taps; one weight broadcast serves them all)
 TAP_VECTORS = 4
+#: kernels of these many taps get :func:`tap_sums` with the taps unrolled
+UNROLLED_TAPS = (9, 25)
 
 
 @intrinsic
@@ -208,32 +210,76 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
         undef = ir.Constant(vt, ir.Undefined)
         splat0 = ir.Constant(ir.VectorType(i32, lanes), [0] * lanes)
 
+        def store(b, j, values):
+            for r, v in enumerate(values):
+                dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
+                b.store(v, b.bitcast(dst, vt.as_pointer()), align=size)
+
+        def term(b, total, wt, src, r):
+            v = b.load(b.bitcast(b.gep(src, [ir.Constant(i64, r * lanes)]), vt.as_pointer()),
+                       align=size)
+            return b.fadd(total, b.fmul(wt, v))
+
+        def splat(b, t):
+            wt = b.insert_element(undef, b.load(b.gep(wp, [t])), ir.Constant(i32, 0))
+            return b.shuffle_vector(wt, undef, splat0)
+
         def sums(b, j, count):
-            # acc[j : j + count * lanes] over all the taps
+            # acc[j : j + count * lanes] over all the taps (a loop over them)
             accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
             for a in accs:
                 b.store(zero, a)
             with cgutils.for_range(b, nt_v) as taps:
                 t = taps.index
-                wt = b.insert_element(undef, b.load(b.gep(wp, [t])), ir.Constant(i32, 0))
-                wt = b.shuffle_vector(wt, undef, splat0)
+                wt = splat(b, t)
                 src = b.gep(bp, [b.add(b.load(b.gep(op, [t])), j)])
                 for r, a in enumerate(accs):
-                    v = b.load(b.bitcast(b.gep(src, [ir.Constant(i64, r * lanes)]),
-                                         vt.as_pointer()), align=size)
-                    b.store(b.fadd(b.load(a), b.fmul(wt, v)), a)
-            for r, a in enumerate(accs):
-                dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
-                b.store(b.load(a), b.bitcast(dst, vt.as_pointer()), align=size)
+                    b.store(term(b, b.load(a), wt, src, r), a)
+            store(b, j, [b.load(a) for a in accs])
+
+        def fixed_sums(b, j, count, wts, offs):
+            # the same with the taps unrolled, weights and offsets loaded once
+            totals = [zero] * count
+            for wt, o in zip(wts, offs):
+                src = b.gep(bp, [b.add(o, j)])
+                totals = [term(b, tot, wt, src, r) for r, tot in enumerate(totals)]
+            store(b, j, totals)
 
         step = TAP_VECTORS * lanes
         groups = builder.udiv(len_v, ir.Constant(i64, step))
-        with cgutils.for_range(builder, groups) as loop:
-            sums(builder, builder.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
         done = builder.mul(groups, ir.Constant(i64, step))
         rest = builder.udiv(builder.sub(len_v, done), ir.Constant(i64, lanes))
-        with cgutils.for_range(builder, rest) as loop:
-            sums(builder, builder.add(done, builder.mul(loop.index, ir.Constant(i64, lanes))), 1)
+
+        def loops(b, run):
+            with cgutils.for_range(b, groups) as loop:
+                run(b, b.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
+            with cgutils.for_range(b, rest) as loop:
+                run(b, b.add(done, b.mul(loop.index, ir.Constant(i64, lanes))), 1)
+
+        def unrolled(n):
+            def emit(b):
+                wts = [splat(b, ir.Constant(i64, t)) for t in range(n)]
+                offs = [b.load(b.gep(op, [ir.Constant(i64, t)])) for t in range(n)]
+                loops(b, lambda b2, j, count: fixed_sums(b2, j, count, wts, offs))
+            return emit
+
+        # 3x3 and 5x5 kernels: the taps unrolled (their weights would
+        # otherwise be reloaded for every vector group: the stores to acc
+        # may alias them for LLVM); other sizes loop over the taps
+        branches = [(n, unrolled(n)) for n in UNROLLED_TAPS]
+
+        def chain(b, i):
+            if i == len(branches):
+                loops(b, sums)
+                return
+            n, emit = branches[i]
+            with b.if_else(b.icmp_unsigned("==", nt_v, ir.Constant(i64, n))) as (yes, no):
+                with yes:
+                    emit(b)
+                with no:
+                    chain(b, i + 1)
+
+        chain(builder, 0)
         return context.get_dummy_value()
 
     return sig, codegen
