@@ -246,14 +246,14 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
                 totals = [term(b, tot, wt, src, r) for r, tot in enumerate(totals)]
             store(b, j, totals)
 
-        step = TAP_VECTORS * lanes
-        groups = builder.udiv(len_v, ir.Constant(i64, step))
-        done = builder.mul(groups, ir.Constant(i64, step))
-        rest = builder.udiv(builder.sub(len_v, done), ir.Constant(i64, lanes))
-
-        def loops(b, run):
+        def loops(b, run, vectors):
+            # groups of ``vectors`` output vectors, then one vector at a time
+            step = vectors * lanes
+            groups = b.udiv(len_v, ir.Constant(i64, step))
             with cgutils.for_range(b, groups) as loop:
-                run(b, b.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
+                run(b, b.mul(loop.index, ir.Constant(i64, step)), vectors)
+            done = b.mul(groups, ir.Constant(i64, step))
+            rest = b.udiv(b.sub(len_v, done), ir.Constant(i64, lanes))
             with cgutils.for_range(b, rest) as loop:
                 run(b, b.add(done, b.mul(loop.index, ir.Constant(i64, lanes))), 1)
 
@@ -261,7 +261,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
             def emit(b):
                 wts = [splat(b, ir.Constant(i64, t)) for t in range(n)]
                 offs = [b.load(b.gep(op, [ir.Constant(i64, t)])) for t in range(n)]
-                loops(b, lambda b2, j, count: fixed_sums(b2, j, count, wts, offs))
+                loops(b, lambda b2, j, count: fixed_sums(b2, j, count, wts, offs), TAP_VECTORS)
             return emit
 
         # 3x3 and 5x5 kernels: the taps unrolled (their weights would
@@ -271,7 +271,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
 
         def chain(b, i):
             if i == len(branches):
-                loops(b, sums)
+                loops(b, sums, TAP_VECTORS)
                 return
             n, emit = branches[i]
             with b.if_else(b.icmp_unsigned("==", nt_v, ir.Constant(i64, n))) as (yes, no):
