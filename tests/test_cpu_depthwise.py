@@ -12,7 +12,7 @@ from xmo.backends.cpu.kernels import convolution as conv
 from xmo.backends.cpu.kernels import depthwise
 from xmo.backends.cpu.kernels import grouped
 
-from conv_paths import numba_convolutions_off
+from conv_paths import numba_convolutions_off, numpy_conv
 
 RNG = np.random.default_rng(2029)
 TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
@@ -66,6 +66,44 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
         np.testing.assert_array_equal(conv.grouped_conv(x, w, s, d, pb, pe), got)
 
 
+# the intrinsics' edges (session 31): stride-2 rows of whole half vectors, of
+# a masked tail, of both; unit-stride row copies with and without a tail;
+# the unrolled 3x3 / 5x5 tap sums and the tap loop (7x7, 3x5); channel
+# counts not a multiple of 16, two images, dilations, asymmetric pads
+EXACT = [
+    ((2, 19, 23, 75), (19, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),
+    ((1, 17, 20, 32), (17, 1, 1, 3, 3), (2, 2), (1, 1), (0, 0), (1, 1)),
+    ((1, 18, 15, 33), (18, 1, 1, 5, 5), (2, 2), (1, 1), (2, 1), (2, 2)),
+    ((2, 21, 30, 37), (21, 1, 1, 5, 5), (1, 1), (2, 2), (4, 4), (4, 4)),
+    ((1, 20, 9, 64), (20, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
+    ((1, 5, 16, 16), (5, 1, 1, 7, 7), (1, 1), (1, 1), (3, 3), (3, 3)),
+    ((1, 23, 14, 40), (23, 1, 1, 7, 7), (2, 2), (1, 1), (3, 3), (3, 2)),
+    ((1, 6, 11, 29), (6, 2, 1, 3, 5), (1, 2), (2, 1), (1, 2), (1, 2)),
+    ((2, 33, 7, 7), (33, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", EXACT)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_depthwise_kernel_is_exact(xs, ws, s, d, pb, pe, dtype, nthreads, monkeypatch):
+    """Bit for bit the numpy tap path (each output summed in tap order from
+    zero, multiply then add), on one and two threads."""
+    x = RNG.uniform(-2, 2, xs).astype(dtype)
+    w = RNG.uniform(-2, 2, ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
+    want = numpy_conv(monkeypatch, x, w, s, d, pb, pe)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    old = threads.threads()
+    threads.set_threads(nthreads)
+    try:
+        got = conv.grouped_conv(x, w, s, d, pb, pe)
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_depthwise_split_is_exact(monkeypatch):
     """Channels split across tasks give the whole-run result bit for bit."""
     x = RNG.uniform(-2, 2, (2, 7, 20, 18)).astype(np.float32)
@@ -115,10 +153,12 @@ def test_depthwise_near_misses():
     assert not depthwise.depthwise_preferred(x, dw5, (4, 4), (2, 2))  # 5x5 on 4x4: direct
     dw7 = np.zeros((8, 1, 1, 7, 7), f32)
     assert depthwise.depthwise_preferred(x, dw7, (14, 14), (3, 3))
-    # 7x7 on a 7x7 map: 13-wide phase-plane rows for 7 outputs: direct
-    assert not depthwise.depthwise_preferred(x, dw7, (7, 7), (3, 3))
+    # 7x7 on a 7x7 map: 13-wide phase-plane rows for 7 outputs (session 31: faster here)
+    assert depthwise.depthwise_preferred(x, dw7, (7, 7), (3, 3))
     assert depthwise.depthwise_preferred(x, dw5, (7, 7), (2, 2), (2, 2), (1, 1))  # stride 2: 9 wide
-    assert not depthwise.depthwise_preferred(x, dw5, (14, 14), (4, 4), (1, 1), (2, 2))  # dilated
+    assert depthwise.depthwise_preferred(x, dw5, (14, 14), (4, 4), (1, 1), (2, 2))  # dilated
+    # 3x3 dilated 5 on a 7x7 map: 17-wide rows for 7 outputs: direct
+    assert not depthwise.depthwise_preferred(x, dw, (7, 7), (5, 5), (1, 1), (5, 5))
     assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),

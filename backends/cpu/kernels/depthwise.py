@@ -7,16 +7,18 @@ w[c * Mg + m, ky, kx] * x[n, c, oy * sh + ky * dh - ph, ox * sw + kx * dw - pw]`
 copies the plane once into a zero-bordered buffer split by stride phase
 (padded row ``r * sh + a``, column ``q * sw + p`` land in phase plane
 ``(a, p)``; at column stride 2 both column phases in one pass over each
-row), so that every tap reads one phase plane at a fixed offset with unit
-stride; the border stays zero from the task's first channel on. The output
-rows are computed in blocks over the flattened phase-plane grid (``Wq``
-columns a row, the extra ones dropped when the rows are copied out; about
-``depthwise_jit.BLOCK_ELEMENTS`` sums a block, which stay in L1 over all the taps): 3x3
-kernels in one pass over the nine taps, others one pass per kernel row with
-3-, 5- and 7-wide rows unrolled; the loops run over whole vectors (into a
-slack at the buffers' ends) with unsigned indices. Each output sums its terms
-in tap order (tap row, tap column) from zero in the output dtype, multiply
-then add (no contraction), like the other convolution paths. An optional
+row, two input vectors split by two shuffles), so that every tap reads one
+phase plane at a fixed offset with unit stride; the border stays zero from
+the task's first channel on. The output rows are computed in blocks over
+the flattened phase-plane grid (``Wq`` columns a row, the extra ones dropped
+when the rows are copied out; about ``depthwise_jit.BLOCK_ELEMENTS`` sums a
+block, which stay in L1): all the taps of any kernel size in one pass
+(``depthwise_jit.tap_sums``: ``TAP_VECTORS`` output vectors at a time, their
+sums in registers over the taps); the loops run over whole vectors (into a
+slack at the buffers' ends), the row copies in whole vectors and one masked
+vector. Each output sums its terms in tap order (tap row, tap column) from
+zero in the output dtype, multiply then add (no contraction), like the
+other convolution paths. An optional
 epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
 applied by each task to the output channels it computed, while they are in
 cache (tasks of about ``EPI_ELEMENTS`` outputs; outside the kernel: numba
@@ -58,14 +60,15 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
 #: output pixels (smaller maps with many channels run faster on the direct
-#: kernel's channels-innermost layout: 4x4 maps take 1.3-2x longer here, 7x7
-#: ones with 3x3 kernels 1.3-1.5x less, one thread) ...
+#: kernel's channels-innermost layout: 4x4 maps at stride 1 take 1.2x longer
+#: here, 3x3 ones 1.7x, 5x5 ones about the same; 7x7 ones 0.6-0.9x, one
+#: thread, session 31) ...
 DEPTHWISE_MIN_PIXELS = 49
 #: ... and at most this many extra columns per output column in the padded
 #: phase-plane rows (``((Kw - 1) * dw // sw) / Wo``; computed, then dropped:
-#: 7x7 kernels on 7x7 maps, 0.86, run faster on the direct kernel; 7x7 on
-#: 14x14, 0.43, and 5x5 on 10x10, 0.4, 1.3-1.5x faster here)
-DEPTHWISE_MAX_EXTRA_COLUMNS = 0.5
+#: on 7x7 maps 7x7 kernels, 0.86, and 3x3 ones dilated 4, 1.14, still run
+#: 0.7-0.9x the direct kernel's time here; session 31)
+DEPTHWISE_MAX_EXTRA_COLUMNS = 1.2
 
 
 def depthwise_preferred(

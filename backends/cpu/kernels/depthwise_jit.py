@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows_jit import copy_rows
+from xmo.backends.cpu.kernels.gemm_jit import LANES
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -23,6 +27,263 @@ BLOCK_ELEMENTS = 1024
 
 
 U = np.uint64
+
+
+def _float_arrays(*arrays) -> bool:
+    return (all(isinstance(a, types.Array) for a in arrays)
+            and len({a.dtype for a in arrays}) == 1
+            and arrays[0].dtype in (types.float32, types.float64))
+
+
+def _span_codegen(builder, lanes, n_v, body):
+    """A loop over ``n_v`` elements in whole vectors of ``lanes`` then one
+    masked vector: ``body(builder, k, rest)`` for each, ``k`` the first
+    element, ``rest`` the masked vector's element count (None for a whole
+    vector)."""
+    i64 = ir.IntType(64)
+    full = builder.udiv(n_v, ir.Constant(i64, lanes))
+    with cgutils.for_range(builder, full) as loop:
+        body(builder, builder.mul(loop.index, ir.Constant(i64, lanes)), None)
+    done = builder.mul(full, ir.Constant(i64, lanes))
+    rest = builder.sub(n_v, done)
+    with builder.if_then(builder.icmp_unsigned("!=", rest, ir.Constant(i64, 0))):
+        body(builder, done, rest)
+
+
+def _mask(builder, count, width, per):
+    """<width x i1>: lane i set when i < per * count."""
+    i32 = ir.IntType(32)
+    idx = ir.Constant(ir.VectorType(i32, width), list(range(width)))
+    lim = builder.trunc(builder.mul(count, ir.Constant(count.type, per)), i32)
+    splat = builder.insert_element(ir.Constant(ir.VectorType(i32, width), ir.Undefined), lim,
+                                   ir.Constant(i32, 0))
+    splat = builder.shuffle_vector(splat, ir.Constant(ir.VectorType(i32, width), ir.Undefined),
+                                   ir.Constant(ir.VectorType(i32, width), [0] * width))
+    return builder.icmp_unsigned("<", idx, splat)
+
+
+def _masked_load(builder, ptr, vt, mask, align):
+    fn = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(vt, [ptr.type, ir.IntType(32), mask.type, vt]),
+        f"llvm.masked.load.v{vt.count}{_suffix(vt)}.p0")
+    return builder.call(fn, [ptr, ir.Constant(ir.IntType(32), align), mask,
+                             ir.Constant(vt, ir.Undefined)])
+
+
+def _masked_store(builder, value, ptr, mask, align):
+    vt = value.type
+    fn = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(ir.VoidType(), [vt, ptr.type, ir.IntType(32), mask.type]),
+        f"llvm.masked.store.v{vt.count}{_suffix(vt)}.p0")
+    builder.call(fn, [value, ptr, ir.Constant(ir.IntType(32), align), mask])
+
+
+def _suffix(vt) -> str:
+    return "f32" if isinstance(vt.element, ir.FloatType) else "f64"
+
+
+def _data(context, builder, arrty, value, offset):
+    return builder.gep(cgutils.create_struct_proxy(arrty)(context, builder, value=value).data,
+                       [offset])
+
+
+@intrinsic
+def copy_span(typingctx, src, s0, dst, d0, n):
+    """``copy_span(src, s0, dst, d0, n)``: ``dst[d0:d0 + n] = src[s0:s0 +
+    n]`` in whole vectors and one masked vector (no scalar remainder: the
+    kernel's rows are short). Offsets in elements; 1-D arrays of one float
+    dtype."""
+    if not (_float_arrays(src, dst) and all(isinstance(v, types.Integer) for v in (s0, d0, n))):
+        return None
+    sig = types.void(src, s0, dst, d0, n)
+
+    def codegen(context, builder, signature, args):
+        src_v, s0_v, dst_v, d0_v, n_v = args
+        sp = _data(context, builder, src, src_v, s0_v)
+        dp = _data(context, builder, dst, dst_v, d0_v)
+        ft = context.get_value_type(src.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if src.dtype == types.float32 else LANES // 2
+        vt = ir.VectorType(ft, lanes)
+
+        def body(b, k, rest):
+            s = b.bitcast(b.gep(sp, [k]), vt.as_pointer())
+            d = b.bitcast(b.gep(dp, [k]), vt.as_pointer())
+            if rest is None:
+                b.store(b.load(s, align=size), d, align=size)
+            else:
+                m = _mask(b, rest, lanes, 1)
+                _masked_store(b, _masked_load(b, s, vt, m, size), d, m, size)
+
+        _span_codegen(builder, lanes, n_v, body)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def deinterleave2(typingctx, src, s0, even, e0, odd, o0, n):
+    """``deinterleave2(src, s0, even, e0, odd, o0, n)``: ``even[e0 + t] =
+    src[s0 + 2t]``, ``odd[o0 + t] = src[s0 + 2t + 1]`` for ``t < n``. Each
+    step loads one vector and splits it into two half vectors with two
+    shuffles, the last one masked (LLVM's own vectorisation of the strided
+    loop uses gathers or scalar moves, 2-4x slower). Offsets in elements;
+    1-D arrays of one float dtype."""
+    if not (_float_arrays(src, even, odd)
+            and all(isinstance(v, types.Integer) for v in (s0, e0, o0, n))):
+        return None
+    sig = types.void(src, s0, even, e0, odd, o0, n)
+
+    def codegen(context, builder, signature, args):
+        src_v, s0_v, even_v, e0_v, odd_v, o0_v, n_v = args
+        sp = _data(context, builder, src, src_v, s0_v)
+        ep = _data(context, builder, even, even_v, e0_v)
+        op = _data(context, builder, odd, odd_v, o0_v)
+        ft = context.get_value_type(src.dtype)
+        size = ft.get_abi_size(context.target_data)
+        # one vector register's elements a step, split into two halves:
+        # half-width stores into the unaligned phase-plane rows split fewer
+        # cache lines (large planes, in L2: 1.0 vs 1.17x the scalar loop's
+        # time; small ones in L1 about the same as full width)
+        lanes = LANES // 2 if src.dtype == types.float32 else LANES // 4
+        i32 = ir.IntType(32)
+        wide = ir.VectorType(ft, 2 * lanes)
+        vt = ir.VectorType(ft, lanes)
+        ev = ir.Constant(ir.VectorType(i32, lanes), [2 * t for t in range(lanes)])
+        od = ir.Constant(ir.VectorType(i32, lanes), [2 * t + 1 for t in range(lanes)])
+        undef = ir.Constant(wide, ir.Undefined)
+
+        def body(b, k, rest):
+            s = b.bitcast(b.gep(sp, [b.add(k, k)]), wide.as_pointer())
+            e = b.bitcast(b.gep(ep, [k]), vt.as_pointer())
+            o = b.bitcast(b.gep(op, [k]), vt.as_pointer())
+            if rest is None:
+                v = b.load(s, align=size)
+                b.store(b.shuffle_vector(v, undef, ev), e, align=size)
+                b.store(b.shuffle_vector(v, undef, od), o, align=size)
+            else:
+                v = _masked_load(b, s, wide, _mask(b, rest, 2 * lanes, 2), size)
+                m = _mask(b, rest, lanes, 1)
+                _masked_store(b, b.shuffle_vector(v, undef, ev), e, m, size)
+                _masked_store(b, b.shuffle_vector(v, undef, od), o, m, size)
+
+        _span_codegen(builder, lanes, n_v, body)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+#: output vectors :func:`tap_sums` sums at once (their accumulators stay in
+#: registers over the taps; one weight broadcast serves them all)
+TAP_VECTORS = 4
+#: kernels of these many taps get :func:`tap_sums` with the taps unrolled
+UNROLLED_TAPS = (9, 25)
+
+
+@intrinsic
+def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
+    """``tap_sums(acc, buf, offs, w, w0, base, nt, length)``: ``acc[j] = 0 +
+    w[w0] * buf[base + offs[0] + j] + ... + w[w0 + nt - 1] * buf[base +
+    offs[nt - 1] + j]`` for ``j < length`` (a multiple of the vector
+    lanes): in tap order from zero, multiply then add (no contraction), the
+    sums of :data:`TAP_VECTORS` vectors at a time in registers over all the
+    taps. ``acc``, ``buf``, ``w`` 1-D of one float dtype, ``offs`` 1-D
+    int64 (elements)."""
+    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
+            and offs.dtype == types.int64
+            and all(isinstance(v, types.Integer) for v in (w0, base, nt, length))):
+        return None
+    sig = types.void(acc, buf, offs, w, w0, base, nt, length)
+
+    def codegen(context, builder, signature, args):
+        acc_v, buf_v, offs_v, w_v, w0_v, base_v, nt_v, len_v = args
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        ft = context.get_value_type(acc.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if acc.dtype == types.float32 else LANES // 2
+        vt = ir.VectorType(ft, lanes)
+        ap = _data(context, builder, acc, acc_v, ir.Constant(i64, 0))
+        bp = _data(context, builder, buf, buf_v, base_v)
+        op = _data(context, builder, offs, offs_v, ir.Constant(i64, 0))
+        wp = _data(context, builder, w, w_v, w0_v)
+        zero = ir.Constant(vt, [0.0] * lanes)
+        undef = ir.Constant(vt, ir.Undefined)
+        splat0 = ir.Constant(ir.VectorType(i32, lanes), [0] * lanes)
+
+        def store(b, j, values):
+            for r, v in enumerate(values):
+                dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
+                b.store(v, b.bitcast(dst, vt.as_pointer()), align=size)
+
+        def term(b, total, wt, src, r):
+            v = b.load(b.bitcast(b.gep(src, [ir.Constant(i64, r * lanes)]), vt.as_pointer()),
+                       align=size)
+            return b.fadd(total, b.fmul(wt, v))
+
+        def splat(b, t):
+            wt = b.insert_element(undef, b.load(b.gep(wp, [t])), ir.Constant(i32, 0))
+            return b.shuffle_vector(wt, undef, splat0)
+
+        def sums(b, j, count):
+            # acc[j : j + count * lanes] over all the taps (a loop over them)
+            accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
+            for a in accs:
+                b.store(zero, a)
+            with cgutils.for_range(b, nt_v) as taps:
+                t = taps.index
+                wt = splat(b, t)
+                src = b.gep(bp, [b.add(b.load(b.gep(op, [t])), j)])
+                for r, a in enumerate(accs):
+                    b.store(term(b, b.load(a), wt, src, r), a)
+            store(b, j, [b.load(a) for a in accs])
+
+        def fixed_sums(b, j, count, wts, offs):
+            # the same with the taps unrolled, weights and offsets loaded once
+            totals = [zero] * count
+            for wt, o in zip(wts, offs):
+                src = b.gep(bp, [b.add(o, j)])
+                totals = [term(b, tot, wt, src, r) for r, tot in enumerate(totals)]
+            store(b, j, totals)
+
+        def loops(b, run, vectors):
+            # groups of ``vectors`` output vectors, then one vector at a time
+            step = vectors * lanes
+            groups = b.udiv(len_v, ir.Constant(i64, step))
+            with cgutils.for_range(b, groups) as loop:
+                run(b, b.mul(loop.index, ir.Constant(i64, step)), vectors)
+            done = b.mul(groups, ir.Constant(i64, step))
+            rest = b.udiv(b.sub(len_v, done), ir.Constant(i64, lanes))
+            with cgutils.for_range(b, rest) as loop:
+                run(b, b.add(done, b.mul(loop.index, ir.Constant(i64, lanes))), 1)
+
+        def unrolled(n):
+            def emit(b):
+                wts = [splat(b, ir.Constant(i64, t)) for t in range(n)]
+                offs = [b.load(b.gep(op, [ir.Constant(i64, t)])) for t in range(n)]
+                loops(b, lambda b2, j, count: fixed_sums(b2, j, count, wts, offs), TAP_VECTORS)
+            return emit
+
+        # 3x3 and 5x5 kernels: the taps unrolled (their weights would
+        # otherwise be reloaded for every vector group: the stores to acc
+        # may alias them for LLVM); other sizes loop over the taps
+        branches = [(n, unrolled(n)) for n in UNROLLED_TAPS]
+
+        def chain(b, i):
+            if i == len(branches):
+                loops(b, sums, TAP_VECTORS)
+                return
+            n, emit = branches[i]
+            with b.if_else(b.icmp_unsigned("==", nt_v, ir.Constant(i64, n))) as (yes, no):
+                with yes:
+                    emit(b)
+                with no:
+                    chain(b, i + 1)
+
+        chain(builder, 0)
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,12 +311,7 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                 src = U(xb + (r * sh + ra) * iw)
                 de = U(be + r * wq + qe)
                 do = U(bo + r * wq + qo)
-                for t in range(nb):
-                    # both loads first: one interleaved load group
-                    ve = x1[src + U(2) * t]
-                    vo = x1[src + U(2) * t + U(1)]
-                    buf[de + t] = ve
-                    buf[do + t] = vo
+                deinterleave2(x1, src, buf, de, buf, do, nb)
                 for t in range(nb, ne):
                     buf[de + t] = x1[src + U(2) * t]
                 for t in range(nb, no):
@@ -73,75 +329,10 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
                 src = U(xb + (r * sh + ra) * iw + q0 * sw + o)
                 dst = U(base + r * wq + q0)
                 if sw == 1:
-                    for q in range(m):
-                        buf[dst + q] = x1[src + q]
+                    copy_span(x1, src, buf, dst, m)
                 else:
                     for q in range(m):
                         buf[dst + q] = x1[src + q * U(sw)]
-
-
-@numba.njit(cache=True, nogil=True)
-def taps3(acc, buf, o0, o1, o2, w0, w1, w2, length):  # pragma: no cover (compiled)
-    # acc[j] += w0 * buf[o0 + j] + ... in tap order (offsets, length: uint64)
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps5(acc, buf, o0, o1, o2, o3, o4, w0, w1, w2, w3, w4, length):  # pragma: no cover
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps7(acc, buf, o, q, w, r, base, length):  # pragma: no cover (compiled)
-    # the taps of a 7-wide kernel row: offsets o[q:q + 7], weights w[r:r + 7]
-    o0, o1, o2, o3 = base + U(o[q]), base + U(o[q + 1]), base + U(o[q + 2]), base + U(o[q + 3])
-    o4, o5, o6 = base + U(o[q + 4]), base + U(o[q + 5]), base + U(o[q + 6])
-    w0, w1, w2, w3, w4, w5, w6 = w[r], w[r + 1], w[r + 2], w[r + 3], w[r + 4], w[r + 5], w[r + 6]
-    for j in range(length):
-        v = acc[j]
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        v += w5 * buf[o5 + j]
-        v += w6 * buf[o6 + j]
-        acc[j] = v
-
-
-@numba.njit(cache=True, nogil=True)
-def taps3x3(acc, buf, o, w, r, base, length, zero):  # pragma: no cover (compiled)
-    # all nine taps of a 3x3 kernel in one pass from zero (tap order: row,
-    # column); weights w[r:r + 9]
-    o0, o1, o2 = base + U(o[0]), base + U(o[1]), base + U(o[2])
-    o3, o4, o5 = base + U(o[3]), base + U(o[4]), base + U(o[5])
-    o6, o7, o8 = base + U(o[6]), base + U(o[7]), base + U(o[8])
-    w0, w1, w2, w3, w4 = w[r], w[r + 1], w[r + 2], w[r + 3], w[r + 4]
-    w5, w6, w7, w8 = w[r + 5], w[r + 6], w[r + 7], w[r + 8]
-    for j in range(length):
-        v = zero
-        v += w0 * buf[o0 + j]
-        v += w1 * buf[o1 + j]
-        v += w2 * buf[o2 + j]
-        v += w3 * buf[o3 + j]
-        v += w4 * buf[o4 + j]
-        v += w5 * buf[o5 + j]
-        v += w6 * buf[o6 + j]
-        v += w7 * buf[o7 + j]
-        v += w8 * buf[o8 + j]
-        acc[j] = v
 
 
 @numba.njit(cache=True, nogil=True)
@@ -164,7 +355,6 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
     offs = np.empty(nt, np.int64)
     wf = wt.reshape(-1)
     x1 = x.reshape(-1)
-    zero = np.zeros(1, x.dtype)[0]
     o1 = out.reshape(-1)
     hw = oh * ow
     for i in range(nt):
@@ -184,28 +374,6 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                     used = (y1 - y0 - 1) * wq + ow
                     length = U((used + PAD - 1) // PAD * PAD)
                     base = U(y0 * wq)
-                    if kh == 3 and kw == 3:
-                        taps3x3(acc, buf, offs, wf, w0, base, length, zero)
-                    else:
-                        for j in range(length):
-                            acc[j] = zero
-                        for ky in range(kh):
-                            r = ky * kw
-                            if kw == 3:
-                                taps3(acc, buf, base + U(offs[r]), base + U(offs[r + 1]),
-                                      base + U(offs[r + 2]), wf[w0 + r], wf[w0 + r + 1],
-                                      wf[w0 + r + 2], length)
-                            elif kw == 5:
-                                taps5(acc, buf, base + U(offs[r]), base + U(offs[r + 1]),
-                                      base + U(offs[r + 2]), base + U(offs[r + 3]),
-                                      base + U(offs[r + 4]), wf[w0 + r], wf[w0 + r + 1],
-                                      wf[w0 + r + 2], wf[w0 + r + 3], wf[w0 + r + 4], length)
-                            elif kw == 7:
-                                taps7(acc, buf, offs, r, wf, w0 + r, base, length)
-                            else:
-                                for kx in range(kw):
-                                    wk = wf[w0 + r + kx]
-                                    ok = base + U(offs[r + kx])
-                                    for j in range(length):
-                                        acc[j] += wk * buf[ok + j]
-                    copy_rows(o1, ob + y0 * ow, ow, acc, 0, wq, y1 - y0, ow)
+                    tap_sums(acc, buf, offs, wf, w0, base, nt, length)
+                    for y in range(y1 - y0):
+                        copy_span(acc, y * wq, o1, ob + (y0 + y) * ow, ow)
