@@ -150,7 +150,7 @@ def test_sdpa_one_element_mask(value):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-# --- the f32 softmax as one numba pass (attention_jit.exp_rows) and K^T / V
+# --- the f32 softmax as one numba call (attention_jit.softmax_rows) and K^T / V
 # copied C-ordered when a head takes several row blocks
 
 
@@ -211,17 +211,18 @@ def test_sdpa_jit_softmax_masked_and_nan_rows(jit_blocks):
 
 
 @pytest.mark.parametrize("n", [1, 7, 16, 33, 200])
-def test_exp_rows_accuracy(n):
+def test_softmax_rows_accuracy(n):
     attention_jit = pytest.importorskip("xmo.backends.cpu.kernels.attention_jit")
     rng = np.random.default_rng(n)
     s = (rng.standard_normal((5, n)) * 20).astype(np.float32)
     s[1, 1::2] = -np.inf  # masked scores: exactly 0
     s[2, 0] = -200.0  # far below the maximum: 0 (f32 underflow)
     s[2, -1] = 50.0
-    # the differences in f32 (as written), their exponentials in f64
+    # the differences in f32 (as written), their exponentials and softmax in f64
     with np.errstate(invalid="ignore"):
         want = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64))
+    want /= want.sum(axis=1, keepdims=True)
     got = s.copy()
-    attention_jit.exp_rows(got, s.max(axis=1))
+    attention_jit.softmax_rows(got, s.max(axis=1))
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
-    assert (got[1, 1::2] == 0).all() and (got.max(axis=1) == 1).all()
+    assert (got[1, 1::2] == 0).all() and (got.argmax(axis=1) == s.argmax(axis=1)).all()
