@@ -223,6 +223,27 @@ def test_softmax_rows_accuracy(n):
         want = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64))
     want /= want.sum(axis=1, keepdims=True)
     got = s.copy()
-    attention_jit.softmax_rows(got, s.max(axis=1))
+    attention_jit.softmax_rows(got, np.float32(1.0))
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
     assert (got[1, 1::2] == 0).all() and (got.argmax(axis=1) == s.argmax(axis=1)).all()
+
+
+def test_softmax_rows_nan_and_inf_rows():
+    """The maximum on integer keys: a NaN of either sign, a +inf score and a
+    fully masked row give NaN rows; -0.0 and 0.0 are equal."""
+    attention_jit = pytest.importorskip("xmo.backends.cpu.kernels.attention_jit")
+    s = np.zeros((6, 40), np.float32)
+    s[0, 3] = np.nan
+    s[1, 5] = -np.nan
+    s[1].view(np.int32)[5] |= np.int32(-2**31)  # the sign bit: NaN below -inf as a key
+    s[2, 7] = np.inf
+    s[3] = -np.inf
+    s[4, ::2] = -0.0
+    s[5, :20] = -np.inf
+    got = s.copy()
+    with np.errstate(invalid="ignore"):
+        attention_jit.softmax_rows(got, np.float32(0.5))
+    assert np.isnan(got[:4]).all()
+    np.testing.assert_allclose(got[4], 1 / 40, rtol=1e-6)
+    assert (got[5, :20] == 0).all()
+    np.testing.assert_allclose(got[5, 20:], 1 / 20, rtol=1e-6)

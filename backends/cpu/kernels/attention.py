@@ -96,14 +96,21 @@ def _task(
     scores = np.empty(n_b * min(rows, r1 - r0) * n_s, out.dtype)
     qs = np.empty(n_b * min(rows, r1 - r0) * n_e, out.dtype)
     softmax = _softmax_rows() if out.dtype == np.float32 else None
+    # the scale in the numba softmax (exp((s - max) * scale)) when nothing is
+    # added to the scores: Q K^T of Q as it comes, no scaled copy
+    fold = softmax is not None and bias is None and scale > 0
     for lo in range(r0, r1, rows):
         hi = min(r1, lo + rows)
         n_k = n_s if tri is None else min(n_s, hi)
-        # the scale on Q (rows x E products, not rows x S), C-ordered
-        qb = np.multiply(q[b0:b1, lo:hi], scale, out=qs[: n_b * (hi - lo) * n_e].reshape(
-            n_b, hi - lo, n_e))
+        size = n_b * (hi - lo) * n_k
+        jit = softmax is not None and size >= EXP_ROWS_MIN
+        if jit and fold:
+            qb = q[b0:b1, lo:hi]
+        else:  # the scale on Q (rows x E products, not rows x S), C-ordered
+            qb = np.multiply(q[b0:b1, lo:hi], scale,
+                             out=qs[: n_b * (hi - lo) * n_e].reshape(n_b, hi - lo, n_e))
         s = np.matmul(qb, kb[:, :, :n_k] if n_k < n_s else kb,
-                      out=scores[: n_b * (hi - lo) * n_k].reshape(n_b, hi - lo, n_k))
+                      out=scores[:size].reshape(n_b, hi - lo, n_k))
         if tri is not None:
             if lo < n_k:
                 np.copyto(s[:, :, lo:n_k], -np.inf, where=tri[: hi - lo, : n_k - lo])
@@ -112,8 +119,8 @@ def _task(
         elif bias is not None:
             s += bias[:, lo:hi] if bias.shape[1] > 1 else bias
         o = out[b0:b1, lo:hi]
-        if softmax is not None and s.size >= EXP_ROWS_MIN:  # one numba call: exp, sum, scaling
-            softmax(s.reshape(-1, n_k), np.maximum.reduce(s, axis=-1).reshape(-1))
+        if jit:  # one numba call: exp, sum, normalisation
+            softmax(s.reshape(-1, n_k), scale if fold else out.dtype.type(1.0))
             np.matmul(s, vb[:, :n_k] if n_k < n_s else vb, out=o)
         else:
             s -= np.maximum.reduce(s, axis=-1, keepdims=True)

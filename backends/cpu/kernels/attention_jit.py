@@ -15,10 +15,14 @@ vector_width.configure()  # before the first kernel: numba's vector width
 
 @numba.njit(cache=True, nogil=True, error_model="numpy",
             fastmath={"reassoc", "contract", "nsz", "arcp"})
-def softmax_rows(s, mx):  # pragma: no cover (compiled)
-    # f32 scores s [rows, n] in place: s[r] = softmax(s[r]) (mx: the row
-    # maxima), three passes over a row (in L1): the shifted exponentials,
-    # their 2^k scaling with the row sum, the multiplication by 1 / sum.
+def softmax_rows(s, scale):  # pragma: no cover (compiled)
+    # f32 scores s [rows, n] in place: s[r] = softmax(s[r] * scale) (scale
+    # > 0: exp((s - max) * scale)), four passes over a row (in L1): the
+    # maximum, the shifted exponentials, their 2^k scaling with the row sum,
+    # the multiplication by 1 / sum. The maximum on integer keys (the f32
+    # bits with the magnitude bits of negatives flipped: ordered as the
+    # floats; integer max reductions vectorise, float ones do not here): a
+    # NaN of positive sign is above +inf, one of negative sign below -inf.
     # exp in f32 with a vectorisable polynomial: 2^k from its bits, a
     # degree-6 polynomial on |f| <= ln2/2 (Cody-Waite reduction; within 2e-6
     # of the exact exponential of the f32 difference); exponents below -87
@@ -27,13 +31,22 @@ def softmax_rows(s, mx):  # pragma: no cover (compiled)
     # score is +-inf, gives a NaN row, as numpy's formula
     rows = s.shape[0]
     n = np.uint64(s.shape[1])
-    bits = np.empty(n, np.int32)
-    scale = bits.view(np.float32)
+    bits = np.empty(max(n, np.uint64(1)), np.int32)
+    pow2 = bits.view(np.float32)
+    keys = s.view(np.int32)
+    low31 = np.int32(0x7FFFFFFF)
     for r in range(rows):
         row = s[r]
-        m = mx[r]
+        krow = keys[r]
+        mk = np.int32(-2147483648)
         for j in range(n):
-            t = row[j] - m
+            b = krow[j]
+            key = b ^ ((b >> np.int32(31)) & low31)
+            mk = key if key > mk else mk
+        bits[0] = mk ^ ((mk >> np.int32(31)) & low31)
+        m = pow2[0]
+        for j in range(n):
+            t = (row[j] - m) * scale
             low = t < np.float32(-87.0)
             t = np.float32(-87.0) if low else t
             kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))
@@ -46,7 +59,7 @@ def softmax_rows(s, mx):  # pragma: no cover (compiled)
             bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
         total = np.float32(0.0)
         for j in range(n):
-            e = row[j] * scale[j]
+            e = row[j] * pow2[j]
             row[j] = e
             total += e
         inv = np.float32(1.0) / total
