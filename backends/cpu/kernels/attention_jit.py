@@ -9,6 +9,7 @@ import numpy as np
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows import LOG2E
+from xmo.backends.cpu.kernels.rows_jit import row_max_f32
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -18,11 +19,10 @@ vector_width.configure()  # before the first kernel: numba's vector width
 def softmax_rows(s, scale):  # pragma: no cover (compiled)
     # f32 scores s [rows, n] in place: s[r] = softmax(s[r] * scale) (scale
     # > 0: exp((s - max) * scale)), four passes over a row (in L1): the
-    # maximum, the shifted exponentials, their 2^k scaling with the row sum,
-    # the multiplication by 1 / sum. The maximum on integer keys (the f32
-    # bits with the magnitude bits of negatives flipped: ordered as the
-    # floats; integer max reductions vectorise, float ones do not here): a
-    # NaN of positive sign is above +inf, one of negative sign below -inf.
+    # maximum (rows_jit.row_max_f32: integer keys, no float operation, so
+    # this kernel's fastmath flags do not touch it; NaN when the row holds
+    # one), the shifted exponentials, their 2^k scaling with the row sum, the
+    # multiplication by 1 / sum.
     # exp in f32 with a vectorisable polynomial: 2^k from its bits, a
     # degree-6 polynomial on |f| <= ln2/2 (Cody-Waite reduction; within 2e-6
     # of the exact exponential of the f32 difference); exponents below -87
@@ -31,20 +31,11 @@ def softmax_rows(s, scale):  # pragma: no cover (compiled)
     # score is +-inf, gives a NaN row, as numpy's formula
     rows = s.shape[0]
     n = np.uint64(s.shape[1])
-    bits = np.empty(max(n, np.uint64(1)), np.int32)
+    bits = np.empty(n, np.int32)
     pow2 = bits.view(np.float32)
-    keys = s.view(np.int32)
-    low31 = np.int32(0x7FFFFFFF)
     for r in range(rows):
         row = s[r]
-        krow = keys[r]
-        mk = np.int32(-2147483648)
-        for j in range(n):
-            b = krow[j]
-            key = b ^ ((b >> np.int32(31)) & low31)
-            mk = key if key > mk else mk
-        bits[0] = mk ^ ((mk >> np.int32(31)) & low31)
-        m = pow2[0]
+        m = row_max_f32(row)
         for j in range(n):
             t = (row[j] - m) * scale
             low = t < np.float32(-87.0)
