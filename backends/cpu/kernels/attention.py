@@ -2,22 +2,27 @@
 
 The batch (and head) dims are flattened to one axis B and the queries cut
 into row blocks small enough that a block's scores ``[rows, S]`` stay in the
-L2 cache (about 768 KB); short problems take several batch entries per block
-instead. Per block: the scores are one matrix product of the pre-scaled Q
-block with K^T into a scratch buffer, the mask is added, the softmax runs in
-place and is left unnormalised: f32 scores take one numba pass for the shift
-and the exponentials (:func:`~xmo.backends.cpu.kernels.attention_jit.exp_rows`,
-a vectorised polynomial) and their row sums are a matrix-vector product
-(numpy's row reductions are slow on rows of a few hundred); f64 (and blocks
-below ``EXP_ROWS_MIN`` scores) use numpy. The context ``P V`` is divided by
-the row sums after the product (``rows x Ev`` divisions instead of ``rows x
-S``). When a head's scores take several row blocks, K^T and V are first
-copied C-ordered (they often arrive as transposed views of a projection,
-which every block's products would read again). A
-causal block computes only the key columns up to its last row and masks the
-triangle on its diagonal square. With more than one thread, problems above
-``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
-(:func:`threads.run_tasks`; BLAS is on one thread: threads.py).
+L2 cache (about 1.5 MB); short problems take several batch entries per block
+instead. The work is split into tasks (:func:`_task`): one per head when a
+head takes several blocks, else equal parts of the heads' rows, else groups
+of whole heads; each task has one scratch buffer for its blocks' scores. A
+task whose head takes several blocks first copies that head's K^T and V
+C-ordered (they often arrive as transposed views of a projection, which
+every block's products would read again). Per block: the scores are one
+matrix product of the Q block with K^T, the mask is added, and an f32
+softmax is one numba call
+(:func:`~xmo.backends.cpu.kernels.attention_jit.softmax_rows`: the row
+maximum on integer keys, the exponentials as a vectorised polynomial, the
+sum, the normalisation) before the product with V. With nothing added to
+the scores (no mask, or causal) the scale goes into that call
+(``exp((s - max) * scale)``) and Q is used as it comes; else Q's block is
+scaled first (rows x E products, not rows x S). f64 (and numba-less
+installs) use numpy, dividing ``P V`` by the row sums. A causal block
+computes only the key columns up to its last row and masks the triangle on
+its diagonal square. With more than one thread, problems above
+``PARALLEL_MIN_WORK`` run as about ``TASKS_PER_THREAD`` tasks per thread on
+the helper pool (:func:`threads.run_tasks`; BLAS is on one thread:
+threads.py).
 """
 
 from __future__ import annotations
@@ -34,9 +39,9 @@ from xmo.backends.cpu.registry import register_kernel
 #: score elements per block (f32: 1.5 MB, in the 2 MB L2 next to a K^T of 64 x S;
 #: measured ~5% quicker than 768 KB on 1500 x 1500 heads)
 BLOCK_SCORES = 393216
-#: scores of a block from which its f32 softmax is the numba pass (below it
-#: numpy's calls cost less than the pass's call and the sums' product)
-EXP_ROWS_MIN = 4096
+#: scores of a block from which its f32 softmax is the numba call (one call
+#: is quicker than numpy's five at every size measured, 100 scores and up)
+EXP_ROWS_MIN = 1
 #: multiply-adds below which a call stays on the calling thread (BLAS as set)
 PARALLEL_MIN_WORK = 1 << 22
 #: tasks per thread wanted when a call runs on the pool (dynamic balance: a
