@@ -237,7 +237,7 @@ def test_softmax_rows_nan_and_inf_rows():
     s = np.zeros((6, 40), np.float32)
     s[0, 3] = np.nan
     s[1, 5] = -np.nan
-    s[1].view(np.int32)[5] |= np.int32(-2**31)  # the sign bit: NaN below -inf as a key
+    s[1].view(np.int32)[5] |= np.int32(-2**31)  # a NaN with its sign bit set
     s[2, 7] = np.inf
     s[3] = -np.inf
     s[4, ::2] = -0.0
