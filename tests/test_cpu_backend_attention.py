@@ -45,9 +45,11 @@ def n_threads(request):
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    """Blocks of a few rows and no parallel threshold: many tasks on tiny inputs."""
+    """Blocks of a few rows and no parallel threshold: many tasks on tiny
+    inputs, the softmax by numpy (the numba call: ``jit_blocks``)."""
     monkeypatch.setattr(attention, "BLOCK_SCORES", 40)
     monkeypatch.setattr(attention, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(attention, "EXP_ROWS_MIN", 1 << 30)
 
 
 def _check(q, k, v, *extra, causal=False, rtol=1e-5, atol=1e-6):
@@ -150,7 +152,7 @@ def test_sdpa_one_element_mask(value):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-# --- the f32 softmax as one numba pass (attention_jit.exp_rows) and K^T / V
+# --- the f32 softmax as one numba call (attention_jit.softmax_rows) and K^T / V
 # copied C-ordered when a head takes several row blocks
 
 
@@ -211,17 +213,39 @@ def test_sdpa_jit_softmax_masked_and_nan_rows(jit_blocks):
 
 
 @pytest.mark.parametrize("n", [1, 7, 16, 33, 200])
-def test_exp_rows_accuracy(n):
+def test_softmax_rows_accuracy(n):
     attention_jit = pytest.importorskip("xmo.backends.cpu.kernels.attention_jit")
     rng = np.random.default_rng(n)
     s = (rng.standard_normal((5, n)) * 20).astype(np.float32)
     s[1, 1::2] = -np.inf  # masked scores: exactly 0
     s[2, 0] = -200.0  # far below the maximum: 0 (f32 underflow)
     s[2, -1] = 50.0
-    # the differences in f32 (as written), their exponentials in f64
+    # the differences in f32 (as written), their exponentials and softmax in f64
     with np.errstate(invalid="ignore"):
         want = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64))
+    want /= want.sum(axis=1, keepdims=True)
     got = s.copy()
-    attention_jit.exp_rows(got, s.max(axis=1))
+    attention_jit.softmax_rows(got, np.float32(1.0))
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-37)
-    assert (got[1, 1::2] == 0).all() and (got.max(axis=1) == 1).all()
+    assert (got[1, 1::2] == 0).all() and (got.argmax(axis=1) == s.argmax(axis=1)).all()
+
+
+def test_softmax_rows_nan_and_inf_rows():
+    """The maximum on integer keys: a NaN of either sign, a +inf score and a
+    fully masked row give NaN rows; -0.0 and 0.0 are equal."""
+    attention_jit = pytest.importorskip("xmo.backends.cpu.kernels.attention_jit")
+    s = np.zeros((6, 40), np.float32)
+    s[0, 3] = np.nan
+    s[1, 5] = -np.nan
+    s[1].view(np.int32)[5] |= np.int32(-2**31)  # a NaN with its sign bit set
+    s[2, 7] = np.inf
+    s[3] = -np.inf
+    s[4, ::2] = -0.0
+    s[5, :20] = -np.inf
+    got = s.copy()
+    with np.errstate(invalid="ignore"):
+        attention_jit.softmax_rows(got, np.float32(0.5))
+    assert np.isnan(got[:4]).all()
+    np.testing.assert_allclose(got[4], 1 / 40, rtol=1e-6)
+    assert (got[5, :20] == 0).all()
+    np.testing.assert_allclose(got[5, 20:], 1 / 20, rtol=1e-6)

@@ -61,6 +61,32 @@ def test_softmax_rows_f32_long_and_infinite(rk, n):
         assert out[1, 0] == 0.0
 
 
+
+def test_row_max_f32_integer_keys():
+    """The f32 row maximum on integer keys: exact on ordinary rows, NaN when
+    a NaN of either sign is there, -inf for an empty row, -0.0 below 0.0;
+    the Softmax row kernel gives a NaN row for a negative NaN too."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 17, 100, 1000):
+        x = (rng.standard_normal((20, n)) * 100).astype(np.float32)
+        assert [rows_jit.row_max_f32(r) for r in x] == list(x.max(axis=1))
+    neg_nan = np.array([1.0, np.nan, 3.0], np.float32)
+    neg_nan.view(np.int32)[1] |= np.int32(-2**31)
+    cases = {(-np.inf, -np.inf): -np.inf, (-3.0, -2.0): -2.0, (np.inf, 1.0): np.inf,
+             (-np.inf, -1e30): -1e30, (-1e-45, -2e-45): -1e-45}
+    for row, want in cases.items():
+        assert rows_jit.row_max_f32(np.array(row, np.float32)) == np.float32(want)
+    assert rows_jit.row_max_f32(np.zeros(0, np.float32)) == -np.inf
+    zero = rows_jit.row_max_f32(np.array([-0.0, 0.0, -0.0], np.float32))
+    assert zero == 0 and not np.signbit(zero)
+    assert np.isnan(rows_jit.row_max_f32(np.array([np.nan, 1.0], np.float32)))
+    assert np.isnan(rows_jit.row_max_f32(neg_nan))
+    out = np.empty((1, 3), np.float32)
+    rows_jit.softmax(neg_nan.reshape(1, 3), out)
+    assert np.isnan(out).all()
+
 def test_erf_rows_exact_to_f32_rounding():
     import math
 

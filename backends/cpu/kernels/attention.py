@@ -2,22 +2,27 @@
 
 The batch (and head) dims are flattened to one axis B and the queries cut
 into row blocks small enough that a block's scores ``[rows, S]`` stay in the
-L2 cache (about 768 KB); short problems take several batch entries per block
-instead. Per block: the scores are one matrix product of the pre-scaled Q
-block with K^T into a scratch buffer, the mask is added, the softmax runs in
-place and is left unnormalised: f32 scores take one numba pass for the shift
-and the exponentials (:func:`~xmo.backends.cpu.kernels.attention_jit.exp_rows`,
-a vectorised polynomial) and their row sums are a matrix-vector product
-(numpy's row reductions are slow on rows of a few hundred); f64 (and blocks
-below ``EXP_ROWS_MIN`` scores) use numpy. The context ``P V`` is divided by
-the row sums after the product (``rows x Ev`` divisions instead of ``rows x
-S``). When a head's scores take several row blocks, K^T and V are first
-copied C-ordered (they often arrive as transposed views of a projection,
-which every block's products would read again). A
-causal block computes only the key columns up to its last row and masks the
-triangle on its diagonal square. With more than one thread, problems above
-``PARALLEL_MIN_WORK`` run as a few blocks per thread on the helper pool
-(:func:`threads.run_tasks`; BLAS is on one thread: threads.py).
+L2 cache (about 1.5 MB); short problems take several batch entries per block
+instead. The work is split into tasks (:func:`_task`): one per head when a
+head takes several blocks, else equal parts of the heads' rows, else groups
+of whole heads; each task has one scratch buffer for its blocks' scores. A
+task whose head takes several blocks first copies that head's K^T and V
+C-ordered (they often arrive as transposed views of a projection, which
+every block's products would read again). Per block: the scores are one
+matrix product of the Q block with K^T, the mask is added, and an f32
+softmax is one numba call
+(:func:`~xmo.backends.cpu.kernels.attention_jit.softmax_rows`: the row
+maximum on integer keys, the exponentials as a vectorised polynomial, the
+sum, the normalisation) before the product with V. With nothing added to
+the scores (no mask, or causal) the scale goes into that call
+(``exp((s - max) * scale)``) and Q is used as it comes; else Q's block is
+scaled first (rows x E products, not rows x S). f64 (and numba-less
+installs) use numpy, dividing ``P V`` by the row sums. A causal block
+computes only the key columns up to its last row and masks the triangle on
+its diagonal square. With more than one thread, problems above
+``PARALLEL_MIN_WORK`` run as about ``TASKS_PER_THREAD`` tasks per thread on
+the helper pool (:func:`threads.run_tasks`; BLAS is on one thread:
+threads.py).
 """
 
 from __future__ import annotations
@@ -31,13 +36,17 @@ from xmo.backends.cpu import threads
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
-#: score elements per block (f32: 768 KB, in L2 next to a K^T of 64 x S)
-BLOCK_SCORES = 196608
-#: scores of a block from which its f32 softmax is the numba pass (below it
-#: numpy's calls cost less than the pass's call and the sums' product)
-EXP_ROWS_MIN = 4096
+#: score elements per block (f32: 1.5 MB, in the 2 MB L2 next to a K^T of 64 x S;
+#: measured ~5% quicker than 768 KB on 1500 x 1500 heads)
+BLOCK_SCORES = 393216
+#: scores of a block from which its f32 softmax is the numba call (one call
+#: is quicker than numpy's five at every size measured, 100 scores and up)
+EXP_ROWS_MIN = 1
 #: multiply-adds below which a call stays on the calling thread (BLAS as set)
 PARALLEL_MIN_WORK = 1 << 22
+#: tasks per thread wanted when a call runs on the pool (dynamic balance: a
+#: thread held up on a busy machine delays only the task it holds)
+TASKS_PER_THREAD = 2
 
 
 def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
@@ -50,55 +59,81 @@ def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
     return np.broadcast_to(x, batch + x.shape[-2:]).reshape((n_b,) + x.shape[-2:])
 
 
-_exp_rows_kernel: Any = None
+_softmax_kernel: Any = None
 
 
-def _exp_rows() -> Any:
-    """:func:`~xmo.backends.cpu.kernels.attention_jit.exp_rows` (f32 rows,
-    numba; compiled on first use), or None without numba."""
-    global _exp_rows_kernel
-    if _exp_rows_kernel is None:
+def _softmax_rows() -> Any:
+    """:func:`~xmo.backends.cpu.kernels.attention_jit.softmax_rows` (f32
+    rows, numba; compiled on first use), or None without numba."""
+    global _softmax_kernel
+    if _softmax_kernel is None:
         try:
             import numba  # noqa: F401
         except ImportError:
-            _exp_rows_kernel = False
+            _softmax_kernel = False
             return None
         from xmo.backends.cpu.kernels import attention_jit
 
-        _exp_rows_kernel = attention_jit.exp_rows
-    return _exp_rows_kernel or None
+        _softmax_kernel = attention_jit.softmax_rows
+    return _softmax_kernel or None
 
 
-def _block(
-    q: np.ndarray, kt: np.ndarray, v: np.ndarray, bias: np.ndarray | float | None,
-    tri: np.ndarray | None, out: np.ndarray, b0: int, b1: int, r0: int, r1: int,
+def _task(
+    q: np.ndarray, kt: np.ndarray, v: np.ndarray, scale: Any, bias: np.ndarray | float | None,
+    tri: np.ndarray | None, out: np.ndarray, b0: int, b1: int, r0: int, r1: int, rows: int,
 ) -> None:
-    """Rows ``r0:r1`` of batch entries ``b0:b1`` (``q`` already scaled, ``kt``
-    K transposed, ``[B or 1, E, S]``;
-    ``bias`` a ``[B or 1, L or 1, S or 1]`` array, a float or None)."""
-    n_k = kt.shape[2] if tri is None else min(kt.shape[2], r1)
+    """Rows ``r0:r1`` of batch entries ``b0:b1`` in blocks of ``rows`` rows
+    (``q``, ``kt`` K transposed and ``v`` as given, ``[B or 1, ., .]``;
+    ``bias`` a ``[B or 1, L or 1, S or 1]`` array, a float or None). One
+    scratch of scores for the blocks; a head taking several blocks has its
+    K^T and V copied C-ordered first when they are not (they often arrive as
+    transposed views of a projection, which every block's products would
+    read again; Q K^T is then a plain product)."""
     kb = kt[b0:b1] if kt.shape[0] > 1 else kt
     vb = v[b0:b1] if v.shape[0] > 1 else v
-    s = np.matmul(q[b0:b1, r0:r1], kb[:, :, :n_k])
-    if tri is not None:
-        if r0 < n_k:
-            np.copyto(s[:, :, r0:n_k], -np.inf, where=tri[: r1 - r0, : n_k - r0])
-    elif type(bias) is float:
-        s += bias
-    elif bias is not None:
-        bb = bias[b0:b1] if bias.shape[0] > 1 else bias
-        s += bb[:, r0:r1] if bb.shape[1] > 1 else bb
-    exp_rows = _exp_rows() if s.dtype == np.float32 and s.size >= EXP_ROWS_MIN else None
-    if exp_rows is not None:  # one numba pass for the shift and exp, the sums a GEMV
-        exp_rows(s.reshape(-1, n_k), np.maximum.reduce(s, axis=-1).reshape(-1))
-        den = np.matmul(s, np.ones((n_k, 1), s.dtype))
-    else:
-        s -= np.maximum.reduce(s, axis=-1, keepdims=True)
-        np.exp(s, out=s)
-        den = np.add.reduce(s, axis=-1, keepdims=True)
-    o = out[b0:b1, r0:r1]
-    np.matmul(s, vb[:, :n_k], out=o)
-    o /= den
+    if r1 - r0 > rows:
+        if not kb.flags.c_contiguous:
+            kb = np.ascontiguousarray(kb)
+        if not vb.flags.c_contiguous:
+            vb = np.ascontiguousarray(vb)
+    if bias is not None and type(bias) is not float and bias.shape[0] > 1:
+        bias = bias[b0:b1]
+    n_b, n_s, n_e = b1 - b0, kt.shape[2], q.shape[2]
+    scores = np.empty(n_b * min(rows, r1 - r0) * n_s, out.dtype)
+    qs = np.empty(n_b * min(rows, r1 - r0) * n_e, out.dtype)
+    softmax = _softmax_rows() if out.dtype == np.float32 else None
+    # the scale in the numba softmax (exp((s - max) * scale)) when nothing is
+    # added to the scores: Q K^T of Q as it comes, no scaled copy
+    fold = softmax is not None and bias is None and scale > 0
+    for lo in range(r0, r1, rows):
+        hi = min(r1, lo + rows)
+        n_k = n_s if tri is None else min(n_s, hi)
+        size = n_b * (hi - lo) * n_k
+        jit = softmax is not None and size >= EXP_ROWS_MIN
+        if jit and fold:
+            qb = q[b0:b1, lo:hi]
+        else:  # the scale on Q (rows x E products, not rows x S), C-ordered
+            qb = np.multiply(q[b0:b1, lo:hi], scale,
+                             out=qs[: n_b * (hi - lo) * n_e].reshape(n_b, hi - lo, n_e))
+        s = np.matmul(qb, kb[:, :, :n_k] if n_k < n_s else kb,
+                      out=scores[:size].reshape(n_b, hi - lo, n_k))
+        if tri is not None:
+            if lo < n_k:
+                np.copyto(s[:, :, lo:n_k], -np.inf, where=tri[: hi - lo, : n_k - lo])
+        elif type(bias) is float:
+            s += bias
+        elif bias is not None:
+            s += bias[:, lo:hi] if bias.shape[1] > 1 else bias
+        o = out[b0:b1, lo:hi]
+        if jit:  # one numba call: exp, sum, normalisation
+            softmax(s.reshape(-1, n_k), scale if fold else out.dtype.type(1.0))
+            np.matmul(s, vb[:, :n_k] if n_k < n_s else vb, out=o)
+        else:
+            s -= np.maximum.reduce(s, axis=-1, keepdims=True)
+            np.exp(s, out=s)
+            den = np.add.reduce(s, axis=-1, keepdims=True)
+            np.matmul(s, vb[:, :n_k], out=o)
+            o /= den
 
 
 @register_kernel("ov.ScaledDotProductAttention")
@@ -116,9 +151,7 @@ def _sdpa(
         scale = np.asarray(extra[1], work).reshape(-1)[0]
     else:
         scale = work(1.0) / np.sqrt(work(q.shape[-1]))
-    # the scale on Q (L x E products, not L x S), into a C-ordered array
-    q = np.multiply(q, scale, out=np.empty(q.shape, work))
-    k, v = k.astype(work, copy=False), v.astype(work, copy=False)
+    q, k, v = q.astype(work, copy=False), k.astype(work, copy=False), v.astype(work, copy=False)
     causal = bool(node.attr("causal", False))
     mask_batch = () if mask is None or causal else mask.shape[:-2]
     shift = None  # a one-element float mask: a scalar bias
@@ -135,20 +168,25 @@ def _sdpa(
         return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
     q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
     kt = np.swapaxes(k3, -1, -2)
-    if n_l * n_s > BLOCK_SCORES:
-        # several row blocks per head: K^T and V C-ordered (one copy each; K
-        # and V often arrive as transposed views of a projection), as every
-        # block's products read them again; Q K^T is then a plain product
-        kt, v3 = np.ascontiguousarray(kt), np.ascontiguousarray(v3)
     if q3.shape[0] != n_b:
         q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
     work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
     parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
-    want = 2 * threads.threads() if parallel else 1  # tasks: a few per thread
+    want = TASKS_PER_THREAD * threads.threads() if parallel else 1
     rows = min(n_l, max(1, BLOCK_SCORES // max(n_s, 1)))
-    if n_b < want:  # each batch entry in equal parts, the tasks of one size
-        rows = min(rows, max(8, -(-n_l // -(-want // n_b))))
-    per_b = 1 if rows < n_l else max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
+    if rows < n_l or n_b < want:
+        # a task per head (all its row blocks) or, with fewer heads than
+        # tasks wanted, per equal part of each head's rows
+        parts = max(1, -(-want // n_b))
+        span = max(1, -(-n_l // parts))
+        if parts > 1 and span < rows:
+            rows = span
+        ranges = [(b, b + 1, r0, min(n_l, r0 + span)) for b in range(n_b)
+                  for r0 in range(0, n_l, span)]
+    else:  # whole heads per block, a few heads per task
+        per_b = max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
+        ranges = [(b0, min(n_b, b0 + per_b), 0, n_l) for b0 in range(0, n_b, per_b)]
+        rows = n_l
     tri = bias = None
     if causal:
         tri = np.triu(np.ones((rows, rows), np.bool_), k=1)
@@ -160,14 +198,10 @@ def _sdpa(
         else:
             bias = mask.astype(work, copy=False)
         bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
-    tasks = [
-        (_block, (q3, kt, v3, bias, tri, out, b0, min(n_b, b0 + per_b), r0, min(n_l, r0 + rows)))
-        for b0 in range(0, n_b, per_b)
-        for r0 in range(0, n_l, rows)
-    ]
+    tasks = [(_task, (q3, kt, v3, scale, bias, tri, out) + r + (rows,)) for r in ranges]
     if parallel and len(tasks) > 1:
         threads.run_tasks(tasks)
     else:
-        for fn, args in tasks:
-            fn(*args)
+        for fn, task_args in tasks:
+            fn(*task_args)
     return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)

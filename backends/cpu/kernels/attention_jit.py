@@ -9,28 +9,35 @@ import numpy as np
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.rows import LOG2E
+from xmo.backends.cpu.kernels.rows_jit import row_max_f32
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def exp_rows(s, mx):  # pragma: no cover (compiled)
-    # f32 scores s [rows, n] in place: s[r] = exp(s[r] - mx[r]) (mx: the
-    # row maxima; the softmax before its sum and division). exp in f32 with
-    # a vectorisable polynomial: 2^k from its bits, a degree-6 polynomial on
-    # |f| <= ln2/2 (Cody-Waite reduction; within 2e-6 of the exact exponential of the f32
-    # difference); exponents
-    # below -87 give 0 (-inf: a masked score); a NaN (or a row whose
-    # largest score is +-inf) gives NaN, as numpy's formula
+@numba.njit(cache=True, nogil=True, error_model="numpy",
+            fastmath={"reassoc", "contract", "nsz", "arcp"})
+def softmax_rows(s, scale):  # pragma: no cover (compiled)
+    # f32 scores s [rows, n] in place: s[r] = softmax(s[r] * scale) (scale
+    # > 0: exp((s - max) * scale)), four passes over a row (in L1): the
+    # maximum (rows_jit.row_max_f32: integer keys, no float operation, so
+    # this kernel's fastmath flags do not touch it; NaN when the row holds
+    # one), the shifted exponentials, their 2^k scaling with the row sum, the
+    # multiplication by 1 / sum.
+    # exp in f32 with a vectorisable polynomial: 2^k from its bits, a
+    # degree-6 polynomial on |f| <= ln2/2 (Cody-Waite reduction; within 2e-6
+    # of the exact exponential of the f32 difference); exponents below -87
+    # give 0 (-inf: a masked score). fastmath without nnan / ninf (the sum
+    # vectorises, NaN and inf stay IEEE): a NaN score, or a row whose largest
+    # score is +-inf, gives a NaN row, as numpy's formula
     rows = s.shape[0]
-    n = np.uint64(s.shape[1])  # unsigned indices: no wraparound, the loops vectorise
+    n = np.uint64(s.shape[1])
     bits = np.empty(n, np.int32)
-    scale = bits.view(np.float32)
+    pow2 = bits.view(np.float32)
     for r in range(rows):
         row = s[r]
-        m = mx[r]
+        m = row_max_f32(row)
         for j in range(n):
-            t = row[j] - m
+            t = (row[j] - m) * scale
             low = t < np.float32(-87.0)
             t = np.float32(-87.0) if low else t
             kf = np.floor(t * np.float32(LOG2E) + np.float32(0.5))
@@ -41,5 +48,11 @@ def exp_rows(s, mx):  # pragma: no cover (compiled)
                     np.float32(1.0 / 120) + f * np.float32(1.0 / 720))))))
             row[j] = np.float32(0.0) if low else p
             bits[j] = (np.int32(kf) + np.int32(127)) << np.int32(23)
+        total = np.float32(0.0)
         for j in range(n):
-            row[j] = row[j] * scale[j]
+            e = row[j] * pow2[j]
+            row[j] = e
+            total += e
+        inv = np.float32(1.0) / total
+        for j in range(n):
+            row[j] = row[j] * inv

@@ -43,16 +43,34 @@ def exp_row_f32(xr, m, outr, bits, scale):  # pragma: no cover (compiled)
     return s
 
 @numba.njit(cache=True, nogil=True)
+def row_max_f32(xr):  # pragma: no cover (compiled)
+    # the maximum of a C-ordered f32 row (NaN when it holds a NaN, -inf when
+    # empty) on integer keys: the bits with the magnitude bits of negatives
+    # flipped order as the floats, NaNs of either sign are made the largest;
+    # integer max reductions vectorise (float ones with NaN checks do not)
+    keys = xr.view(np.int32)
+    low31 = np.int32(0x7FFFFFFF)
+    mk = np.int32(-2139095041)  # the key of -inf (0xFF800000 ^ 0x7FFFFFFF)
+    for j in range(np.uint64(keys.shape[0])):
+        b = keys[j]
+        key = low31 if (b & low31) > np.int32(0x7F800000) else b ^ ((b >> np.int32(31)) & low31)
+        mk = key if key > mk else mk
+    return np.int32(mk ^ ((mk >> np.int32(31)) & low31)).view(np.float32)
+
+@numba.njit(cache=True, nogil=True)
 def softmax_rows(x, out, fast):  # pragma: no cover (compiled)
     rows, n = x.shape
     bits = np.empty(n if fast else 0, np.int64)
     scale = bits.view(np.float64)
     for r in range(rows):
-        m = x[r, 0]
-        for j in range(1, n):
-            v = x[r, j]
-            if v > m or math.isnan(v):
-                m = v
+        if fast:  # f32
+            m = row_max_f32(x[r])
+        else:
+            m = x[r, 0]
+            for j in range(1, n):
+                v = x[r, j]
+                if v > m or math.isnan(v):
+                    m = v
         if fast and math.isfinite(m):
             s = exp_row_f32(x[r], m, out[r], bits, scale)
         else:  # f64, or a NaN / inf in the row: math.exp as written
@@ -61,8 +79,9 @@ def softmax_rows(x, out, fast):  # pragma: no cover (compiled)
                 e = math.exp(x[r, j] - m)
                 out[r, j] = e
                 s += out[r, j]
+        inv = 1.0 / s  # one division a row, a multiplication an element
         for j in range(n):
-            out[r, j] = out[r, j] / s
+            out[r, j] = out[r, j] * inv
 
 def softmax(x, out):
     softmax_rows(x, out, x.dtype == np.float32)
