@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from xmo.backends.cpu import jit_cache
+
 #: environment variable: ``512`` (the default) or ``256`` (numba's own choice)
 ENV = "XMO_CPU_VECTOR_BITS"
 #: the LLVM tuning flag that keeps AVX-512 CPUs on 256-bit vectors
@@ -45,11 +47,14 @@ def env_bits() -> int:
 
 def configure() -> str | None:
     """Ask numba for 512-bit vectors where that applies (see the module
-    docstring); once per process, after ``import numba``. Returns the target
+    docstring); once per process, after ``import numba``, first dropping
+    numba cache files older than the kernel sources
+    (:func:`~xmo.backends.cpu.jit_cache.refresh`). Returns the target
     features xmo set, or None when numba was left alone."""
     global _done, _features
     if not _done:
         _done = True
+        jit_cache.refresh()  # before any kernel is loaded from numba's cache
         _features = _wide_features()
     return _features
 
