@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 
 from xmo.backends.cpu.node import KernelNode
+
+
+_JIT_MODULES: dict[str, ModuleType | None] = {}
+
+
+def jit_module(name: str) -> ModuleType | None:
+    """The numba kernel module ``xmo.backends.cpu.kernels.<name>`` (a
+    ``*_jit.py``), imported on first use (numba stays a lazy import), or None
+    when numba is not installed (another import error propagates)."""
+    if name not in _JIT_MODULES:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            _JIT_MODULES[name] = None
+        else:
+            _JIT_MODULES[name] = importlib.import_module(f"xmo.backends.cpu.kernels.{name}")
+    return _JIT_MODULES[name]
 
 
 def norm_axis(axis: int, rank: int, node: KernelNode | None = None) -> int:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels._common import jit_module
 from xmo.backends.cpu.node import KernelNode
 from xmo.backends.cpu.registry import register_kernel
 
@@ -59,23 +60,13 @@ def _flat(x: np.ndarray, batch: tuple[int, ...], n_b: int) -> np.ndarray:
     return np.broadcast_to(x, batch + x.shape[-2:]).reshape((n_b,) + x.shape[-2:])
 
 
-_softmax_kernel: Any = None
 
 
 def _softmax_rows() -> Any:
     """:func:`~xmo.backends.cpu.kernels.attention_jit.softmax_rows` (f32
     rows, numba; compiled on first use), or None without numba."""
-    global _softmax_kernel
-    if _softmax_kernel is None:
-        try:
-            import numba  # noqa: F401
-        except ImportError:
-            _softmax_kernel = False
-            return None
-        from xmo.backends.cpu.kernels import attention_jit
-
-        _softmax_kernel = attention_jit.softmax_rows
-    return _softmax_kernel or None
+    jit = jit_module("attention_jit")
+    return None if jit is None else jit.softmax_rows
 
 
 def _task(

@@ -16,6 +16,7 @@ from types import ModuleType
 
 import numpy as np
 
+from xmo.backends.cpu.kernels._common import jit_module
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels, run_rows
 from xmo.backends.cpu.threads import run_tasks, threads
 
@@ -41,23 +42,9 @@ MAX_PACKED_BYTES = 64 << 20
 MAX_TOTAL_PACKED_BYTES = 1 << 30
 _live_bytes = 0
 
-_jit: ModuleType | None = None
-_tried = False
-
-
 def panel_kernels() -> ModuleType | None:
     """The :mod:`~xmo.backends.cpu.kernels.gemm_jit` module, or None without numba."""
-    global _jit, _tried
-    if not _tried:
-        _tried = True
-        try:
-            import numba  # noqa: F401
-        except ImportError:
-            return None
-        from xmo.backends.cpu.kernels import gemm_jit
-
-        _jit = gemm_jit
-    return _jit
+    return jit_module("gemm_jit")
 
 
 class PackedMatrix:

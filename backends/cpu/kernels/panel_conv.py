@@ -25,6 +25,7 @@ from types import ModuleType
 import numpy as np
 
 from xmo.backends.cpu import threads
+from xmo.backends.cpu.kernels._common import jit_module
 from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 
@@ -38,23 +39,9 @@ MIN_TASK_PANELS = 4
 SPLIT_MACS = 1 << 20
 
 _scratch = threading.local()
-_jit: ModuleType | None = None
-_tried = False
-
-
 def panel_conv_kernels() -> ModuleType | None:
     """The :mod:`~xmo.backends.cpu.kernels.pconv_jit` module, or None without numba."""
-    global _jit, _tried
-    if not _tried:
-        _tried = True
-        try:
-            import numba  # noqa: F401
-        except ImportError:
-            return None
-        from xmo.backends.cpu.kernels import pconv_jit
-
-        _jit = pconv_jit
-    return _jit
+    return jit_module("pconv_jit")
 
 
 def panel_conv_fits(epi: Epi | None) -> bool:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xmo.backends.cpu import threads
-from xmo.backends.cpu.kernels._common import float_work, norm_axis
+from xmo.backends.cpu.kernels._common import float_work, jit_module, norm_axis
 from xmo.backends.cpu.kernels.matmul import sized_matmul
 from xmo.backends.cpu.node import KernelNode, plan_with
 from xmo.backends.cpu.registry import register_kernel
@@ -37,23 +37,13 @@ _DEFAULT_ACTIVATIONS = {"rnn": ["tanh"], "gru": ["sigmoid", "tanh"],
 PARALLEL_MIN_WORK = 1 << 17
 #: element types of the compiled time loop
 _JIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_jit: object = None  # recurrent_jit.run_direction, or False without numba
 
 
 def sequence_kernel():
     """The compiled time loop (:func:`recurrent_jit.run_direction`), or None
     without numba."""
-    global _jit
-    if _jit is None:
-        try:
-            import numba  # noqa: F401
-        except ImportError:
-            _jit = False
-            return None
-        from xmo.backends.cpu.kernels import recurrent_jit
-
-        _jit = recurrent_jit.run_direction
-    return _jit or None
+    jit = jit_module("recurrent_jit")
+    return None if jit is None else jit.run_direction
 
 
 def reverse_index(lengths: np.ndarray, steps: int) -> np.ndarray:
