@@ -35,3 +35,24 @@ xdsl_speedups.apply()
 def ctx():
     """A fresh xmo context (its own weight store)."""
     return make_context()
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def nthreads(request):
+    """The CPU backend's thread count set to 1, then 2 (the default restored after)."""
+    from xmo.backends.cpu import threads
+
+    threads.set_threads(request.param)
+    yield request.param
+    threads.set_threads(None)
+
+
+@pytest.fixture(scope="module")
+def rk():
+    """The CPU backend's numba row kernels (``rows.row_kernels()``); skips without numba."""
+    from xmo.backends.cpu.kernels.rows import row_kernels
+
+    k = row_kernels()
+    if k is None:
+        pytest.skip("numba missing")
+    return k

@@ -22,18 +22,12 @@ import math
 import numpy as np
 import pytest
 
-from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_SIGMOID, ACT_SWISH, row_kernels
+from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_SIGMOID, ACT_SWISH
 from xmo.backends.cpu.registry import kernel_for
 
 TINY = np.finfo(np.float32).tiny
 
 
-@pytest.fixture(scope="module")
-def rk():
-    k = row_kernels()
-    if k is None:
-        pytest.skip("numba missing")
-    return k
 
 
 @pytest.fixture(scope="module")

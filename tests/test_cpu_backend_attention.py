@@ -36,13 +36,6 @@ def _rand(rng, shape, dtype=np.float32):
     return rng.standard_normal(shape).astype(dtype)
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def n_threads(request):
-    threads.set_threads(request.param)
-    yield request.param
-    threads.set_threads(None)
-
-
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Blocks of a few rows and no parallel threshold: many tasks on tiny
@@ -73,7 +66,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_sdpa_matches_formula(case, n_threads, small_blocks):
+def test_sdpa_matches_formula(case, nthreads, small_blocks):
     rng = np.random.default_rng(0)
     sq, sk, sv, sm = CASES[case]
     q, k, v = _rand(rng, sq), _rand(rng, sk), _rand(rng, sv)
@@ -89,7 +82,7 @@ def test_sdpa_matches_formula(case, n_threads, small_blocks):
 
 
 @pytest.mark.parametrize("l_len,s_len", [(9, 9), (5, 12), (12, 5)])
-def test_sdpa_causal(l_len, s_len, n_threads, small_blocks):
+def test_sdpa_causal(l_len, s_len, nthreads, small_blocks):
     rng = np.random.default_rng(1)
     q, k, v = _rand(rng, [2, 3, l_len, 8]), _rand(rng, [2, 3, s_len, 8]), _rand(rng, [2, 3, s_len, 8])
     junk = np.full((l_len, s_len), -1e9, np.float32)  # causal ignores the mask
@@ -106,7 +99,7 @@ def test_sdpa_explicit_scale_and_dtypes(small_blocks):
     _check(*(x.astype(np.float16) for x in (q, k, v)), mask.astype(np.float16), rtol=2e-3, atol=2e-3)
 
 
-def test_sdpa_default_blocks_large_rows(n_threads):
+def test_sdpa_default_blocks_large_rows(nthreads):
     """Rows longer than a block (several row blocks per head) on the pool."""
     rng = np.random.default_rng(3)
     q, k, v = _rand(rng, [1, 2, 300, 16]), _rand(rng, [1, 2, 1400, 16]), _rand(rng, [1, 2, 1400, 16])
@@ -129,7 +122,7 @@ def test_sdpa_fully_masked_row_is_nan_and_empty_shapes(small_blocks):
     assert empty.shape == (1, 1, 0, 4)
 
 
-def test_blas_on_one_thread_and_run_tasks_runs_all(n_threads):
+def test_blas_on_one_thread_and_run_tasks_runs_all(nthreads):
     from threadpoolctl import threadpool_info
 
     assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
@@ -167,7 +160,7 @@ def jit_blocks(monkeypatch):
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_sdpa_jit_softmax_matches_formula(case, n_threads, jit_blocks):
+def test_sdpa_jit_softmax_matches_formula(case, nthreads, jit_blocks):
     rng = np.random.default_rng(10)
     sq, sk, sv, sm = CASES[case]
     # odd sizes, and rows long enough for several blocks
@@ -185,7 +178,7 @@ def test_sdpa_jit_softmax_matches_formula(case, n_threads, jit_blocks):
 
 
 @pytest.mark.parametrize("l_len,s_len", [(37, 37), (20, 53), (53, 20)])
-def test_sdpa_jit_softmax_causal_batch2(l_len, s_len, n_threads, jit_blocks):
+def test_sdpa_jit_softmax_causal_batch2(l_len, s_len, nthreads, jit_blocks):
     rng = np.random.default_rng(11)
     # K and V as transposed views of one projection (as models feed them)
     kv = _rand(rng, [2, s_len, 2, 3, 16])

@@ -5,15 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xmo.backends.cpu.kernels.rows import row_kernels
 
 
-@pytest.fixture(scope="module")
-def rk():
-    k = row_kernels()
-    if k is None:
-        pytest.skip("numba missing")
-    return k
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -13,14 +13,6 @@ pytestmark = pytest.mark.skipif(panel_kernels() is None, reason="numba missing")
 RNG = np.random.default_rng(7)
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def nthreads(request):
-    before = threads.threads()
-    threads.set_threads(request.param)
-    yield request.param
-    threads.set_threads(before)
-
-
 def _check(m: int, k: int, n: int) -> np.ndarray:
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, n)).astype(np.float32)

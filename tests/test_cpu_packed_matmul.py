@@ -24,13 +24,6 @@ RNG = np.random.default_rng(31)
 K, N = 130, 150  # rows of 70 and more: over matmul.PACK_MIN_MACS (1M multiply-adds)
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def nthreads(request):
-    threads.set_threads(request.param)
-    yield request.param
-    threads.set_threads(None)
-
-
 @pytest.fixture
 def calls(monkeypatch):
     """The packed products run: ("matmul" | "epi", rows)."""

@@ -41,13 +41,6 @@ GEOMETRIES = [
 ]
 
 
-@pytest.fixture(params=[1, 2], ids=["t1", "t2"])
-def nthreads(request):
-    threads.set_threads(request.param)
-    yield request.param
-    threads.set_threads(None)
-
-
 def _ref(monkeypatch, x, w, s, d, pb, pe):
     return numpy_conv(monkeypatch, x, w[None], s, d, pb, pe)
 

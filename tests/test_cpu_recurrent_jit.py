@@ -11,7 +11,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels import recurrent
 
 pytest.importorskip("numba")
@@ -36,12 +35,10 @@ def _inputs(kind, dirs, dtype, b=3, t=6, i=5, h=7, lbr=False, lengths=(6, 0, 3),
     return x, states, np.array(lengths, np.int32), w, r, bias
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def n_threads(request, monkeypatch):
-    threads.set_threads(request.param)
+@pytest.fixture
+def n_threads(nthreads, monkeypatch):
     monkeypatch.setattr(recurrent, "PARALLEL_MIN_WORK", 0)  # the pool on tiny inputs
-    yield request.param
-    threads.set_threads(None)
+    return nthreads
 
 
 def _compare(kind, node, args, rtol, atol):

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels import rows
 from xmo.backends.cpu.registry import kernel_for
 
@@ -23,12 +22,10 @@ def _node(**attrs) -> SimpleNamespace:
                            error=lambda msg: ValueError(msg))
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def many_ranges(request, monkeypatch):
-    threads.set_threads(request.param)
+@pytest.fixture
+def many_ranges(nthreads, monkeypatch):
     monkeypatch.setattr(rows, "_MIN_TASK", 7)  # several ranges on small inputs
-    yield request.param
-    threads.set_threads(None)
+    return nthreads
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 33), (1, 1), (2, 7, 1)])
