@@ -96,9 +96,15 @@ def gemm_epi_tasks(a: np.ndarray, b: np.ndarray, out: np.ndarray,
 
 def gemm_epi(a: np.ndarray, b: np.ndarray, epi: Epi) -> np.ndarray:
     """A new C-contiguous ``epilogue(a @ b)`` (2-D operands of one float
-    dtype), its row ranges run on the pool (:func:`gemm_epi_tasks`)."""
-    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-    run_tasks(gemm_epi_tasks(a, b, out, epi))
+    dtype), its row ranges run on the pool (:func:`gemm_epi_tasks`); a
+    product that does not split is one BLAS call and the epilogue on the
+    caller, without building tasks (a few us on the tiny models' steps)."""
+    m, n = a.shape[0], b.shape[1]
+    out = np.empty((m, n), a.dtype)
+    if _row_cuts(m, a.shape[1], n, out.itemsize) is None:  # one range: no task set-up
+        _row_block(row_kernels().bias_act, a, b, out, epi, 0, m)
+    else:
+        run_tasks(gemm_epi_tasks(a, b, out, epi))
     return out
 
 

@@ -11,7 +11,7 @@ from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.kernels.gemm_epi import gemm_epi, gemm_epi_fits
 from xmo.backends.cpu.kernels.packed import PackedMatrix, pack
-from xmo.backends.cpu.kernels.rows import SPLIT_MIN, Epi, row_kernels
+from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
 from xmo.backends.cpu.threads import run_tasks, threads
@@ -106,22 +106,14 @@ def _packed_product(packed: tuple[PackedMatrix, np.ndarray],
     pm, bt = packed
     k, n = bt.shape
     small = PACK_MIN_MACS // (k * n) + 1  # rows from which the panels pay
-    if epi is not None:
-        act, (ca, cb, period, prm) = row_kernels().bias_act, epi
 
     def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         rows = a.size // k
         a2 = a.reshape(rows, k)
         if rows >= small:
             out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
-        elif epi is None:
-            out = np.matmul(a2, bt)
-        elif rows * n >= SPLIT_MIN:  # the epilogue over the threads (as gemm_epi's split)
-            out = gemm_epi(a2, bt, epi)
-        else:  # one BLAS call and the epilogue on the caller: no task set-up
-            out = np.matmul(a2, bt)
-            o1 = out.reshape(-1)
-            act(o1, o1, ca, cb, period, prm, n, 0, rows)
+        else:
+            out = np.matmul(a2, bt) if epi is None else gemm_epi(a2, bt, epi)
         return out.reshape(a.shape[:-1] + (n,))
 
     return run
