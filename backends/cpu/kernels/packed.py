@@ -42,9 +42,16 @@ MAX_PACKED_BYTES = 64 << 20
 MAX_TOTAL_PACKED_BYTES = 1 << 30
 _live_bytes = 0
 
+
 def panel_kernels() -> ModuleType | None:
     """The :mod:`~xmo.backends.cpu.kernels.gemm_jit` module, or None without numba."""
     return jit_module("gemm_jit")
+
+
+def _tile_cuts(m: int, mr: int, parts: int) -> list[int]:
+    """``parts`` ranges of ``m`` rows cut at whole ``mr``-row micro-tiles."""
+    tiles = -(-m // mr)
+    return [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
 
 
 class PackedMatrix:
@@ -86,8 +93,7 @@ class PackedMatrix:
             cuts = [p * i // parts for i in range(parts + 1)]
             return [(run, (a, self.panels, out, 0, m, lo, hi))
                     for lo, hi in zip(cuts, cuts[1:])]
-        tiles = -(-m // mr)
-        cuts = [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
+        cuts = _tile_cuts(m, mr, parts)
         return [(run, (a, self.panels, out, lo, hi, 0, p)) for lo, hi in zip(cuts, cuts[1:])]
 
     def epi_tasks(self, a: np.ndarray, out: np.ndarray,
@@ -101,9 +107,7 @@ class PackedMatrix:
         m = a.shape[0]
         parts = threads() if m * self.k * self.n >= SPLIT_MACS else 1
         mr = self._jit.MR
-        parts = max(1, min(parts, -(-m // mr)))
-        tiles = -(-m // mr)
-        cuts = [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
+        cuts = _tile_cuts(m, mr, max(1, min(parts, -(-m // mr))))
         act = row_kernels().bias_act
         return [(_rows_epi, (self._jit.gemm_panels, act, a, self.panels, out, epi, lo, hi))
                 for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
