@@ -48,10 +48,11 @@ def panel_kernels() -> ModuleType | None:
     return jit_module("gemm_jit")
 
 
-def _tile_cuts(m: int, mr: int, parts: int) -> list[int]:
-    """``parts`` ranges of ``m`` rows cut at whole ``mr``-row micro-tiles."""
-    tiles = -(-m // mr)
-    return [min(m, tiles * i // parts * mr) for i in range(parts)] + [m]
+def tile_cuts(size: int, unit: int, parts: int) -> list[int]:
+    """The bounds of ``parts`` ranges of ``size`` rows (or columns), cut at
+    whole units of ``unit`` (micro-tile rows, panel columns)."""
+    units = -(-size // unit)
+    return [min(size, units * i // parts * unit) for i in range(parts)] + [size]
 
 
 class PackedMatrix:
@@ -93,7 +94,7 @@ class PackedMatrix:
             cuts = [p * i // parts for i in range(parts + 1)]
             return [(run, (a, self.panels, out, 0, m, lo, hi))
                     for lo, hi in zip(cuts, cuts[1:])]
-        cuts = _tile_cuts(m, mr, parts)
+        cuts = tile_cuts(m, mr, parts)
         return [(run, (a, self.panels, out, lo, hi, 0, p)) for lo, hi in zip(cuts, cuts[1:])]
 
     def epi_tasks(self, a: np.ndarray, out: np.ndarray,
@@ -107,7 +108,7 @@ class PackedMatrix:
         m = a.shape[0]
         parts = threads() if m * self.k * self.n >= SPLIT_MACS else 1
         mr = self._jit.MR
-        cuts = _tile_cuts(m, mr, max(1, min(parts, -(-m // mr))))
+        cuts = tile_cuts(m, mr, max(1, min(parts, -(-m // mr))))
         act = row_kernels().bias_act
         return [(_rows_epi, (self._jit.gemm_panels, act, a, self.panels, out, epi, lo, hi))
                 for lo, hi in zip(cuts, cuts[1:]) if hi > lo]

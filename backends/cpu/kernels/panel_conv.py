@@ -26,7 +26,7 @@ import numpy as np
 
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels._common import jit_module
-from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels, tile_cuts
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 
 #: a task packs and multiplies its pixels in blocks of panels of about this
@@ -39,6 +39,8 @@ MIN_TASK_PANELS = 4
 SPLIT_MACS = 1 << 20
 
 _scratch = threading.local()
+
+
 def panel_conv_kernels() -> ModuleType | None:
     """The :mod:`~xmo.backends.cpu.kernels.pconv_jit` module, or None without numba."""
     return jit_module("pconv_jit")
@@ -124,13 +126,12 @@ def _tasks(jit: ModuleType, x: np.ndarray, geometry: tuple, row: int, wm: np.nda
     tasks = []
     for b in range(n):
         if per_image > 1 and panels < per_image * MIN_TASK_PANELS and m >= per_image * mr:
-            tiles = -(-m // mr)
-            cuts = [min(m, tiles * i // per_image * mr) for i in range(per_image)] + [m]
+            cuts = tile_cuts(m, mr, per_image)
             tasks.extend((_task, (jit, x, b, geometry, row, wm, out[b], 0, hw, r0, r1, epi))
                          for r0, r1 in zip(cuts, cuts[1:]) if r1 > r0)
         else:
             ranges = min(per_image, panels)
-            cuts = [min(hw, panels * i // ranges * nr) for i in range(ranges)] + [hw]
+            cuts = tile_cuts(hw, nr, ranges)
             tasks.extend((_task, (jit, x, b, geometry, row, wm, out[b], q0, q1, 0, m, epi))
                          for q0, q1 in zip(cuts, cuts[1:]) if q1 > q0)
     return tasks
