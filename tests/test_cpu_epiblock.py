@@ -41,13 +41,14 @@ def row_blocks(monkeypatch):
         real(act, a, b, out, epi, r0, r1)
 
     monkeypatch.setattr(gemm_epi, "_row_block", spy)
-    real_packed = packed._rows_epi
+    jit = packed.panel_kernels()
+    real_packed = jit.gemm_panels_epi
 
-    def spy_packed(run, act, a, panels, out, epi, r0, r1):  # f32 on packed weights
+    def spy_packed(a, panels, out, ca, cb, period, prm, r0, r1):  # f32 on packed weights
         seen.append((r0, r1, out.shape[0]))
-        real_packed(run, act, a, panels, out, epi, r0, r1)
+        real_packed(a, panels, out, ca, cb, period, prm, r0, r1)
 
-    monkeypatch.setattr(packed, "_rows_epi", spy_packed)
+    monkeypatch.setattr(jit, "gemm_panels_epi", spy_packed)
     return seen
 
 

@@ -317,7 +317,8 @@ class EpilogueKernel:
         want, known, rank = pnode.one_output
         shape = tuple(d for _, d in known) if rank is not None and len(known) == rank else None
         rows = self.rows
-        least = 1 if self.act is not None else _AFFINE_ROWS_MIN
+        # a MatMul's fused plan is one kernel call at any size (packed weights)
+        least = 1 if self.act is not None or pnode.type == "MatMul" else _AFFINE_ROWS_MIN
         if rows is not None and rows[0][4] >= 0 and (
                 int(np.prod(shape, dtype=np.int64)) >= least if shape is not None
                 else rank is not None and pnode.type == "MatMul"):  # rows known at call time

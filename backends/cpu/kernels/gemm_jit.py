@@ -30,6 +30,7 @@ from numba.core import cgutils, codegen
 from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
+from xmo.backends.cpu.kernels.rows_jit import bias_act
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -188,3 +189,15 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def gemm_panels_epi(a, panels, out, ca, cb, period, prm, r0, r1):  # pragma: no cover (compiled)
+    # rows r0..r1 of out (a C-contiguous [M, N]) = epilogue(a[r0:r1] @ B):
+    # the rows on every panel, then rows_jit.bias_act over them while they
+    # are in the core's cache (ca, cb, period, prm: the epilogue, as
+    # kernels/gemm_epi.py hands it); one call from Python for a product
+    # that does not split
+    gemm_panels(a, panels, out, r0, r1, 0, panels.shape[0])
+    o1 = out.reshape(-1)
+    bias_act(o1, o1, ca, cb, period, prm, out.shape[1], r0, r1)

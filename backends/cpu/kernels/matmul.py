@@ -29,12 +29,6 @@ MIN_SPLIT_MACS = 1 << 21
 #: ranges, ``a`` in column ranges), so more tasks repack it more often --
 #: measured slower at every size from 2M to 900M multiply-adds, quiet or busy
 TWO_TASKS_MACS = 1 << 24
-#: multiply-adds from which an f32 product with a constant matrix runs on
-#: that matrix packed once (kernels/packed.py) rather than one BLAS call
-#: (below, the packed call's ~2 us of set-up loses: measured 1.1-1.9x slower
-#: from 8x192x192 down; from 2x768x768 up it is 0.4x of BLAS's time, which
-#: repacks the matrix every call)
-PACK_MIN_MACS = 1 << 20
 #: column ranges of a split product start at multiples of this
 _COL_ALIGN = 16
 #: rows of ``a`` per task below which a 2-D product is cut in columns of ``b``
@@ -68,16 +62,17 @@ def _packed_right(node: KernelNode, bt: np.ndarray | None) -> PackedMatrix | Non
     """``bt`` (:func:`_constant_right`'s) packed for the panel kernel when
     the product is an f32 left operand of known rank >= 2 (its leading dims
     may be dynamic), not transposed, whose static last dim is ``bt``'s K,
-    ``bt`` an f32 matrix, and (when the rows are static) at least
-    :data:`PACK_MIN_MACS` multiply-adds; else None (also when
-    :func:`~xmo.backends.cpu.kernels.packed.pack`'s memory rule declines)."""
+    and ``bt`` an f32 matrix, whatever the product's size (a product that
+    does not split is one call into the kernel, no tasks: measured at the
+    tiny models' sizes, 4x32x32 .. 24x256x256 with a bias, 0.45-0.85 of the
+    BLAS call and separate bias pass, and no slower without one); else None
+    (also when :func:`~xmo.backends.cpu.kernels.packed.pack`'s memory rule
+    declines)."""
     if bt is None or bt.ndim != 2 or bt.dtype != np.float32 or node.attr("transpose_a", False):
         return None
     dims = tensor_dims(node.op.operands[0].type)
     if (dims is None or len(dims) < 2 or dims[-1] != bt.shape[0]
             or etype_dtype(input_etype(node, 0)) != np.float32):
-        return None
-    if min(dims) >= 0 and math.prod(dims) * bt.shape[1] < PACK_MIN_MACS:
         return None
     return pack(bt)
 
@@ -101,19 +96,14 @@ def _packed_weights(node: KernelNode, b: np.ndarray) -> tuple[PackedMatrix, np.n
 def _packed_product(packed: tuple[PackedMatrix, np.ndarray],
                     epi: Epi | None) -> Callable[..., np.ndarray]:
     """``a @ bt`` (``epi`` applied when given) for an f32 ``a`` [..., K]
-    (its rows known at call time) on the packed panels; one BLAS call (and
-    the epilogue on the caller) below :data:`PACK_MIN_MACS` multiply-adds."""
-    pm, bt = packed
-    k, n = bt.shape
-    small = PACK_MIN_MACS // (k * n) + 1  # rows from which the panels pay
+    (its rows known at call time) on the packed panels: every row count on
+    the same kernel, so a product's values do not depend on its rows."""
+    pm = packed[0]
+    k, n = pm.k, pm.n
 
     def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        rows = a.size // k
-        a2 = a.reshape(rows, k)
-        if rows >= small:
-            out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
-        else:
-            out = np.matmul(a2, bt) if epi is None else gemm_epi(a2, bt, epi)
+        a2 = a.reshape(a.size // k, k)
+        out = pm.matmul(a2) if epi is None else pm.matmul_epi(a2, epi)
         return out.reshape(a.shape[:-1] + (n,))
 
     return run

@@ -78,6 +78,11 @@ class PackedMatrix:
     def nbytes(self) -> int:
         return self.panels.nbytes
 
+    def _parts(self, m: int) -> int:
+        """Tasks of an [M, K] x B product: one per thread from
+        :data:`SPLIT_MACS` multiply-adds, else one."""
+        return threads() if m * self.k * self.n >= SPLIT_MACS else 1
+
     def tasks(self, a: np.ndarray, out: np.ndarray) -> list[tuple[Callable[..., object], tuple]]:
         """Pool tasks computing ``out = a @ B``: ``a`` [M, K] and ``out``
         [M, N] f32 with unit column strides; one task per thread from
@@ -85,7 +90,7 @@ class PackedMatrix:
         m = a.shape[0]
         run = self._jit.gemm_panels
         p = self.panels.shape[0]
-        parts = threads() if m * self.k * self.n >= SPLIT_MACS else 1
+        parts = self._parts(m)
         if parts < 2:
             return [(run, (a, self.panels, out, 0, m, 0, p))]
         mr = self._jit.MR
@@ -104,25 +109,29 @@ class PackedMatrix:
         gemm_epi`'s): ranges of rows in whole micro-tiles, one per thread
         from :data:`SPLIT_MACS` multiply-adds, each multiplying its rows and
         running ``rows_jit.bias_act`` over them right after, in the core's
-        cache."""
+        cache (``gemm_jit.gemm_panels_epi``)."""
         m = a.shape[0]
-        parts = threads() if m * self.k * self.n >= SPLIT_MACS else 1
         mr = self._jit.MR
-        cuts = tile_cuts(m, mr, max(1, min(parts, -(-m // mr))))
-        act = row_kernels().bias_act
-        return [(_rows_epi, (self._jit.gemm_panels, act, a, self.panels, out, epi, lo, hi))
+        cuts = tile_cuts(m, mr, max(1, min(self._parts(m), -(-m // mr))))
+        run = self._jit.gemm_panels_epi
+        return [(run, (a, self.panels, out, *epi, lo, hi))
                 for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
 
     def matmul_epi(self, a: np.ndarray, epi: Epi) -> np.ndarray:
         """A new C-contiguous ``epilogue(a @ B)`` for an f32 ``a`` [M, K]:
-        the epilogue in the product's row ranges (:meth:`epi_tasks`) when
-        ``a`` has at least N rows or ``B`` at most :data:`ROWS_EPI_MAX_BYTES`
-        packed, else the product in its own split (:meth:`tasks`: panels)
-        and then the epilogue as a row pass (``rows.run_rows``)."""
+        a product that does not split is one call on the caller (no tasks:
+        a few us on the tiny models' steps); else the epilogue in the
+        product's row ranges (:meth:`epi_tasks`) when ``a`` has at least N
+        rows or ``B`` at most :data:`ROWS_EPI_MAX_BYTES` packed, else the
+        product in its own split (:meth:`tasks`: panels) and then the
+        epilogue as a row pass (``rows.run_rows``)."""
         if a.strides[1] != 4:
             a = np.ascontiguousarray(a)
         m = a.shape[0]
         out = np.empty((m, self.n), np.float32)
+        if self._parts(m) < 2:
+            self._jit.gemm_panels_epi(a, self.panels, out, *epi, 0, m)
+            return out
         if m >= self.n or self.nbytes <= ROWS_EPI_MAX_BYTES:
             run_tasks(self.epi_tasks(a, out, epi))
             return out
@@ -133,7 +142,8 @@ class PackedMatrix:
         return out
 
     def matmul(self, a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """``a @ B`` for an f32 ``a`` [M, K] (a new C-contiguous array unless ``out``)."""
+        """``a @ B`` for an f32 ``a`` [M, K] (a new C-contiguous array unless
+        ``out``); a product that does not split is one call on the caller."""
         if a.ndim != 2 or a.shape[1] != self.k:
             raise ValueError(f"[M, {self.k}] operand expected, got {a.shape}")
         if a.dtype != np.float32:
@@ -142,17 +152,12 @@ class PackedMatrix:
             a = np.ascontiguousarray(a)
         if out is None:
             out = np.empty((a.shape[0], self.n), np.float32)
-        run_tasks(self.tasks(a, out))
+        m = a.shape[0]
+        if self._parts(m) < 2:
+            self._jit.gemm_panels(a, self.panels, out, 0, m, 0, self.panels.shape[0])
+        else:
+            run_tasks(self.tasks(a, out))
         return out
-
-
-def _rows_epi(run: Callable[..., None], act: Callable[..., None], a: np.ndarray,
-              panels: np.ndarray, out: np.ndarray, epi: Epi, lo: int, hi: int) -> None:
-    """Rows ``lo..hi`` of ``out`` (C-contiguous) = epilogue(a[lo:hi] @ B), in place."""
-    run(a, panels, out, lo, hi, 0, panels.shape[0])
-    ca, cb, period, prm = epi
-    o1 = out.reshape(-1)
-    act(o1, o1, ca, cb, period, prm, out.shape[1], lo, hi)
 
 
 def packed_bytes(k: int, n: int) -> int:
