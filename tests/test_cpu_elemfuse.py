@@ -222,3 +222,30 @@ def test_chain_meeting_the_middle_of_another():
     assert sum(t.count("+") + 1 for t in types) == 5
     a, b, d, e, f = (RNG.standard_normal(SHAPE).astype(np.float32) for _ in range(5))
     _check(m, [a, b, d, e, f], (a * b + np.maximum(e + f, 0)) * d)
+
+
+def test_small_chains_run_their_ufuncs_in_turn():
+    """Below ``_CHAIN_MIN`` elements a chain of Add / Subtract / Multiply and
+    affine steps runs them in turn (no kernel calls): the unfused values bit
+    for bit, the carried value on either side, a broadcast row, an affine
+    step first (on the step's input, not in place)."""
+    shape = dims = [2, 12, 32]
+    x, y = (RNG.standard_normal(shape).astype(np.float32) for _ in range(2))
+    r, col = (RNG.standard_normal(32).astype(np.float32) for _ in range(2))
+    model = compile_model(_chain({"x": dims, "y": dims, "r": [32]}, dims, [
+        ("Add", ("x", "y"), {}), ("Add", ("r", "v"), {}), ("Multiply", ("v", "y"), {})]))
+    assert _types(model) == ["Add+Add+Multiply"]
+    assert [f for f, _, _ in _fused(model).small] == [np.add, np.add, np.multiply]
+    _check(model, [x, y, r], (r + (x + y)) * y)
+    affine = compile_model(_chain({"x": dims, "r": [32]}, dims, [
+        ("Subtract", (col, "x"), {}), ("Multiply", ("r", "v"), {})]))
+    # the affine step's run on input 0, then the ufunc with the carried value second
+    assert [(f is np.multiply, a, b) for f, a, b in _fused(affine).small] == [
+        (False, 0, None), (True, 1, None)]
+    keep = x.copy()
+    _check(affine, [x, r], r * (col - x))
+    np.testing.assert_array_equal(x, keep)
+    with_divide = compile_model(_chain({"x": shape, "y": shape}, shape,
+                                       [("Add", ("x", "y"), {}), ("Divide", ("v", "y"), {})]))
+    assert _fused(with_divide).small is None
+    _check(with_divide, [x, y], (x + y) / y)

@@ -101,6 +101,10 @@ CASES = [
                  {"normalize_variance": True, "eps": 1e-5, "eps_mode": "inside_sqrt"}, id="MVN"),
     pytest.param("Broadcast", [X[:, :1], _const([2, 3, 4])], [("f32", [2, 3, 4])],
                  {"mode": "numpy"}, id="Broadcast"),
+    pytest.param("Broadcast", [X[:, :1], _const([3, 1])], [("f32", [2, 3, 4])],
+                 {"mode": "bidirectional"}, id="Broadcast-bidirectional"),
+    pytest.param("Broadcast", [X[:1, :, :1], _const([2, 1, 1, 5])], [("f32", [2, 1, 3, 5])],
+                 {"mode": "bidirectional"}, id="Broadcast-bidirectional-rank"),
     pytest.param("VariadicSplit", [X, _const(2), _const([1, 3])], [("f32", [2, 3, 1]),
                                                                    ("f32", [2, 3, 3])],
                  {}, id="VariadicSplit"),
@@ -123,6 +127,14 @@ def test_split_lengths_that_do_not_fit_take_the_kernel():
         with pytest.raises(KernelError, match="the_op.*2 outputs, op has 3"):
             model(feeds)
     assert re.search(r"\bk\d+\(v\d+, c\d+, c\d+\)", model.runner.source)
+
+
+def test_bidirectional_broadcast_that_does_not_fit_names_the_op():
+    model, feeds = _model("Broadcast", [X, _const([3, 5])], [("f32", [-1, -1, -1])],
+                          dynamic=True, mode="bidirectional")
+    for _ in range(2):  # step by step, then the planned step
+        with pytest.raises(KernelError, match="the_op"):
+            model(feeds)
 
 
 def test_planned_step_errors_name_the_op():

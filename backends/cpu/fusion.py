@@ -712,6 +712,27 @@ class ElemChainKernel:
         self.consts = tuple(consts) + tuple(pad)
         #: a single op: its ufunc (numpy's loop, in place when it may)
         self.ufunc: np.ufunc | None = None
+        #: below :data:`_CHAIN_MIN` elements, a chain of built-in Add /
+        #: Subtract / Multiply and affine steps only: their ufuncs (or the
+        #: affine step's run) in turn, writing into the first one's result
+        #: (the values of the ops one by one, without each kernel's call and
+        #: check: a few us per op on the tiny models). Per op: (function,
+        #: operand, operand): an input's index, None for the carried value
+        #: or a constant array; an affine step has one operand
+        self.small: list[tuple[Any, Any, Any]] | None = []
+        for node, kernel, refs in chain:
+            uf = _UFUNCS.get(node.type)
+            ab = [r if r is None or isinstance(r, int) else r[1] for r in refs]
+            if isinstance(kernel, AffineKernel) and len(ab) == 1:
+                self.small.append((kernel.run, ab[0], None))
+            elif (uf is None or uf is np.divide or kernel is not _BUILTIN.get(node.type)
+                  or len(ab) != 2):
+                self.small = None
+                break
+            else:
+                self.small.append((uf, ab[0], ab[1]))
+        self.size = math.prod(shape) if self.static else -1
+        self.known = [(i, d) for i, d in enumerate(shape) if d >= 0]  # static dims
         #: a single Multiply of a map by one value per row of it (a
         #: squeeze-excitation gate): ``rows_jit.row_scale``, numpy's roundings
         self.scale: Callable[..., None] | None = None
@@ -757,6 +778,11 @@ class ElemChainKernel:
 
     def run(self, x: np.ndarray, inplace: bool, *rest: np.ndarray) -> np.ndarray:
         ins = (x, *rest)
+        if self.small is not None and (0 <= self.size < _CHAIN_MIN
+                                       or self.size < 0 and x.size < _CHAIN_MIN):
+            v = self._in_turn(ins)
+            if v is not None:
+                return v
         shape = self._shape_of(ins)
         if self.scale is not None and shape is not None:
             full = 0 if self.modes[0] == _FULL else 1
@@ -779,8 +805,9 @@ class ElemChainKernel:
                 res = self.ufunc(a, b, out=out)
             return res if type(res) is np.ndarray else np.asarray(res)
         size = -1 if shape is None else math.prod(shape)
-        if size < _CHAIN_MIN:
-            return self._one_by_one(ins)
+        if size < _CHAIN_MIN:  # small, or inputs off the planned layout
+            v = self._in_turn(ins) if self.small is not None else None
+            return v if v is not None else self._one_by_one(ins)
         if inplace and self.modes[0] == _FULL and x.flags.writeable:
             out = x
         else:
@@ -793,6 +820,42 @@ class ElemChainKernel:
         else:
             self._run_rows(self._kernel, size, 1, *args)
         return out
+
+    def _in_turn(self, ins: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        """The ops of :attr:`small` in turn on arrays of the chain's dtype
+        (numpy's broadcasting, any layout), the first op's result checked
+        against the declared shape and the others written into it; None
+        when an input or that result does not fit (the ops one by one then
+        name what failed)."""
+        dt, want = self.dtype, self.shape
+        for a in ins:
+            if a.__class__ is not np.ndarray or a.dtype is not dt:
+                return None
+        small = self.small
+        assert small is not None
+        fn, ra, rb = small[0]
+        a = ins[ra] if ra.__class__ is int else ra
+        if rb is None:  # an affine step: on the step's input, into a new array
+            v = fn(a, False)
+        else:
+            v = fn(a, ins[rb] if rb.__class__ is int else rb)
+        if v.__class__ is not np.ndarray or v.dtype is not dt:
+            return None
+        if v.shape != want:
+            if self.static or v.ndim != len(want):
+                return None
+            got = v.shape
+            for i, d in self.known:
+                if got[i] != d:
+                    return None
+        for fn, ra, rb in small[1:]:
+            if rb is None and ra is None:  # an affine step on the chain's own buffer
+                v = fn(v, True)
+                continue
+            a = v if ra is None else ins[ra] if ra.__class__ is int else ra
+            b = v if rb is None else ins[rb] if rb.__class__ is int else rb
+            v = fn(a, b, out=v)  # ValueError unless of v's shape
+        return v
 
     def _one_by_one(self, ins: tuple[np.ndarray, ...]) -> np.ndarray:
         """The fused ops' own kernels in turn (the unfused results)."""

@@ -32,13 +32,33 @@ def _pad(
     return np.pad(x, widths, mode=mode)
 
 
+def _bidirectional_shape(node: KernelNode, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy's broadcast of two shapes (``np.broadcast_shapes`` costs a few
+    us of Python per call: the tiny models' Expand steps)."""
+    if a == b:
+        return a
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            raise node.error(f"shapes {list(a)} and {list(b)} do not broadcast")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
 def _plan_broadcast(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | None:
-    if str(node.attr("mode", "numpy")).lower() != "numpy":
+    mode = str(node.attr("mode", "numpy")).lower()
+    if mode not in ("numpy", "bidirectional"):
         return None
     empty, copyto = np.empty, np.copyto
+    bidirectional = mode == "bidirectional"
 
     def broadcast(x: np.ndarray, target: np.ndarray, *axes: np.ndarray) -> np.ndarray:
-        out = empty(frozen_ints(node, "target", target), x.dtype)
+        shape = frozen_ints(node, "target", target)
+        if bidirectional:
+            shape = _bidirectional_shape(node, x.shape, shape)
+        out = empty(shape, x.dtype)
         copyto(out, x)  # ValueError when x does not broadcast to the target
         return out
 
