@@ -62,23 +62,84 @@ def test_row_max_f32_integer_keys():
     from xmo.backends.cpu.kernels import rows_jit
 
     rng = np.random.default_rng(3)
+    def row_max(row):
+        return rows_jit.row_max_f32(row.reshape(1, -1).view(np.int32), 0)
+
     for n in (1, 5, 17, 100, 1000):
         x = (rng.standard_normal((20, n)) * 100).astype(np.float32)
-        assert [rows_jit.row_max_f32(r) for r in x] == list(x.max(axis=1))
+        keys = x.view(np.int32)
+        assert [rows_jit.row_max_f32(keys, r) for r in range(20)] == list(x.max(axis=1))
     neg_nan = np.array([1.0, np.nan, 3.0], np.float32)
     neg_nan.view(np.int32)[1] |= np.int32(-2**31)
     cases = {(-np.inf, -np.inf): -np.inf, (-3.0, -2.0): -2.0, (np.inf, 1.0): np.inf,
              (-np.inf, -1e30): -1e30, (-1e-45, -2e-45): -1e-45}
     for row, want in cases.items():
-        assert rows_jit.row_max_f32(np.array(row, np.float32)) == np.float32(want)
-    assert rows_jit.row_max_f32(np.zeros(0, np.float32)) == -np.inf
-    zero = rows_jit.row_max_f32(np.array([-0.0, 0.0, -0.0], np.float32))
+        assert row_max(np.array(row, np.float32)) == np.float32(want)
+    assert row_max(np.zeros(0, np.float32)) == -np.inf
+    zero = row_max(np.array([-0.0, 0.0, -0.0], np.float32))
     assert zero == 0 and not np.signbit(zero)
-    assert np.isnan(rows_jit.row_max_f32(np.array([np.nan, 1.0], np.float32)))
-    assert np.isnan(rows_jit.row_max_f32(neg_nan))
+    assert np.isnan(row_max(np.array([np.nan, 1.0], np.float32)))
+    assert np.isnan(row_max(neg_nan))
     out = np.empty((1, 3), np.float32)
     rows_jit.softmax(neg_nan.reshape(1, 3), out)
     assert np.isnan(out).all()
+
+
+def test_row_kernels_tiny_rows(rk):
+    """Many short rows (attention rows of 8-64, a few hundred of them: the
+    kernels loop over the rows inside one call, in blocks): Softmax (the row
+    kernel, f32 and f64, and attention's) against the formula, with NaN,
+    +inf and all -inf rows; bias_act's affine part with constants per
+    column and per row (numpy's roundings exactly) and Relu / Gelu after it."""
+    from xmo.backends.cpu.kernels import attention_jit
+    from xmo.backends.cpu.kernels.rows import ACT_GELU_ERF, ACT_NONE, ACT_RELU
+
+    rng = np.random.default_rng(5)
+    for rows, n in ((1, 1), (3, 8), (48, 12), (200, 12), (24, 32), (130, 17), (300, 64), (5, 700)):
+        for dtype in (np.float32, np.float64):
+            x = (rng.standard_normal((rows, n)) * 6).astype(dtype)
+            if rows > 3:
+                x[1, n // 2] = np.nan
+                x[2, 0] = np.inf
+                x[3] = -np.inf
+            bad = np.zeros(rows, bool)
+            bad[1:4] = rows > 3
+            out = np.empty_like(x)
+            rk.softmax_rows(x, out, dtype == np.float32)
+            with np.errstate(invalid="ignore"):
+                e = np.exp((x - x.max(axis=1, keepdims=True)).astype(np.float64))
+                ref = e / e.sum(axis=1, keepdims=True)
+            tol = 1e-6 if dtype == np.float32 else 1e-13
+            np.testing.assert_allclose(out[~bad], ref[~bad], rtol=tol, atol=1e-30)
+            assert np.isnan(out[bad]).all()
+            if dtype == np.float32:
+                s = x * np.float32(0.5)
+                attention_jit.softmax_rows(s, np.float32(2.0))
+                np.testing.assert_allclose(s[~bad], ref[~bad], rtol=2e-5, atol=1e-30)
+                assert np.isnan(s[bad]).all()
+            for period in (0, 3):
+                size = n if period == 0 else period
+                a = rng.standard_normal(size).astype(dtype)
+                b = rng.standard_normal(size).astype(dtype)
+                shape = (1, n) if period == 0 else (-1, 1)
+                ca = a.reshape(shape) if period == 0 else np.resize(a, rows).reshape(shape)
+                cb = b.reshape(shape) if period == 0 else np.resize(b, rows).reshape(shape)
+                want = x * ca + cb
+                for act in (ACT_NONE, ACT_RELU):
+                    y = np.empty_like(x)
+                    prm = np.array([act, 0, 0, dtype == np.float32, np.finfo(dtype).tiny])
+                    rk.bias_act(x.reshape(-1), y.reshape(-1), a, b, period, prm, n, 0, rows)
+                    np.testing.assert_array_equal(y, want if act == ACT_NONE else np.where(want < 0, 0, want))
+            if dtype == np.float32:
+                y = x.copy()
+                none = np.empty(0, dtype)
+                prm = np.array([ACT_GELU_ERF, 0, 0, 1, np.finfo(dtype).tiny])
+                rk.bias_act(y.reshape(-1), y.reshape(-1), none, b, 3, prm, n, 0, rows)
+                v = (x + np.resize(b, rows).reshape(-1, 1)).astype(np.float64)
+                from math import erf
+                with np.errstate(invalid="ignore"):
+                    ref = 0.5 * v * (1 + np.vectorize(erf)(v / np.sqrt(2)))
+                np.testing.assert_allclose(y, ref, rtol=2e-6, atol=1e-6)  # (the formula cancels in the tail)
 
 def test_erf_rows_exact_to_f32_rounding():
     import math

@@ -48,7 +48,7 @@ class LayerNormKernel:
     def plan(self, node: KernelNode, consts: tuple) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """The step's function (see :mod:`.node`): the one pass on a
         C-contiguous input of the dtype and last dim, else the two steps."""
-        from xmo.backends.cpu.kernels.rows import row_kernels, run_rows  # the kernels import the backend
+        from xmo.backends.cpu.kernels.rows import SPLIT_MIN, row_kernels, run_rows  # the kernels import the backend
 
         kernel = row_kernels().mvn_affine
         dtype, n, eps, inside, a, b = self.dtype, self.n, self.eps, self.inside, self.a, self.b
@@ -60,7 +60,10 @@ class LayerNormKernel:
                 return two_steps(x, axes)
             out = np.empty(x.shape, dtype)
             rows = x.size // n
-            run_rows(kernel, rows, n, x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n))
+            if rows * n < SPLIT_MIN:  # one range: the kernel called directly
+                kernel(x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n), 0, rows)
+            else:
+                run_rows(kernel, rows, n, x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n))
             return out
 
         return layer_norm

@@ -19,9 +19,9 @@ vector_width.configure()  # before the first kernel: numba's vector width
 def softmax_rows(s, scale):  # pragma: no cover (compiled)
     # f32 scores s [rows, n] in place: s[r] = softmax(s[r] * scale) (scale
     # > 0: exp((s - max) * scale)), four passes over a row (in L1): the
-    # maximum (rows_jit.row_max_f32: integer keys, no float operation, so
-    # this kernel's fastmath flags do not touch it; NaN when the row holds
-    # one), the shifted exponentials, their 2^k scaling with the row sum, the
+    # maximum (rows_jit.row_max_f32, inlined, on the int32 view of s taken
+    # once: integer keys, no float operation, so this kernel's fastmath flags
+    # do not touch it; NaN when the row holds one), the shifted exponentials, their 2^k scaling with the row sum, the
     # multiplication by 1 / sum.
     # exp in f32 with a vectorisable polynomial: 2^k from its bits, a
     # degree-6 polynomial on |f| <= ln2/2 (Cody-Waite reduction; within 2e-6
@@ -33,9 +33,10 @@ def softmax_rows(s, scale):  # pragma: no cover (compiled)
     n = np.uint64(s.shape[1])
     bits = np.empty(n, np.int32)
     pow2 = bits.view(np.float32)
+    keys = s.view(np.int32)
     for r in range(rows):
         row = s[r]
-        m = row_max_f32(row)
+        m = row_max_f32(keys, r)
         for j in range(n):
             t = (row[j] - m) * scale
             low = t < np.float32(-87.0)

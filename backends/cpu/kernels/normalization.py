@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
 from xmo.backends.cpu.kernels._common import float_work, norm_axes
-from xmo.backends.cpu.kernels.rows import ROW_DTYPES, row_kernels, run_rows
+from xmo.backends.cpu.kernels.rows import ROW_DTYPES, SPLIT_MIN, row_kernels, run_rows
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_with
 from xmo.backends.cpu.registry import register_kernel
 
@@ -36,10 +36,14 @@ def _plan_mvn(node: KernelNode, consts: tuple) -> Callable[..., np.ndarray] | No
     def layer_norm(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
         out = empty(x.shape, x.dtype)
         n = x.shape[-1]
-        if out.size:
-            rows = out.size // n
-            run_rows(mvn, rows, n, x.reshape(rows, n) if x.flags.c_contiguous
-                     else np.ascontiguousarray(x).reshape(rows, n), eps, inside, out.reshape(rows, n))
+        size = out.size
+        if size:
+            rows = size // n
+            x2 = x.reshape(rows, n) if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(rows, n)
+            if size < SPLIT_MIN:  # one range: the kernel called directly
+                mvn(x2, eps, inside, out.reshape(rows, n), 0, rows)
+            else:
+                run_rows(mvn, rows, n, x2, eps, inside, out.reshape(rows, n))
         return out
 
     return layer_norm

@@ -19,69 +19,101 @@ from xmo.backends.cpu.kernels.rows import CHUNK, ERF_P, ERF_Q, GELU_G, GELU_Q, L
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
-@numba.njit(cache=True, nogil=True, fastmath={"nsz", "arcp", "contract", "afn", "reassoc"})
-def exp_row_f32(xr, m, outr, bits, scale):  # pragma: no cover (compiled)
-    # exp(x - m) (the difference in f32, as written; xr finite or
-    # -inf, m finite) in f64 with a vectorisable exp: 2^k from its
-    # bits, a degree-7 Taylor polynomial on |f| <= ln2 / 2 (relative
-    # error 5e-9); row sum in f64
-    n = xr.shape[0]
-    for j in range(n):
-        t = np.float64(xr[j] - m)
-        t = t if t > -104.0 else -104.0  # exp(-104) rounds to 0 in f32
-        k = math.floor(t * LOG2E + 0.5)
-        f = t - k * LN2
-        p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
-            1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
-        outr[j] = p
-        bits[j] = (np.int64(k) + 1023) << 52
-    s = 0.0
-    for j in range(n):
-        e = np.float32(outr[j] * scale[j])
-        outr[j] = e
-        s += e
-    return s
+#: elements of x a block of softmax_rows takes at once (whole rows, at
+#: least one): its passes stay in L1, its rows share one call of exp_rows_f32
+SOFTMAX_BLOCK = 2048
 
-@numba.njit(cache=True, nogil=True)
-def row_max_f32(xr):  # pragma: no cover (compiled)
-    # the maximum of a C-ordered f32 row (NaN when it holds a NaN, -inf when
-    # empty) on integer keys: the bits with the magnitude bits of negatives
-    # flipped order as the floats, NaNs of either sign are made the largest;
-    # integer max reductions vectorise (float ones with NaN checks do not)
-    keys = xr.view(np.int32)
+
+@numba.njit(cache=True, nogil=True, fastmath={"nsz", "arcp", "contract", "afn", "reassoc"})
+def exp_rows_f32(x, r0, r1, ms, out, bits, scale, sums):  # pragma: no cover (compiled)
+    # rows r0..r1 of f32 x into out: exp(x - m) (the difference in f32, as
+    # written; x finite or -inf, m = ms[r - r0] in f32; rows whose m is not finite
+    # are skipped) in f64 with a vectorisable exp: 2^k from its bits, a
+    # degree-7 Taylor polynomial on |f| <= ln2 / 2 (relative error 5e-9);
+    # the row sums in f64 into sums[r - r0]. The loop over the rows is here
+    # (one call a block of rows, not one a row: a call costs ~40 ns, the
+    # exponentials of a row of 12 about as much)
+    n = x.shape[1]
+    for r in range(r0, r1):
+        m = np.float32(ms[r - r0])
+        if not math.isfinite(m):
+            continue
+        for j in range(n):
+            t = np.float64(x[r, j] - m)
+            t = t if t > -104.0 else -104.0  # exp(-104) rounds to 0 in f32
+            k = math.floor(t * LOG2E + 0.5)
+            f = t - k * LN2
+            p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (
+                1.0 / 120 + f * (1.0 / 720 + f * (1.0 / 5040)))))))
+            out[r, j] = p
+            bits[j] = (np.int64(k) + 1023) << 52
+        s = 0.0
+        for j in range(n):
+            e = np.float32(out[r, j] * scale[j])
+            out[r, j] = e
+            s += e
+        sums[r - r0] = s
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def row_max_f32(keys, r):  # pragma: no cover (compiled)
+    # the maximum of row r of a C-ordered 2-D f32 array (NaN when it holds a
+    # NaN, -inf when empty) from keys, the array's x.view(np.int32) (taken
+    # once by the caller: a view made per row, in a function not inlined,
+    # costs ~40 ns a call). On integer keys: the bits with the magnitude bits
+    # of negatives flipped order as the floats, NaNs of either sign are made
+    # the largest; integer max reductions vectorise (float ones with NaN
+    # checks do not). Inlined: no float operation, the caller's fastmath
+    # flags do not touch it
     low31 = np.int32(0x7FFFFFFF)
     mk = np.int32(-2139095041)  # the key of -inf (0xFF800000 ^ 0x7FFFFFFF)
-    for j in range(np.uint64(keys.shape[0])):
-        b = keys[j]
+    for j in range(np.uint64(keys.shape[1])):
+        b = keys[r, j]
         key = low31 if (b & low31) > np.int32(0x7F800000) else b ^ ((b >> np.int32(31)) & low31)
         mk = key if key > mk else mk
     return np.int32(mk ^ ((mk >> np.int32(31)) & low31)).view(np.float32)
 
 @numba.njit(cache=True, nogil=True)
 def softmax_rows(x, out, fast):  # pragma: no cover (compiled)
+    # fast (f32): in blocks of about SOFTMAX_BLOCK elements, the rows'
+    # maxima, their exponentials and sums (exp_rows_f32), then each row
+    # normalized; a row with a NaN or inf (its maximum not finite), and
+    # every f64 row, by math.exp as written
     rows, n = x.shape
-    bits = np.empty(n if fast else 0, np.int64)
-    scale = bits.view(np.float64)
-    for r in range(rows):
-        if fast:  # f32
-            m = row_max_f32(x[r])
-        else:
-            m = x[r, 0]
-            for j in range(1, n):
-                v = x[r, j]
-                if v > m or math.isnan(v):
-                    m = v
-        if fast and math.isfinite(m):
-            s = exp_row_f32(x[r], m, out[r], bits, scale)
-        else:  # f64, or a NaN / inf in the row: math.exp as written
-            s = 0.0
+    nb = max(1, min(rows, SOFTMAX_BLOCK // max(n, 1))) if fast else 1
+    # one scratch (an allocation costs ~40 ns): the 2^k of a row (as bits),
+    # the block's row sums and maxima (f32 values, exact in f64)
+    work = np.empty(n + 2 * nb if fast else 0, np.float64)
+    scale = work[:n]
+    bits = scale.view(np.int64)
+    sums = work[n:n + nb]
+    ms = work[n + nb:]
+    keys = x.view(np.int32) if fast else np.empty((0, 0), np.int32)
+    for r0 in range(0, rows, nb):
+        r1 = min(rows, r0 + nb)
+        if fast:
+            for r in range(r0, r1):
+                ms[r - r0] = row_max_f32(keys, r)
+            exp_rows_f32(x, r0, r1, ms, out, bits, scale, sums)
+        for r in range(r0, r1):
+            if fast:
+                m = np.float32(ms[r - r0])
+            else:
+                m = x[r, 0]
+                for j in range(1, n):
+                    v = x[r, j]
+                    if v > m or math.isnan(v):
+                        m = v
+            if fast and math.isfinite(m):
+                s = sums[r - r0]
+            else:  # f64, or a NaN / inf in the row: math.exp as written
+                s = 0.0
+                for j in range(n):
+                    e = math.exp(x[r, j] - m)
+                    out[r, j] = e
+                    s += out[r, j]
+            inv = 1.0 / s  # one division a row, a multiplication an element
             for j in range(n):
-                e = math.exp(x[r, j] - m)
-                out[r, j] = e
-                s += out[r, j]
-        inv = 1.0 / s  # one division a row, a multiplication an element
-        for j in range(n):
-            out[r, j] = out[r, j] * inv
+                out[r, j] = out[r, j] * inv
 
 def softmax(x, out):
     softmax_rows(x, out, x.dtype == np.float32)
@@ -185,46 +217,58 @@ def erf(x, out, lo, hi):  # pragma: no cover (compiled)
         out[i] = erf64(np.float64(x[i]))
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def affine_chunk(x1, o1, base, jc, m, a, b, r, period):  # pragma: no cover (compiled)
-    # o1[base:base+m] = x1[...] * a + b in x's dtype (as numpy: no
-    # contraction); a, b: one value per column (period 0, from column
-    # jc) or one per row r % period, empty for none. Indices unsigned
-    # (base, jc, m: uint64): no negative-index wraparound, the loops
+def affine_rows(x1, o1, r0, r1, n, a, b, period):  # pragma: no cover (compiled)
+    # rows r0..r1 of x1 (1-D, rows of n) into o1: x * a + b in x's dtype
+    # (as numpy: no contraction); a, b: one value per column (period 0) or
+    # one per row r % period, empty for none. The loop over the rows is
+    # here (one inlined call a group of rows: the array arguments of an
+    # inlined call still cost their reference counts, ~85 ns a call with
+    # rows of 8). Indices unsigned: no negative-index wraparound, the loops
     # vectorise
+    un = np.uint64(n)
     if period > 0:
-        if a.size and b.size:
-            ca = a[r % period]
-            cb = b[r % period]
-            for i in range(m):
-                j = base + i
-                o1[j] = x1[j] * ca + cb
-        elif a.size:
-            ca = a[r % period]
-            for i in range(m):
-                j = base + i
-                o1[j] = x1[j] * ca
-        elif b.size:
-            cb = b[r % period]
-            for i in range(m):
-                j = base + i
-                o1[j] = x1[j] + cb
-        else:
-            for i in range(m):
-                j = base + i
-                o1[j] = x1[j]
+        for r in range(r0, r1):
+            base = np.uint64(r * n)
+            if a.size and b.size:
+                ca = a[r % period]
+                cb = b[r % period]
+                for i in range(un):
+                    j = base + i
+                    o1[j] = x1[j] * ca + cb
+            elif a.size:
+                ca = a[r % period]
+                for i in range(un):
+                    j = base + i
+                    o1[j] = x1[j] * ca
+            elif b.size:
+                cb = b[r % period]
+                for i in range(un):
+                    j = base + i
+                    o1[j] = x1[j] + cb
+            else:
+                for i in range(un):
+                    j = base + i
+                    o1[j] = x1[j]
     elif a.size and b.size:
-        for j in range(m):
-            o1[base + j] = x1[base + j] * a[jc + j] + b[jc + j]
+        for r in range(r0, r1):
+            base = np.uint64(r * n)
+            for j in range(un):
+                o1[base + j] = x1[base + j] * a[j] + b[j]
     elif a.size:
-        for j in range(m):
-            o1[base + j] = x1[base + j] * a[jc + j]
+        for r in range(r0, r1):
+            base = np.uint64(r * n)
+            for j in range(un):
+                o1[base + j] = x1[base + j] * a[j]
     elif b.size:
-        for j in range(m):
-            o1[base + j] = x1[base + j] + b[jc + j]
+        for r in range(r0, r1):
+            base = np.uint64(r * n)
+            for j in range(un):
+                o1[base + j] = x1[base + j] + b[j]
     else:
-        for i in range(m):
-            j = base + i
-            o1[j] = x1[j]
+        for r in range(r0, r1):
+            base = np.uint64(r * n)
+            for j in range(un):
+                o1[base + j] = x1[base + j]
 
 gg0, gg1, gg2, gg3, gg4, gg5, gg6, gg7, gg8 = (np.float32(c) for c in GELU_G)
 gq0, gq1, gq2, gq3, gq4, gq5 = (np.float32(c) for c in GELU_Q)
@@ -359,11 +403,10 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     group = max(1, CHUNK // max(n, 1))
     for r0 in range(lo, hi, group):
         r1 = min(hi, r0 + group)
-        for r in range(r0, r1):
-            if inplace:  # one array: no aliasing check failing the vector loop
-                affine_chunk(o1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
-            else:
-                affine_chunk(x1, o1, np.uint64(r * n), np.uint64(0), np.uint64(n), a, b, r, period)
+        if inplace:  # one array: no aliasing check failing the vector loop
+            affine_rows(o1, o1, r0, r1, n, a, b, period)
+        else:
+            affine_rows(x1, o1, r0, r1, n, a, b, period)
         if act == 0:
             continue
         for c0 in range(r0 * n, r1 * n, CHUNK):
