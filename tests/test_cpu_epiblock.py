@@ -58,15 +58,15 @@ def _act(act: str, x, t):
 
 
 def _conv(shape: list[int], cout: int, act: str | None, etype: str = "f32",
-          bias_shape: tuple[int, ...] | None = None) -> ModuleOp:
+          bias_shape: tuple[int, ...] | None = None, stride: int = 1) -> ModuleOp:
     """act(Conv1x1(x, w) + bias); ``shape`` may hold -1 (dynamic)."""
     dt = np.float32 if etype == "f32" else np.float64
     n, c, h, w = shape
     x = ParameterOp.new(etype, shape, name="x")
     wc = ConstantOp.from_array((RNG.standard_normal((cout, c, 1, 1)) * 0.3).astype(dt))
-    t = tensor(etype, [n, cout, h, w])
+    t = tensor(etype, [n, cout, -(-h // stride), -(-w // stride)])
     conv = op_class("Convolution").make(
-        [x, wc], {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0],
+        [x, wc], {"strides": [stride, stride], "dilations": [1, 1], "pads_begin": [0, 0],
                   "pads_end": [0, 0]}, result_types=[t], name="conv")
     bc = ConstantOp.from_array(RNG.standard_normal(bias_shape or (1, cout, 1, 1)).astype(dt))
     last = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
@@ -131,6 +131,26 @@ def test_pointwise_conv_batch_one_and_small_product(row_blocks):
     row_blocks.clear()
     x = RNG.standard_normal((1, 5, 3, 7)).astype(np.float32)
     _check(_conv([1, 5, 3, 7], 6, "Relu"), x)
+    assert row_blocks == []
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_strided_pointwise_conv_reads_its_pixels_then_the_same_gemm(batch, row_blocks):
+    """A 1x1 convolution of stride 2 (a ResNet downsample; odd maps): the
+    pixels it reads copied out, then the pointwise GEMM with its epilogue in
+    row ranges; values of the unfused schedule and of numpy's subsampled product."""
+    x = RNG.standard_normal((batch, 48, 61, 59)).astype(np.float32)
+    module = _conv([batch, 48, 61, 59], 130, "Relu", stride=2)
+    got = _check(module, x)
+    assert got.shape == (batch, 130, 31, 30) and len(row_blocks) >= 2
+    w = next(op for op in module.ops if isinstance(op, ConstantOp)).get_array()
+    bias = [op for op in module.ops if isinstance(op, ConstantOp)][1].get_array()
+    ref = np.einsum("mc,nchw->nmhw", w.reshape(130, 48).astype(np.float64),
+                    x[:, :, ::2, ::2].astype(np.float64)) + bias
+    np.testing.assert_allclose(got, np.maximum(ref, 0), rtol=1e-5, atol=1e-5)
+    row_blocks.clear()
+    small = RNG.standard_normal((batch, 5, 7, 9)).astype(np.float32)
+    _check(_conv([batch, 5, 7, 9], 6, None, stride=3), small)  # no split: one GEMM, then the bias
     assert row_blocks == []
 
 

@@ -709,21 +709,29 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     n = x.shape[0]
     if epi is not None and not epi_rows_fit(epi, g * mg):  # rows of one image: its channels
         epi = None  # the forms below without it
-    if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and all(s == 1 for s in strides)
-            and not any(pb) and not any(pe)):
+    if (g == 1 and math.prod(wp.shape[3:]) == 1 and x.shape[1] == cg and not any(pb)
+            and not any(pe) and (x.ndim == 4 or all(s == 1 for s in strides))):
         wm = wp.reshape(mg, cg)
-        hw = math.prod(x.shape[2:])
-        out_shape = (n, mg) + tuple(x.shape[2:])
+        if all(s == 1 for s in strides):
+            sub = None
+            dims = tuple(x.shape[2:])
+        else:  # strided (a ResNet downsample): the pixels it reads, then the same GEMM
+            sh, sw = strides
+            sub = np.ascontiguousarray
+            dims = tuple(conv_out_dims(x.shape[2:], (1, 1), strides, dil, pb, pe))
+        hw = math.prod(dims)
+        out_shape = (n, mg) + dims
+        flat = (lambda v: v.reshape(n, cg, hw)) if sub is None else (
+            lambda v: sub(v[:, :, ::sh, ::sw]).reshape(n, cg, hw))
         if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
-            return applies_epi(
-                lambda v: pointwise_epi(wm, v.reshape(n, cg, hw), epi).reshape(out_shape), epi)
+            return applies_epi(lambda v: pointwise_epi(wm, flat(v), epi).reshape(out_shape), epi)
         if hw == 1 and n * mg * cg < MIN_SPLIT_MACS:
             # a 1x1 map (squeeze-excitation): [N, C] x [C, M], one BLAS call (np.dot)
             wt, dot = np.ascontiguousarray(wm.T), np.dot
-            return lambda v: dot(v.reshape(n, cg), wt).reshape(out_shape)
+            return lambda v: dot(flat(v).reshape(n, cg), wt).reshape(out_shape)
         if n == 1:
-            return lambda v: sized_matmul(wm, v.reshape(cg, hw)).reshape(out_shape)
-        return lambda v: sized_matmul(wm, v.reshape(n, cg, hw)).reshape(out_shape)
+            return lambda v: sized_matmul(wm, flat(v).reshape(cg, hw)).reshape(out_shape)
+        return lambda v: sized_matmul(wm, flat(v)).reshape(out_shape)
     if x.ndim == 4:
         out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
         if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
