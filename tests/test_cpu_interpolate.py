@@ -230,17 +230,21 @@ def test_dynamic_sizes() -> None:
         assert np.abs(got - want).max() <= tol
 
 
-def test_threads_split_rows_and_planes(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threads_blocks_streams(monkeypatch: pytest.MonkeyPatch, dtype: Any) -> None:
     """Maps cut into tasks over planes, and over rows with fewer planes than
-    tasks; linear tasks in blocks of a few output rows."""
+    tasks; linear tasks in blocks of a few output rows, their rows written
+    with non-temporal stores (rows of any length and alignment)."""
     monkeypatch.setattr(interpolate_module, "TASK_ELEMENTS", 1000)
     monkeypatch.setattr(interpolate_module, "SCRATCH_ELEMENTS", 300)
+    monkeypatch.setattr(interpolate_module, "STREAM_BYTES", 0)
     for shape, size in [((1, 9, 40, 30), (50, 41)), ((1, 3, 30, 40), (61, 50)),
-                        ((1, 2, 50, 40), (13, 20))]:
-        x = RNG.standard_normal(shape).astype(np.float32)
+                        ((1, 2, 50, 40), (13, 20)), ((2, 2, 7, 3), (9, 5)),
+                        ((1, 1, 20, 20), (40, 160))]:
+        x = RNG.standard_normal(shape).astype(dtype)
         for mode in ("nearest", "linear_onnx"):
             model, op = _model(list(shape), [*shape[:2], *size], list(size), [2, 3],
-                               _attrs(mode), "f32")
+                               _attrs(mode), ETYPE[dtype])
             _check(_runs(model, x), x, op, list(size), None, [2, 3], exact=mode == "nearest")
 
 

@@ -13,8 +13,9 @@ position reads at most two inputs per axis, runs on
 :mod:`~xmo.backends.cpu.kernels.interpolate_jit` from per-axis index and
 weight tables computed once per input shape (a plan keeps them when the
 sizes/scales and axes are constants): a gather, or a separable 2-tap kernel
-computing in the input's element type, split over planes (or output rows)
-on the threads; a 1x1 map is a broadcast. The tables are the generic path's
+computing in the input's element type (an output larger than the caches
+written with non-temporal stores), split over planes (or output rows) on the
+threads; a 1x1 map is a broadcast. The tables are the generic path's
 weights (in f64, then rounded to the element type): an f32 result differs from
 the generic path's by a few f32 ulp of the input's magnitude (the tests bound
 it at 4), an f64 one by f64 rounding. Cubic, antialias downsampling, pads,
@@ -46,6 +47,12 @@ TASK_ELEMENTS = 1 << 18
 #: runs in blocks of ``SCRATCH_ELEMENTS // (2 * OW)`` output rows (each reads
 #: at most two rows); every map of the benchmark models is one block
 SCRATCH_ELEMENTS = 1 << 18
+#: output bytes from which the linear kernel writes its rows with
+#: non-temporal stores (``interpolate_jit.lerp_line_nt``): above the core's
+#: L2 (2 MiB here) the line is not read before it is written. DeepLabV3's
+#: 21x320x320 f32 output (8.6 MB): the row pass 0.59-0.69 ms against
+#: 1.34-1.46 ms with plain stores (medians, one thread, hot or evicted caches)
+STREAM_BYTES = 1 << 22
 #: routes (one per input shape and element type) a plan keeps
 MAX_ROUTES = 8
 _FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -277,7 +284,7 @@ def resize_route(
         args = (rows, np.searchsorted(rows, ty[0]), np.searchsorted(rows, ty[1]),
                 ty[2].astype(dtype), ty[3].astype(dtype), tx[0], tx[1],
                 tx[2].astype(dtype), tx[3].astype(dtype))
-        post = (max(1, SCRATCH_ELEMENTS // (2 * ow)),)
+        post = (max(1, SCRATCH_ELEMENTS // (2 * ow)), planes * oh * ow * dtype.itemsize >= STREAM_BYTES)
         kernel = jit.linear_2d
 
     def resize(x: np.ndarray) -> np.ndarray:
