@@ -242,3 +242,90 @@ def test_softmax_rows_nan_and_inf_rows():
     np.testing.assert_allclose(got[4], 1 / 40, rtol=1e-6)
     assert (got[5, :20] == 0).all()
     np.testing.assert_allclose(got[5, 20:], 1 / 20, rtol=1e-6)
+
+
+# --- small f32 problems as one block over all heads (attention._small)
+
+
+@pytest.fixture
+def small_kernel(monkeypatch):
+    """f32 problems of one block on the calling thread by
+    :func:`attention._small`; yields the list of its calls' output shapes
+    (the route taken)."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(attention, "PARALLEL_MIN_WORK", 1 << 40)
+    calls: list[tuple[int, ...]] = []
+    small = attention._small
+
+    def spy(*args):
+        calls.append(args[-1].shape)
+        small(*args)
+
+    monkeypatch.setattr(attention, "_small", spy)
+    return calls
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_sdpa_small_matches_formula(case, small_kernel):
+    """The formula's cases (masks broadcast over heads and rows, a 2-D mask,
+    grouped-query heads, shared K/V) and vit / whisper_encoder's tiny heads
+    within the blocked path's bounds of the f64 formula, and the blocked
+    path's values (the same products and softmax; bit for bit on one block)."""
+    rng = np.random.default_rng(20)
+    sq, sk, sv, sm = CASES[case]
+    q, k, v = _rand(rng, sq), _rand(rng, sk), _rand(rng, sv)
+    extra = ()
+    if sm is not None:
+        mask = rng.random(sm) > 0.3 if case.startswith("bool") else _rand(rng, sm)
+        if mask.dtype == np.bool_:
+            mask[..., 0] = True
+        extra = (mask,)
+    got = _check(q, k, v, *extra)
+    assert len(small_kernel) == 1
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(attention, "BLOCK_SCORES", 40)  # blocks of a few rows
+        blocked = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, *extra)
+    np.testing.assert_allclose(got, blocked, rtol=1e-6, atol=1e-7)
+    for shape in ([2, 4, 17, 8], [1, 8, 50, 8]):
+        _check(_rand(rng, shape), _rand(rng, shape), _rand(rng, shape))
+    assert len(small_kernel) == 3
+
+
+@pytest.mark.parametrize("l_len,s_len", [(9, 9), (5, 12), (12, 5)])
+def test_sdpa_small_causal_scale_shift(l_len, s_len, small_kernel):
+    """Causal (L < S, L > S; the mask ignored), an explicit scale with a
+    float mask broadcast over keys, scalar shifts (zero: folded), K and V as
+    transposed views of one projection, the batch of K/V broadcast; f64
+    stays off it, f16 runs on it in f32."""
+    rng = np.random.default_rng(21)
+    kv = _rand(rng, [2, s_len, 2, 3, 8])
+    k, v = kv[:, :, 0].transpose(0, 2, 1, 3), kv[:, :, 1].transpose(0, 2, 1, 3)
+    q = _rand(rng, [2, 3, l_len, 8])
+    junk = np.full((l_len, s_len), -1e9, np.float32)
+    _check(q, k, v, junk, np.float32(0.3), causal=True)
+    _check(q, k, v, causal=True)
+    _check(q, k, v, _rand(rng, [1, 1, l_len, 1]), np.array([0.7], np.float32))
+    _check(q, k, v, np.float32(0.0), np.float32(0.2))
+    _check(q, k[:1], v[:1], np.float32(1.5))
+    assert len(small_kernel) == 5
+    _check(*(x.astype(np.float64) for x in (q, k, v)), causal=True, rtol=1e-12, atol=1e-13)
+    _check(*(x.astype(np.float16) for x in (q, k, v)), causal=True, rtol=2e-3, atol=2e-3)
+    assert len(small_kernel) == 6
+
+
+def test_sdpa_small_nan_rows(small_kernel):
+    """A fully masked row and a NaN score row give NaN rows, as the formula."""
+    rng = np.random.default_rng(22)
+    q, k, v = _rand(rng, [1, 2, 9, 8]), _rand(rng, [1, 2, 70, 8]), _rand(rng, [1, 2, 70, 8])
+    mask = rng.random((9, 70)) > 0.5
+    mask[:, 0] = True
+    mask[4] = False
+    q[0, 1, 6, 2] = np.nan
+    with np.errstate(invalid="ignore"):
+        got = kernel_for("ov.ScaledDotProductAttention")(_node(), q, k, v, mask)
+        want = _reference(q, k, v, mask)
+    nan = np.isnan(want)
+    assert nan.sum() == 3 * 8
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_allclose(got[~nan], want[~nan], rtol=1e-5, atol=1e-6)
+    assert len(small_kernel) == 1

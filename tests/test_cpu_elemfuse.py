@@ -249,3 +249,92 @@ def test_small_chains_run_their_ufuncs_in_turn():
                                        [("Add", ("x", "y"), {}), ("Divide", ("v", "y"), {})]))
     assert _fused(with_divide).small is None
     _check(with_divide, [x, y], (x + y) / y)
+
+
+def _random_chain(rng, dt, rows: int, inner: int):
+    """(srcs, code, prm, reference) of a random chain for ``rows_jit.elem_chain``
+    over ``rows x inner`` elements: every op kind and source layout, NaN / inf /
+    zero among the values; the reference is the ops one by one on whole arrays
+    (numpy's ufuncs, the activations by ``bias_act`` over the whole array)."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    size = rows * inner
+    acts = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] + ([1] if dt == np.float32 else [])
+
+    def values(n: int) -> np.ndarray:
+        a = (rng.standard_normal(n) * 3).astype(dt)
+        special = [np.nan, np.inf, -np.inf, 0.0]
+        a[rng.integers(0, n, min(n // 4, 2))] = rng.choice(special, min(n // 4, 2))
+        return a
+
+    srcs: list[np.ndarray] = []
+    layouts: list[tuple[int, int]] = []  # (mode, period) of each source
+    code, prm = [], []
+    v = np.empty(size, dt)
+    for k in range(int(rng.integers(1, 8))):
+        op = 0 if k == 0 else int(rng.integers(1, 9))
+        if op in (7, 8):
+            act = int(rng.choice(acts))
+            p = ((float(rng.uniform(-2, 0)), float(rng.uniform(0, 2))) if act == 3
+                 else (float(rng.uniform(0.1, 2)), float(rng.uniform(-1, 1))))
+            code.append((op, 0, 0, 0))
+            prm.append((act, *p, float(dt == np.float32 and k % 2 == 0), float(np.finfo(dt).tiny)))
+            if op == 8:
+                v = np.where(v < 0, dt(0), v)
+            else:
+                none = np.empty(0, dt)
+                rows_jit.bias_act(v, v, none, none, 0, np.array(prm[-1]), size, 0, 1)
+            continue
+        mode, period = int(rng.integers(0, 4)), 0
+        if len(srcs) == 4:  # an earlier source again
+            src = int(rng.integers(0, 4))
+            mode, period = layouts[src]
+        else:
+            if mode == 2:
+                period = int(rng.choice([d for d in (1, 2, 3, rows) if rows % d == 0]))
+            srcs.append(values({0: size, 1: 1, 2: period, 3: inner}[mode]))
+            layouts.append((mode, period))
+            src = len(srcs) - 1
+        o = srcs[src]
+        if mode == 2:
+            o = o[np.arange(rows) % period]
+        full = o if mode == 0 else np.broadcast_to(o, size) if mode == 1 else (
+            np.tile(o, rows) if mode == 3 else np.repeat(o, inner))
+        if op == 0:
+            v = full.copy()
+        else:  # op 3 and 6: the source first
+            uf = [np.add, np.subtract, np.subtract, np.multiply, np.divide, np.divide][op - 1]
+            v = uf(full, v) if op in (3, 6) else uf(v, full)
+        code.append((op, src, mode, period))
+        prm.append((0.0,) * 5)
+    srcs += [np.empty(0, dt)] * (4 - len(srcs))
+    return (tuple(srcs), np.array(code, np.int64).reshape(-1, 4),
+            np.array(prm, np.float64).reshape(-1, 5), v)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_elem_chain_kernel_matches_ops_one_by_one(dt):
+    """``rows_jit.elem_chain`` (chunks of whole rows, or a part of one row
+    for rows above its chunk) bit for bit against the ops one by one over
+    whole arrays: random chains of every op kind on per-element, one-value,
+    per-row and per-column sources, rows shorter and longer than a chunk,
+    ranges starting and ending inside rows (the threads' splits)."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    rng = np.random.default_rng(3)
+    with np.errstate(all="ignore"):
+        for t in range(300):
+            inner = int(rng.choice([1, 3, 8, 17, 32, 100, 511, 512, 513, 1100]))
+            rows = int(rng.integers(1, 40))
+            srcs, code, prm, want = _random_chain(rng, dt, rows, inner)
+            size = rows * inner
+            lo, hi = 0, size
+            if t % 3 == 0:
+                lo = int(rng.integers(0, size))
+                hi = int(rng.integers(lo + 1, size + 1))
+            out = np.full(size, 7, dt)
+            rows_jit.elem_chain(srcs, out, code, prm, inner, lo, hi)
+            ref = np.full(size, 7, dt)
+            ref[lo:hi] = want[lo:hi]
+            np.testing.assert_array_equal(out.view(np.uint8), ref.view(np.uint8),
+                                          err_msg=f"{code.tolist()} {prm[:, 0]} {rows}x{inner}")

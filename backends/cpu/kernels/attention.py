@@ -22,7 +22,11 @@ computes only the key columns up to its last row and masks the triangle on
 its diagonal square. With more than one thread, problems above
 ``PARALLEL_MIN_WORK`` run as about ``TASKS_PER_THREAD`` tasks per thread on
 the helper pool (:func:`threads.run_tasks`; BLAS is on one thread:
-threads.py).
+threads.py). An f32 problem that is one task of one block (its scores within
+``BLOCK_SCORES``, on the calling thread: vit's and whisper_encoder's tiny
+heads) skips the tasks and slices: one batched product, the mask, one
+softmax call and one batched product over all heads (:func:`_small`; the
+same values, ~14-18 us less a call on the tiny heads).
 """
 
 from __future__ import annotations
@@ -127,6 +131,24 @@ def _task(
             o /= den
 
 
+def _small(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: Any,
+           bias: np.ndarray | float | None, causal: bool, softmax: Any, out: np.ndarray) -> None:
+    """A small f32 problem as one block over all heads: ``q [B, L, E]``,
+    ``k [B or 1, S, E]``, ``v [B or 1, S, Ev]``, ``bias`` a ``[B or
+    1, L or 1, S or 1]`` array, a float shift or None. One batched product for
+    the scores (the scale folded into the softmax when nothing is added, as
+    :func:`_task` does), the mask, one softmax call, one batched product
+    into ``out``."""
+    fold = bias is None and scale > 0
+    s = np.matmul(q if fold else q * scale, np.swapaxes(k, -1, -2))
+    if causal:  # keys after the query's index (top-left aligned, as _task)
+        np.copyto(s, -np.inf, where=np.triu(np.ones(s.shape[1:], np.bool_), k=1))
+    elif bias is not None:
+        s += bias
+    softmax(s.reshape(-1, s.shape[2]), scale if fold else out.dtype.type(1.0))
+    np.matmul(s, v, out=out)
+
+
 @register_kernel("ov.ScaledDotProductAttention")
 def _sdpa(
     node: KernelNode, q: np.ndarray, k: np.ndarray, v: np.ndarray, *extra: np.ndarray
@@ -158,11 +180,23 @@ def _sdpa(
     if out.size == 0:
         return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
     q3, k3, v3 = _flat(q, batch, n_b), _flat(k, batch, n_b), _flat(v, batch, n_b)
-    kt = np.swapaxes(k3, -1, -2)
-    if q3.shape[0] != n_b:
-        q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
+    bias = None
+    if mask is not None and not causal:
+        if mask.dtype == np.bool_:
+            bias = np.where(mask, work(0), work(-np.inf))
+        else:
+            bias = mask.astype(work, copy=False)
+        bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
     work_size = n_b * n_l * n_s * (q.shape[-1] + n_ev)
     parallel = threads.threads() > 1 and work_size >= PARALLEL_MIN_WORK
+    if q3.shape[0] != n_b:
+        q3 = np.broadcast_to(q3, (n_b,) + q3.shape[1:])  # q drives the blocks
+    if not parallel and n_b * n_l * n_s <= BLOCK_SCORES:  # one task, one block
+        softmax = _softmax_rows() if work is np.float32 else None
+        if softmax is not None:
+            _small(q3, k3, v3, scale, shift if shift else bias, causal, softmax, out)
+            return out.reshape(batch + (n_l, n_ev)).astype(dtype, copy=False)
+    kt = np.swapaxes(k3, -1, -2)
     want = TASKS_PER_THREAD * threads.threads() if parallel else 1
     rows = min(n_l, max(1, BLOCK_SCORES // max(n_s, 1)))
     if rows < n_l or n_b < want:
@@ -178,17 +212,11 @@ def _sdpa(
         per_b = max(1, min(BLOCK_SCORES // max(n_l * n_s, 1), n_b // want))
         ranges = [(b0, min(n_b, b0 + per_b), 0, n_l) for b0 in range(0, n_b, per_b)]
         rows = n_l
-    tri = bias = None
+    tri = None
     if causal:
         tri = np.triu(np.ones((rows, rows), np.bool_), k=1)
     elif shift is not None and shift != 0.0:
         bias = shift
-    elif mask is not None:
-        if mask.dtype == np.bool_:
-            bias = np.where(mask, work(0), work(-np.inf))
-        else:
-            bias = mask.astype(work, copy=False)
-        bias = _flat(bias.reshape((1,) * max(0, 2 - bias.ndim) + bias.shape), batch, n_b)
     tasks = [(_task, (q3, kt, v3, scale, bias, tri, out) + r + (rows,)) for r in ranges]
     if parallel and len(tasks) > 1:
         threads.run_tasks(tasks)

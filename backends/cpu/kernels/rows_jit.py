@@ -491,74 +491,94 @@ def gelu_tanh(x1, o1, lo, hi):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def chain_arr(op, buf, o, base, m):  # pragma: no cover (compiled)
-    # base, m: uint64 (no negative-index wraparound: the loops vectorise)
-    # buf[:m] = buf op o[base:base+m] (op codes: see elem_chain), in the
-    # dtype, as numpy computes each op (no contraction)
-    if op == 0:
-        for i in range(m):
-            buf[i] = o[base + i]
-    elif op == 1:
-        for i in range(m):
-            buf[i] = buf[i] + o[base + i]
-    elif op == 2:
-        for i in range(m):
-            buf[i] = buf[i] - o[base + i]
-    elif op == 3:
-        for i in range(m):
-            buf[i] = o[base + i] - buf[i]
-    elif op == 4:
-        for i in range(m):
-            buf[i] = buf[i] * o[base + i]
-    elif op == 5:
-        for i in range(m):
-            buf[i] = buf[i] / o[base + i]
-    else:
-        for i in range(m):
-            buf[i] = o[base + i] / buf[i]
+def chain_arr(op, buf, o, base, stride, w, nr):  # pragma: no cover (compiled)
+    # nr rows of w values: buf[q w + i] = buf[q w + i] op o[base + q stride + i]
+    # (op codes: see elem_chain; stride w: o's values in turn, 0: one row of
+    # o for every row), in the dtype, as numpy computes each op (no
+    # contraction). The loop over the rows is here (one inlined call a chunk:
+    # its array arguments cost ~85 ns a call). base, stride, w: uint64 (no
+    # negative-index wraparound: the loops vectorise)
+    for q in range(nr):
+        b = np.uint64(q) * w
+        s = base + np.uint64(q) * stride
+        if op == 0:
+            for i in range(w):
+                buf[b + i] = o[s + i]
+        elif op == 1:
+            for i in range(w):
+                buf[b + i] = buf[b + i] + o[s + i]
+        elif op == 2:
+            for i in range(w):
+                buf[b + i] = buf[b + i] - o[s + i]
+        elif op == 3:
+            for i in range(w):
+                buf[b + i] = o[s + i] - buf[b + i]
+        elif op == 4:
+            for i in range(w):
+                buf[b + i] = buf[b + i] * o[s + i]
+        elif op == 5:
+            for i in range(w):
+                buf[b + i] = buf[b + i] / o[s + i]
+        else:
+            for i in range(w):
+                buf[b + i] = o[s + i] / buf[b + i]
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def chain_val(op, buf, c, m):  # pragma: no cover (compiled)
-    # buf[:m] = buf op c (one value)
-    if op == 0:
-        for i in range(m):
-            buf[i] = c
-    elif op == 1:
-        for i in range(m):
-            buf[i] = buf[i] + c
-    elif op == 2:
-        for i in range(m):
-            buf[i] = buf[i] - c
-    elif op == 3:
-        for i in range(m):
-            buf[i] = c - buf[i]
-    elif op == 4:
-        for i in range(m):
-            buf[i] = buf[i] * c
-    elif op == 5:
-        for i in range(m):
-            buf[i] = buf[i] / c
-    else:
-        for i in range(m):
-            buf[i] = c / buf[i]
+def chain_val(op, buf, o, r, period, w, nr):  # pragma: no cover (compiled)
+    # nr rows of w values: buf[q w + i] = buf[q w + i] op c, c = o[(r + q) %
+    # period] (one value a row; period 1, nr 1: one value); w uint64
+    for q in range(nr):
+        b = np.uint64(q) * w
+        c = o[(r + q) % period]
+        if op == 0:
+            for i in range(w):
+                buf[b + i] = c
+        elif op == 1:
+            for i in range(w):
+                buf[b + i] = buf[b + i] + c
+        elif op == 2:
+            for i in range(w):
+                buf[b + i] = buf[b + i] - c
+        elif op == 3:
+            for i in range(w):
+                buf[b + i] = c - buf[b + i]
+        elif op == 4:
+            for i in range(w):
+                buf[b + i] = buf[b + i] * c
+        elif op == 5:
+            for i in range(w):
+                buf[b + i] = buf[b + i] / c
+        else:
+            for i in range(w):
+                buf[b + i] = c / buf[b + i]
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compiled)
     # out[e] for flat indices lo..hi: a chain of elementwise ops on a
-    # value carried in chunks of CHUNK elements (rows of ``inner``
-    # elements, never crossing one). srcs: 4 1-D arrays of out's dtype;
-    # code[k] = (op, src, mode, period): op 0 load, 1 add, 2 sub, 3
+    # value carried in chunks of at most CHUNK elements: whole rows of
+    # ``inner`` elements (one chunk, one call a step, for rows up to
+    # CHUNK: a segment a row cost ~85 ns a step, 8.5 us for a chain of
+    # [24, 32]), else a part of one row. srcs: 4 1-D arrays of out's
+    # dtype; code[k] = (op, src, mode, period): op 0 load, 1 add, 2 sub, 3
     # reversed sub, 4 mul, 5 div, 6 reversed div, 7 an activation of
     # bias_act (prm[k] its parameters), 8 Relu; mode 0 one value per
     # element, 1 one value, 2 one per row r % period, 3 one per column
     buf = np.empty(CHUNK, out.dtype)
     none = np.empty(0, out.dtype)
     nops = code.shape[0]
+    per = max(1, CHUNK // inner)  # whole rows a chunk
     e = lo
     while e < hi:
         j = e % inner
         r = e // inner
-        m = min(CHUNK, hi - e, inner - j)
+        nr = min(per, (hi - e) // inner) if j == 0 and inner <= CHUNK else 0
+        if nr > 0:
+            w = inner
+        else:  # a part of a row
+            nr = 1
+            w = min(CHUNK, hi - e, inner - j)
+        m = nr * w
+        uw = np.uint64(w)
         um = np.uint64(m)
         for k in range(nops):
             op = code[k, 0]
@@ -572,14 +592,14 @@ def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compil
                 continue
             o = srcs[code[k, 1]]
             mode = code[k, 2]
-            if mode == 0:
-                chain_arr(op, buf, o, np.uint64(e), um)
+            if mode == 0:  # whole rows or one part: contiguous in o
+                chain_arr(op, buf, o, np.uint64(e), um, um, 1)
             elif mode == 3:
-                chain_arr(op, buf, o, np.uint64(j), um)
+                chain_arr(op, buf, o, np.uint64(j), np.uint64(0), uw, nr)
             elif mode == 1:
-                chain_val(op, buf, o[0], um)
+                chain_val(op, buf, o, 0, 1, um, 1)
             else:
-                chain_val(op, buf, o[r % code[k, 3]], um)
+                chain_val(op, buf, o, r, code[k, 3], uw, nr)
         ue = np.uint64(e)
         for i in range(um):
             out[ue + i] = buf[i]
