@@ -7,7 +7,8 @@ outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
 (depthwise: :func:`~xmo.backends.cpu.kernels.depthwise.depthwise_conv` on
-larger maps; grouped with a few channels per group:
+larger maps, :func:`~xmo.backends.cpu.kernels.depthwise.tiny_depthwise_plan`
+on tiny ones; grouped with a few channels per group:
 :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`; :func:`direct_conv`
 on small maps; split across the CPU-backend threads), single-group
 convolutions as im2col + GEMM in blocks of output rows split over the threads
@@ -41,6 +42,8 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_conv,
     depthwise_preferred,
     depthwise_weights,
+    tiny_depthwise_plan,
+    tiny_preferred,
 )
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
@@ -83,7 +86,8 @@ def grouped_conv(
     Single-group 2-D convolutions whose taps mostly read padding run
     :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
     grouped convolutions run :func:`direct_conv` (or, on larger depthwise
-    maps, :func:`depthwise_conv`: ``depthwise_preferred``) when numba is there
+    maps, :func:`depthwise_conv`: ``depthwise_preferred``; on tiny depthwise
+    maps its channels-innermost form, ``tiny_preferred``) when numba is there
     (:func:`direct_eligible`); grouped ones with few channels per group on larger
     maps run :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`
     (``small_group_preferred``). Otherwise 1x1 kernels are one
@@ -107,6 +111,8 @@ def grouped_conv(
         if depthwise_preferred(x, w, out_dims, pads_begin, strides, dilations):
             return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
                                   out_dims)
+        if tiny_preferred(x, w, out_dims, pads_begin):
+            return tiny_depthwise_plan(x, w, strides, dilations, pads_begin, out_dims)(x)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
@@ -744,6 +750,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
                 dw = depthwise_weights(wp)
                 return applies_epi(
                     lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims, epi=epi), epi)
+            if tiny_preferred(x, wp, out_dims, pb):
+                return applies_epi(tiny_depthwise_plan(x, wp, strides, dil, pb, out_dims, epi), epi)
             wt = direct_weights(wp)
             return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
         if stem_eligible(x, wp, pb):
