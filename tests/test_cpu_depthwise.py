@@ -120,6 +120,7 @@ def test_depthwise_split_is_exact(monkeypatch):
     np.testing.assert_array_equal(split, whole)
 
 
+@pytest.mark.parametrize("tiny", [True, False])
 @pytest.mark.parametrize("xs,ws,s,pb,pe", [
     ((1, 130, 6, 7), (130, 1, 1, 5, 5), (1, 1), (2, 2), (2, 2)),  # one partial block
     ((2, 290, 5, 5), (290, 1, 1, 3, 3), (2, 2), (1, 0), (1, 2)),
@@ -128,11 +129,16 @@ def test_depthwise_split_is_exact(monkeypatch):
     ((2, 160, 6, 6), (160, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1)),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, monkeypatch):
+def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, tiny, monkeypatch):
+    """The direct kernel's channel blocks (``tiny``: depthwise ones on the
+    tiny-map kernel, its blocks of channels)."""
     x = RNG.uniform(-2, 2, xs).astype(dtype)
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, (1, 1), pb, pe)
     monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 1 << 20)
+    if not tiny:
+        monkeypatch.setattr(depthwise, "TINY_MAX_PIXELS", 0)
+    assert depthwise.tiny_preferred(x, w, dims, pb) == (tiny and ws[2] == 1)
     assert conv.direct_eligible(x, w, dims, pb)
     assert not depthwise.depthwise_preferred(x, w, dims, pb)  # small map
     got = conv.grouped_conv(x, w, s, (1, 1), pb, pe)
@@ -141,13 +147,63 @@ def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, monkey
     np.testing.assert_allclose(got, want, **TOL[dtype])
 
 
+# the tiny-map kernel (channels innermost): 2x2 and 4x4 maps of the small
+# CNNs, channel counts not a multiple of 16 (a partial vector), several
+# blocks of channels (9x9 padded planes: 96 a block), two images, multiplier,
+# dilation, asymmetric and cropping pads, stride 3, generic taps
+TINY = [
+    ((1, 144, 2, 2), (144, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((1, 64, 4, 4), (64, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((1, 72, 4, 4), (72, 1, 1, 5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),
+    ((1, 24, 8, 8), (24, 1, 1, 5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),
+    ((2, 19, 5, 6), (19, 1, 1, 3, 3), (1, 2), (1, 1), (1, 0), (2, 1)),
+    ((1, 7, 6, 5), (7, 3, 1, 3, 3), (1, 1), (2, 1), (2, 1), (1, 2)),
+    ((1, 300, 5, 5), (300, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((2, 33, 9, 8), (33, 1, 1, 2, 4), (3, 2), (1, 1), (0, 2), (1, 0)),
+    ((1, 17, 7, 7), (17, 1, 1, 3, 3), (1, 1), (1, 1), (-1, 0), (1, -2)),
+    ((1, 20, 7, 7), (20, 1, 1, 3, 3), (1, 1), (5, 5), (5, 5), (5, 5)),  # 17-wide rows
+]
+
+
+@pytest.mark.parametrize("xs,ws,s,d,pb,pe", TINY)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_tiny_kernel_is_exact(xs, ws, s, d, pb, pe, dtype, nthreads, monkeypatch):
+    """Bit for bit the numpy tap path, whole and split into channel ranges
+    (on one and two threads)."""
+    x = RNG.uniform(-2, 2, xs).astype(dtype)
+    w = RNG.uniform(-2, 2, ws).astype(dtype)
+    dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    want = numpy_conv(monkeypatch, x, w, s, d, pb, pe)
+    assert depthwise.tiny_preferred(x, w, dims, pb)
+    assert not depthwise.depthwise_preferred(x, w, dims, pb, s, d)
+    got = depthwise.tiny_depthwise_plan(x, w, s, d, pb, dims)(x)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+    if min(pb) >= 0:  # the route grouped_conv takes
+        np.testing.assert_array_equal(conv.grouped_conv(x, w, s, d, pb, pe), want)
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+    old = threads.threads()
+    threads.set_threads(nthreads)
+    try:
+        split = depthwise.tiny_depthwise_plan(x, w, s, d, pb, dims)(x[:, :, ::-1][:, :, ::-1])
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(split, want)  # a non-contiguous input too
+
+
 def test_depthwise_near_misses():
     f32 = np.float32
     x = np.zeros((1, 8, 20, 20), f32)
     dw = np.zeros((8, 1, 1, 3, 3), f32)
     assert depthwise.depthwise_preferred(x, dw, (20, 20), (1, 1))
     assert depthwise.depthwise_preferred(x, dw, (7, 7), (1, 1))
-    assert not depthwise.depthwise_preferred(x, dw, (6, 8), (1, 1))  # small map: direct
+    assert not depthwise.depthwise_preferred(x, dw, (6, 8), (1, 1))  # small map: tiny
+    assert depthwise.tiny_preferred(x, dw, (6, 8), (1, 1))
+    assert depthwise.tiny_preferred(x, dw, (8, 8), (1, 1))
+    assert not depthwise.tiny_preferred(x, dw, (8, 9), (1, 1))
+    assert not depthwise.tiny_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (4, 4), (1, 1))
+    assert not depthwise.tiny_preferred(x, dw.astype(np.float64), (4, 4), (1, 1))
     dw5 = np.zeros((8, 1, 1, 5, 5), f32)
     assert depthwise.depthwise_preferred(x, dw5, (14, 14), (2, 2))
     assert not depthwise.depthwise_preferred(x, dw5, (4, 4), (2, 2))  # 5x5 on 4x4: direct
@@ -226,6 +282,34 @@ def test_depthwise_image_tasks_with_epilogue(monkeypatch):
     threads.set_threads(2)
     try:
         got = depthwise.depthwise_conv(x, w, 1, (1, 1), (1, 1), (2, 2), dims, epi=epi)
+    finally:
+        threads.set_threads(old)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("act,p0", EPILOGUES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("split", [False, True])
+def test_tiny_epilogue_matches_two_steps(act, p0, dtype, split, monkeypatch):
+    """The tiny-map kernel's epilogue: bias_act over each task's output
+    channels, as over the whole output after it."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    x = RNG.uniform(-3, 3, (2, 40, 4, 4)).astype(dtype)
+    w = RNG.uniform(-1, 1, (40, 1, 1, 5, 5)).astype(dtype)
+    dims = conv.conv_out_dims((4, 4), (5, 5), (1, 1), (1, 1), (2, 2), (2, 2))
+    a = RNG.uniform(0.5, 2, 40).astype(dtype)
+    b = RNG.uniform(-1, 1, 40).astype(dtype)
+    prm = np.array([act, p0, 0.0, dtype == np.float32, np.finfo(dtype).tiny], np.float64)
+    want = depthwise.tiny_depthwise_plan(x, w, (1, 1), (1, 1), (2, 2), dims)(x)
+    w1 = want.reshape(-1)
+    rows_jit.bias_act(w1, w1, a, b, 40, prm, 16, 0, 80)
+    old = threads.threads()
+    if split:
+        monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
+        threads.set_threads(2)
+    try:
+        got = depthwise.tiny_depthwise_plan(x, w, (1, 1), (1, 1), (2, 2), dims, (a, b, 40, prm))(x)
     finally:
         threads.set_threads(old)
     np.testing.assert_array_equal(got, want)

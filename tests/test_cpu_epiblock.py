@@ -246,3 +246,72 @@ def test_depthwise_and_small_group_convs_take_the_epilogue(form, groups, mg, cg,
     # runs: step by step (the kernel, no epilogue), twice the generated function
     # (the fused plan: epi handed over), the observer's unfused schedule
     assert len(epis) == 4 and epis[1] is not None and epis[2] is not None
+
+
+@pytest.mark.parametrize("act", ["Relu", "HSwish"])
+@pytest.mark.parametrize("shape,groups,mg,cg,k,stride", [
+    ([2, 40, 4, 4], 40, 1, 1, 5, 1),  # depthwise, tiny map: the channels-innermost kernel
+    ([1, 32, 2, 2], 4, 8, 8, 3, 1),  # groups of 8 on a 2x2 map: the direct kernel
+])
+def test_tiny_group_convs_take_the_epilogue(shape, groups, mg, cg, k, stride, act, monkeypatch):
+    """On tiny maps the depthwise kernel applies the epilogue in its tasks
+    (``epi`` handed to ``tiny_depthwise_plan``); the direct kernel's small
+    output gets it right after (``then_epi``): equal to the unfused
+    schedule."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    epis: list[object] = []
+    tiny, then = conv.tiny_depthwise_plan, conv.then_epi
+
+    def spy_tiny(*args, **kwargs):
+        epis.append(args[6] if len(args) > 6 else kwargs.get("epi"))
+        return tiny(*args, **kwargs)
+
+    def spy_then(run, epi, n):
+        epis.append(epi)
+        return then(run, epi, n)
+
+    monkeypatch.setattr(conv, "tiny_depthwise_plan", spy_tiny)
+    monkeypatch.setattr(conv, "then_epi", spy_then)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    _check(_group_conv(shape, groups, mg, cg, k, stride, act), x)
+    assert any(e is not None for e in epis)
+
+
+@pytest.mark.parametrize("shape,cout,act", [
+    ([1, 16, 4, 4], 64, "HSwish"),  # a tiny map's pointwise convolution
+    ([2, 24, 2, 2], 144, "Relu"),
+])
+def test_small_pointwise_conv_applies_the_epilogue_after_it(shape, cout, act, monkeypatch,
+                                                           row_blocks):
+    """A small pointwise product (not split) with its epilogue right after
+    it in the fused step (``then_epi``): equal to the unfused schedule."""
+    from xmo.backends.cpu.kernels import convolution as conv
+
+    epis: list[object] = []
+    then = conv.then_epi
+
+    def spy(run, epi, n):
+        epis.append(epi)
+        return then(run, epi, n)
+
+    monkeypatch.setattr(conv, "then_epi", spy)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    _check(_conv(shape, cout, act), x)
+    assert any(e is not None for e in epis) and row_blocks == []
+
+
+def test_then_epi_is_the_row_pass_after_the_product():
+    """then_epi: the run, then bias_act over its rows in place, marked."""
+    rk = row_kernels()
+    a = RNG.uniform(0.5, 2, 6).astype(np.float32)
+    b = RNG.uniform(-1, 1, 6).astype(np.float32)
+    prm = np.array([2, 0.0, 0.0, 1.0, np.finfo(np.float32).tiny], np.float64)  # Relu
+    x = RNG.standard_normal((2, 6, 5)).astype(np.float32)
+    run = gemm_epi.then_epi(lambda v: v * 3, (a, b, 6, prm), 5)
+    want = x * 3
+    rk.bias_act(want.reshape(-1), want.reshape(-1), a, b, 6, prm, 5, 0, 12)
+    np.testing.assert_array_equal(run(x), want)
+    assert gemm_epi.epi_applied(run)
+    plain = lambda v: v  # noqa: E731
+    assert gemm_epi.then_epi(plain, None, 5) is plain

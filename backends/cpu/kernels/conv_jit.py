@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
+from xmo.backends.cpu.kernels.depthwise_jit import fill_phases
 from xmo.backends.cpu.kernels.rows_jit import copy_rows
 
 vector_width.configure()  # before the first kernel: numba's vector width
@@ -35,10 +36,13 @@ def stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out):  # p
     zero), ``out`` [N, M, Ho, Wo].
 
     A block's input is copied once, zero-padded and split by stride phase
-    (padded row ``r * sh + a``, column ``q * sw + p`` at ``(r, q)`` of phase
-    plane ``(a, p)``), so that every tap reads one phase plane at a fixed
-    offset with unit stride. Each output channel's block is computed over the
-    flattened phase-plane grid (``Wq`` columns a row; the ``Wq - Wo`` extra
+    (``depthwise_jit.fill_phases`` per channel: padded row ``r * sh + a``,
+    column ``q * sw + p`` at ``(r, q)`` of phase plane ``(a, p)``; at stride
+    2 two shuffles split each input vector: 0.74-0.79x the kernel's time
+    with the strided copies on mobilenetv3_small's 64x64 stem, 0.94-0.95x on
+    224x224 ones, session 32), so that every tap reads one phase plane at a
+    fixed offset with unit stride. Each output channel's block is computed
+    over the flattened phase-plane grid (``Wq`` columns a row; the ``Wq - Wo`` extra
     ones dropped when it is written out), four output channels at a time: a
     pass multiplies-adds four taps (the last one to three together) into four
     accumulators along one contiguous vector of about ``rows * Wq`` values.
@@ -47,6 +51,7 @@ def stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out):  # p
     m = out.shape[1]
     oh, ow = out.shape[2], out.shape[3]
     o1 = out.reshape(-1)
+    xf = x.reshape(-1)
     taps = c * kh * kw
     wq = ow + ((kw - 1) * dw) // sw  # columns of a phase plane
     hq = rows + ((kh - 1) * dh) // sh  # rows of a phase plane
@@ -68,35 +73,9 @@ def stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out):  # p
         length = (nr - 1) * wq + ow
         planes[:] = 0.0
         for ci in range(c):
-            xc = x[b, ci]
-            for a in range(sh):
-                for r in range(hq):
-                    iy = (z0 + r) * sh + a - ph
-                    if iy < 0 or iy >= ih:
-                        continue
-                    xr = xc[iy]
-                    for p in range(sw):
-                        # the phase's columns q with 0 <= q*sw + p - pw < iw
-                        lo = pw - p
-                        q0 = min(wq, (lo + sw - 1) // sw) if lo > 0 else 0
-                        hi = iw - 1 + pw - p
-                        q1 = min(wq, hi // sw + 1) if hi >= 0 else 0
-                        if q1 <= q0:
-                            continue
-                        base = ((ci * sh + a) * sw + p) * pq + r * wq
-                        i0 = q0 * sw + p - pw
-                        dst = planes[base + q0:base + q1]
-                        src = xr[i0:]
-                        # constant strides: vectorized loads
-                        if sw == 1:
-                            for q in range(q1 - q0):
-                                dst[q] = src[q]
-                        elif sw == 2:
-                            for q in range(q1 - q0):
-                                dst[q] = src[2 * q]
-                        else:
-                            for q in range(q1 - q0):
-                                dst[q] = src[q * sw]
+            # the block's rows: padded row (z0 + r) * sh + a
+            fill_phases(xf, (b * c + ci) * ih * iw, ih, iw, sh, sw, ph - z0 * sh, pw, hq, wq,
+                        planes[ci * sh * sw * pq:])
         for c0 in range(0, m, 4):
             # four output channels at a time (the filters are zero-padded to
             # a multiple of four rows): every source value loaded serves four

@@ -7,7 +7,8 @@ outputs the tap reads input for (:func:`valid_tap_conv`: dilated convolutions
 whose taps mostly read padding), the tap-GEMM of a stride-1 convolution with
 few output channels, numba kernels for depthwise and grouped convolutions
 (depthwise: :func:`~xmo.backends.cpu.kernels.depthwise.depthwise_conv` on
-larger maps; grouped with a few channels per group:
+larger maps, :func:`~xmo.backends.cpu.kernels.depthwise.tiny_depthwise_plan`
+on tiny ones; grouped with a few channels per group:
 :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`; :func:`direct_conv`
 on small maps; split across the CPU-backend threads), single-group
 convolutions as im2col + GEMM in blocks of output rows split over the threads
@@ -41,14 +42,17 @@ from xmo.backends.cpu.kernels.depthwise import (
     depthwise_conv,
     depthwise_preferred,
     depthwise_weights,
+    tiny_depthwise_plan,
+    tiny_preferred,
 )
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
 from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
-    applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
+    applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks, then_epi,
 )
+from xmo.backends.cpu.kernels.rows import SPLIT_MIN
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.fusion import mark_producer
 from xmo.backends.cpu.dtypes import etype_dtype, tensor_dims
@@ -83,7 +87,8 @@ def grouped_conv(
     Single-group 2-D convolutions whose taps mostly read padding run
     :func:`valid_tap_conv` (:func:`valid_taps_pay`). 2-D depthwise and small
     grouped convolutions run :func:`direct_conv` (or, on larger depthwise
-    maps, :func:`depthwise_conv`: ``depthwise_preferred``) when numba is there
+    maps, :func:`depthwise_conv`: ``depthwise_preferred``; on tiny depthwise
+    maps its channels-innermost form, ``tiny_preferred``) when numba is there
     (:func:`direct_eligible`); grouped ones with few channels per group on larger
     maps run :func:`~xmo.backends.cpu.kernels.grouped.small_group_conv`
     (``small_group_preferred``). Otherwise 1x1 kernels are one
@@ -107,6 +112,8 @@ def grouped_conv(
         if depthwise_preferred(x, w, out_dims, pads_begin, strides, dilations):
             return depthwise_conv(x, depthwise_weights(w), mg, strides, dilations, pads_begin,
                                   out_dims)
+        if tiny_preferred(x, w, out_dims, pads_begin):
+            return tiny_depthwise_plan(x, w, strides, dilations, pads_begin, out_dims)(x)
         return direct_conv(x, direct_weights(w), mg, strides, dilations, pads_begin, out_dims)
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
@@ -694,7 +701,10 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     of output channels, :func:`pointwise_epi`), the small-group and depthwise
     kernels to their finished rows, the dense f32 forms on the packed-panel
     micro-kernel (:func:`~xmo.backends.cpu.kernels.panel_conv.dense_conv_plan`,
-    taken before :func:`blocked_conv` and the im2col GEMM) in their tasks; those runs are marked by
+    taken before :func:`blocked_conv` and the im2col GEMM) in their tasks, the
+    pointwise, direct and stem forms on small outputs (below
+    ``rows.SPLIT_MIN`` elements) in one pass right after them
+    (:func:`~xmo.backends.cpu.kernels.gemm_epi.then_epi`); those runs are marked by
     :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`, the other forms
     ignore it (the caller keeps its epilogue pass). :func:`blocked_conv`
     applying it to each block (GEMM into a contiguous scratch, the epilogue,
@@ -725,15 +735,22 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
             lambda v: sub(v[:, :, ::sh, ::sw]).reshape(n, cg, hw))
         if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
             return applies_epi(lambda v: pointwise_epi(wm, flat(v), epi).reshape(out_shape), epi)
+        # a small product's epilogue right after it (then_epi)
+        small = epi if n * mg * hw < SPLIT_MIN else None
         if hw == 1 and n * mg * cg < MIN_SPLIT_MACS:
             # a 1x1 map (squeeze-excitation): [N, C] x [C, M], one BLAS call (np.dot)
             wt, dot = np.ascontiguousarray(wm.T), np.dot
-            return lambda v: dot(flat(v).reshape(n, cg), wt).reshape(out_shape)
+            return then_epi(lambda v: dot(flat(v).reshape(n, cg), wt).reshape(out_shape),
+                            small, hw)
         if n == 1:
-            return lambda v: sized_matmul(wm, flat(v).reshape(cg, hw)).reshape(out_shape)
-        return lambda v: sized_matmul(wm, flat(v)).reshape(out_shape)
+            return then_epi(lambda v: sized_matmul(wm, flat(v).reshape(cg, hw)).reshape(out_shape),
+                            small, hw)
+        return then_epi(lambda v: sized_matmul(wm, flat(v)).reshape(out_shape), small, hw)
     if x.ndim == 4:
         out_dims = conv_out_dims(x.shape[2:], wp.shape[3:], strides, dil, pb, pe)
+        # the forms below that do not apply an epilogue themselves: a small
+        # output's right after them (then_epi)
+        small = epi if n * g * mg * math.prod(out_dims) < SPLIT_MIN else None
         if g == 1 and valid_taps_pay(x.shape[2:], out_dims, wp.shape[1:], strides, dil, pb, pe):
             tw = tap_weights(wp[0])
             return lambda v: valid_tap_conv(v, tw, strides, dil, pb, out_dims)
@@ -744,12 +761,17 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
                 dw = depthwise_weights(wp)
                 return applies_epi(
                     lambda v: depthwise_conv(v, dw, mg, strides, dil, pb, out_dims, epi=epi), epi)
+            if tiny_preferred(x, wp, out_dims, pb):
+                return applies_epi(tiny_depthwise_plan(x, wp, strides, dil, pb, out_dims, epi), epi)
             wt = direct_weights(wp)
-            return lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims)
+            hw = math.prod(out_dims)
+            return then_epi(lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims), small, hw)
         if stem_eligible(x, wp, pb):
             ws = stem_weights(wp.reshape(mg, -1))
             kernel = wp.shape[3:]
-            return lambda v: stem_conv(v, ws, mg, kernel, strides, dil, pb, out_dims)
+            hw = math.prod(out_dims)
+            return then_epi(lambda v: stem_conv(v, ws, mg, kernel, strides, dil, pb, out_dims),
+                            small, hw)
         kp = math.prod(wp.shape[3:])
         if (kp > 1 and not (cg == 1 and g > 1)
                 and not tap_gemm_preferred(wp.shape, strides, x.shape[2:], out_dims, pb, pe)):

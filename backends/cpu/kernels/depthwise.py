@@ -1,5 +1,6 @@
-"""Depthwise 2-D convolution (one input channel per group) on one numba kernel
-(:mod:`~xmo.backends.cpu.kernels.depthwise_jit`).
+"""Depthwise 2-D convolution (one input channel per group) on numba kernels
+(:mod:`~xmo.backends.cpu.kernels.depthwise_jit`): the phase-plane kernel
+below, and on tiny maps a channels-innermost one (:func:`tiny_depthwise_plan`).
 
 :func:`depthwise_conv` computes ``out[n, c * Mg + m] = sum over (ky, kx) of
 w[c * Mg + m, ky, kx] * x[n, c, oy * sh + ky * dh - ph, ox * sw + kx * dw - pw]``
@@ -28,7 +29,7 @@ would compile bias_act's activations into it, 3x its compile time).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -59,10 +60,10 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 
 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
-#: output pixels (smaller maps with many channels run faster on the direct
-#: kernel's channels-innermost layout: 4x4 maps at stride 1 take 1.2x longer
-#: here, 3x3 ones 1.7x, 5x5 ones about the same; 7x7 ones 0.6-0.9x, one
-#: thread, session 31) ...
+#: output pixels (smaller maps with many channels run faster channels
+#: innermost, :func:`tiny_depthwise_plan`: 4x4 maps at stride 1 take 1.2x the
+#: direct kernel's time here, 3x3 ones 1.7x, 5x5 ones about the same; 7x7
+#: ones 0.6-0.9x, one thread, session 31) ...
 DEPTHWISE_MIN_PIXELS = 49
 #: ... and at most this many extra columns per output column in the padded
 #: phase-plane rows (``((Kw - 1) * dw // sw) / Wo``; computed, then dropped:
@@ -114,19 +115,8 @@ def depthwise_conv(
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    macs = n * c * mg * kh * kw * math.prod(out_dims)
-    nt = threads.threads()
-    parts = 1 if nt < 2 else min(n * c, TASKS_PER_THREAD * nt, max(1, macs // MACS_PER_TASK))
-    if epi is not None:
-        parts = min(n * c, max(parts, -(-out.size // EPI_ELEMENTS)))
-    if parts <= 1:
-        ranges = [(0, c, 0, n)]
-    elif n >= parts:  # whole images
-        ranges = [(0, c, n * i // parts, n * (i + 1) // parts) for i in range(parts)]
-    else:  # channel ranges of one image
-        per = -(-parts // n)
-        ranges = [(c * i // per, c * (i + 1) // per, b, b + 1) for b in range(n)
-                  for i in range(per)]
+    ranges = _task_ranges(n, c, n * c * mg * kh * kw * math.prod(out_dims),
+                          None if epi is None else out.size)
     if epi is None:
         tasks = [(kernel, (x, wt, mg, *geometry, out, *r)) for r in ranges]
     else:
@@ -142,6 +132,27 @@ def depthwise_conv(
     return out
 
 
+def _task_ranges(n: int, units: int, macs: int,
+                 epi_size: int | None) -> list[tuple[int, int, int, int]]:
+    """The kernel ranges (u0, u1, b0, b1) of ``n`` images of ``units``
+    channel units (channels, or blocks of them) for ``macs`` multiply-adds:
+    one range below ``MACS_PER_TASK``, else up to ``TASKS_PER_THREAD`` a
+    thread, whole images when there are enough of them, else unit ranges of
+    each image; with an epilogue (over ``epi_size`` outputs) at least one a
+    ``EPI_ELEMENTS`` outputs."""
+    nt = threads.threads()
+    parts = 1 if nt < 2 else min(n * units, TASKS_PER_THREAD * nt, max(1, macs // MACS_PER_TASK))
+    if epi_size is not None:
+        parts = min(n * units, max(parts, -(-epi_size // EPI_ELEMENTS)))
+    if parts <= 1:
+        return [(0, units, 0, n)]
+    if n >= parts:  # whole images
+        return [(0, units, n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+    per = -(-parts // n)  # unit ranges of one image
+    return [(units * i // per, units * (i + 1) // per, b, b + 1) for b in range(n)
+            for i in range(per)]
+
+
 def _rows(r: tuple[int, int, int, int], cout: int, mg: int) -> tuple[int, int]:
     """The output rows ([N * Cout, Ho * Wo]) of the kernel range ``r`` =
     (c0, c1, b0, b1): contiguous (whole images, or channels of one image)."""
@@ -154,6 +165,103 @@ def _conv_epilogue(kernel, args: tuple, bias_act, epi_args: tuple, rows: tuple[i
     over its output rows while they are in cache."""
     kernel(*args)
     bias_act(*epi_args, *rows)
+
+
+#: :func:`tiny_depthwise_plan` takes the depthwise convolutions that
+#: :func:`depthwise_preferred` leaves with at most this many output pixels
+#: (the direct kernel's before; session 32, per call with the Python around
+#: it, alternating, medians: the 2x2 and 4x4 maps of 24-144 channels, 3x3 and
+#: 5x5 kernels, of mobilenetv3_small / efficientnet_b0 in 0.44-0.64x the
+#: direct kernel's time at 1 and 2 threads, 0.25-0.6x the phase-plane
+#: kernel's; on 8x8 maps 0.85-1.3x the phase-plane kernel's, which keeps
+#: them from 49 pixels on; 16x16 and larger maps 2-4x)
+TINY_MAX_PIXELS = 64
+
+
+def tiny_preferred(
+    x: np.ndarray, w: np.ndarray, out_dims: Sequence[int], pads_begin: Sequence[int],
+) -> bool:
+    """Whether :func:`tiny_depthwise_plan` runs this grouped convolution (when
+    :func:`depthwise_preferred` does not): eligible
+    (:func:`depthwise_eligible`) and a tiny output map
+    (``TINY_MAX_PIXELS``)."""
+    return math.prod(out_dims) <= TINY_MAX_PIXELS and depthwise_eligible(x, w, pads_begin)
+
+
+def tiny_depthwise_plan(
+    x: np.ndarray, w: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+    pads_begin: Sequence[int], out_dims: tuple[int, ...], epi: Epi | None = None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """``run(x)``: :func:`depthwise_conv` on tiny maps for inputs shaped like
+    ``x`` [N, C, H, W] with the [G, Mg, 1, Kh, Kw] filters ``w``
+    (:func:`tiny_preferred`), on the channels-innermost kernel
+    (``depthwise_jit.depthwise_tiny``), its weights, geometry and task
+    ranges bound once. Each tap is one multiply-add over a vector of
+    channels, so short rows cost nothing extra (the phase-plane kernel runs a
+    tap over a row of one channel: on a 4x4 map a few lanes of a vector, and
+    a pass per channel). The same sums in the same order: bit for bit
+    :func:`depthwise_conv`. ``epi`` as there (bias_act over each task's
+    output channels, run after its kernel range)."""
+    n, c = x.shape[:2]
+    g, mg, _, kh, kw = w.shape
+    cout = g * mg
+    kernel = tiny_kernel()
+    from xmo.backends.cpu.kernels import depthwise_jit  # numba: there (the kernel is)
+
+    pad = depthwise_jit.PAD
+    wl = np.zeros((kh * kw, -(-cout // pad) * pad), x.dtype)
+    wl[:, :cout] = w.reshape(cout, kh * kw).T
+    crop = (max(0, -pads_begin[0]), max(0, -pads_begin[1]))
+    geometry = (mg, kh, kw, strides[0], strides[1], dilations[0], dilations[1],
+                max(0, pads_begin[0]), max(0, pads_begin[1]))
+    shape = (n, cout) + tuple(out_dims)
+    hw = math.prod(out_dims)
+    ranges = [(u0 * pad, min(cout, u1 * pad), b0, b1) for u0, u1, b0, b1 in
+              _task_ranges(n, -(-cout // pad), n * cout * kh * kw * hw,
+                           None if epi is None else n * cout * hw)]
+    args = [np.array(geometry + r, np.int64) for r in ranges]
+    if epi is not None:
+        from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
+
+        bias_act = rows_jit.bias_act
+        rows = [_rows(r, cout, 1) for r in ranges]
+
+    def run(v: np.ndarray) -> np.ndarray:
+        if any(crop):
+            v = v[:, :, crop[0]:, crop[1]:]
+        v = v if v.flags.c_contiguous else np.ascontiguousarray(v)
+        out = np.empty(shape, v.dtype)
+        if epi is None:
+            if len(args) == 1:
+                kernel(v, wl, out, args[0])
+            else:
+                threads.run_tasks([(kernel, (v, wl, out, a)) for a in args])
+            return out
+        o1 = out.reshape(-1)
+        threads.run_tasks([(_conv_epilogue, (kernel, (v, wl, out, a), bias_act,
+                                             (o1, o1, *epi, hw), r))
+                           for a, r in zip(args, rows)])
+        return out
+
+    return run
+
+
+_tiny: object = None
+
+
+def tiny_kernel():
+    """The numba kernel of :func:`tiny_depthwise_plan` (None without numba):
+    ``kernel(x, wl, out, g)`` computes the output channels ``[c0, c1)``
+    (``c0`` a multiple of ``depthwise_jit.PAD``) of the images ``[b0,
+    b1)``, ``g`` = (mg, kh, kw, sh, sw, dh, dw, ph, pw, c0, c1, b0, b1)."""
+    global _tiny
+    if depthwise_kernel() is None:  # no numba (or switched off with it)
+        return None
+    if _tiny is None:
+        from xmo.backends.cpu.kernels import depthwise_jit  # numba: there (the kernel is)
+
+        _tiny = depthwise_jit.depthwise_tiny
+    return _tiny
 
 
 def depthwise_kernel():

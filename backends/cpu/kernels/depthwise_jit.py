@@ -377,3 +377,130 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                     tap_sums(acc, buf, offs, wf, w0, base, nt, length)
                     for y in range(y1 - y0):
                         copy_span(acc, y * wq, o1, ob + (y0 + y) * ow, ow)
+
+
+#: the tiny-map kernel (:func:`depthwise_tiny`) lays out at most about this
+#: many padded-input values a channel block ([Hp, Wp, block]; the block a
+#: multiple of :data:`PAD` channels): the block and its sums stay in L1
+TINY_BLOCK_ELEMENTS = 8192
+
+
+@intrinsic
+def lane_tap_sums(typingctx, acc, a0, buf, base, offs, w, w0, ws, nt, length):
+    """``lane_tap_sums(acc, a0, buf, base, offs, w, w0, ws, nt, length)``:
+    ``acc[a0 + j] = 0 + w[w0 + j] * buf[base + offs[0] + j] + ... + w[w0 +
+    (nt - 1) * ws + j] * buf[base + offs[nt - 1] + j]`` for ``j < length`` (a
+    multiple of the vector lanes): :func:`tap_sums` with one weight a lane
+    (the lanes are channels: a weight row per tap, ``ws`` apart), in tap
+    order from zero, multiply then add (no contraction), the sums of
+    :data:`TAP_VECTORS` vectors at a time in registers over all the taps.
+    ``acc``, ``buf``, ``w`` 1-D of one float dtype, ``offs`` 1-D int64
+    (elements)."""
+    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
+            and offs.dtype == types.int64
+            and all(isinstance(v, types.Integer) for v in (a0, base, w0, ws, nt, length))):
+        return None
+    sig = types.void(acc, a0, buf, base, offs, w, w0, ws, nt, length)
+
+    def codegen(context, builder, signature, args):
+        acc_v, a0_v, buf_v, base_v, offs_v, w_v, w0_v, ws_v, nt_v, len_v = args
+        i64 = ir.IntType(64)
+        ft = context.get_value_type(acc.dtype)
+        size = ft.get_abi_size(context.target_data)
+        lanes = LANES if acc.dtype == types.float32 else LANES // 2
+        vt = ir.VectorType(ft, lanes)
+        ap = _data(context, builder, acc, acc_v, a0_v)
+        bp = _data(context, builder, buf, buf_v, base_v)
+        op = _data(context, builder, offs, offs_v, ir.Constant(i64, 0))
+        wp = _data(context, builder, w, w_v, w0_v)
+        zero = ir.Constant(vt, [0.0] * lanes)
+
+        def load(b, p, j, r):
+            q = b.gep(p, [b.add(j, ir.Constant(i64, r * lanes))])
+            return b.load(b.bitcast(q, vt.as_pointer()), align=size)
+
+        def sums(b, j, count):
+            # acc[j : j + count * lanes] over all the taps
+            accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
+            for a in accs:
+                b.store(zero, a)
+            with cgutils.for_range(b, nt_v) as taps:
+                t = taps.index
+                src = b.gep(bp, [b.load(b.gep(op, [t]))])
+                wts = b.gep(wp, [b.mul(t, ws_v)])
+                for r, a in enumerate(accs):
+                    b.store(b.fadd(b.load(a), b.fmul(load(b, wts, j, r), load(b, src, j, r))), a)
+            for r, a in enumerate(accs):
+                dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
+                b.store(b.load(a), b.bitcast(dst, vt.as_pointer()), align=size)
+
+        step = TAP_VECTORS * lanes
+        groups = builder.udiv(len_v, ir.Constant(i64, step))
+        with cgutils.for_range(builder, groups) as loop:
+            sums(builder, builder.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
+        done = builder.mul(groups, ir.Constant(i64, step))
+        rest = builder.udiv(builder.sub(len_v, done), ir.Constant(i64, lanes))
+        with cgutils.for_range(builder, rest) as loop:
+            sums(builder, builder.add(done, builder.mul(loop.index, ir.Constant(i64, lanes))), 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def depthwise_tiny(x, wl, out, g):  # pragma: no cover (compiled)
+    # g = (mg, kh, kw, sh, sw, dh, dw, ph, pw, c0, c1, b0, b1) (one int64
+    # array: each argument costs the call ~0.05 us): the output channels
+    # [c0, c1) (c0 a multiple of PAD) of the images [b0, b1), channels
+    # innermost. Per block of channels the zero-padded input [Hp, Wp,
+    # block] (output channel co reads input channel co // mg), each output
+    # pixel's block the tap sums of its window over whole vectors of
+    # channels (lane_tap_sums; wl the weights [Kh * Kw, C'], C' >= c1
+    # rounded up to PAD, zero past Cout), then copied out. Both copies run
+    # along the channels (a pixel's channels: long loops on tiny maps).
+    # Unsigned indices: no wraparound
+    mg, kh, kw, sh, sw, dh, dw, ph, pw, c0, c1, b0, b1 = (
+        g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12])
+    _, cin, ih, iw = x.shape
+    cout, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    hp = max(ih + ph, (oh - 1) * sh + (kh - 1) * dh + 1)
+    wp = max(iw + pw, (ow - 1) * sw + (kw - 1) * dw + 1)
+    nt = kh * kw
+    hw = oh * ow
+    ihw = ih * iw
+    cw = wl.shape[1]
+    # channels a block: a multiple of PAD, the block's plane about
+    # TINY_BLOCK_ELEMENTS values
+    cb = min((c1 - c0 + PAD - 1) // PAD, max(1, TINY_BLOCK_ELEMENTS // (hp * wp * PAD))) * PAD
+    e = np.zeros(hp * wp * cb, x.dtype)
+    acc = np.empty(hw * cb, x.dtype)
+    offs = np.empty(nt, np.int64)
+    for i in range(nt):
+        offs[i] = ((i // kw) * dh * wp + (i % kw) * dw) * cb
+    x1 = x.reshape(-1)
+    o1 = out.reshape(-1)
+    wf = wl.reshape(-1)
+    for b in range(b0, b1):
+        for k0 in range(c0, c1, cb):
+            nb = U(min(cb, c1 - k0))
+            for iy in range(ih):
+                for ix in range(iw):
+                    eb = U(((iy + ph) * wp + pw + ix) * cb)
+                    xp = U(iy * iw + ix)
+                    if mg == 1:
+                        xb = U((b * cin + k0) * ihw) + xp
+                        for co in range(nb):
+                            e[eb + co] = x1[xb + co * U(ihw)]
+                    else:
+                        for co in range(nb):
+                            e[eb + co] = x1[U((b * cin + (k0 + co) // mg) * ihw) + xp]
+            nv = (nb + U(PAD - 1)) // U(PAD) * U(PAD)
+            for oy in range(oh):
+                for ox in range(ow):
+                    lane_tap_sums(acc, (oy * ow + ox) * cb, e, (oy * sh * wp + ox * sw) * cb,
+                                  offs, wf, k0, cw, nt, nv)
+            for p in range(hw):
+                ob = U((b * cout + k0) * hw + p)
+                ab = U(p * cb)
+                for co in range(nb):
+                    o1[ob + co * U(hw)] = acc[ab + co]
