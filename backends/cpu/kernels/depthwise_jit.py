@@ -50,6 +50,30 @@ def _span_codegen(builder, lanes, n_v, body):
         body(builder, done, rest)
 
 
+def _zeroed(builder, zero, count):
+    """``count`` accumulators (stack slots) holding ``zero``, stored at the
+    builder's point (a loop body's accumulators start from zero on every pass)."""
+    accs = [cgutils.alloca_once_value(builder, zero) for _ in range(count)]
+    for a in accs:
+        builder.store(zero, a)
+    return accs
+
+
+def _vector_groups_codegen(builder, lanes, n_v, vectors, run):
+    """A loop over ``n_v`` elements (a multiple of ``lanes``) in groups of
+    ``vectors`` vectors, then one vector at a time: ``run(builder, j,
+    count)`` for each, ``j`` the first element, ``count`` its vectors."""
+    i64 = ir.IntType(64)
+    step = vectors * lanes
+    groups = builder.udiv(n_v, ir.Constant(i64, step))
+    with cgutils.for_range(builder, groups) as loop:
+        run(builder, builder.mul(loop.index, ir.Constant(i64, step)), vectors)
+    done = builder.mul(groups, ir.Constant(i64, step))
+    rest = builder.udiv(builder.sub(n_v, done), ir.Constant(i64, lanes))
+    with cgutils.for_range(builder, rest) as loop:
+        run(builder, builder.add(done, builder.mul(loop.index, ir.Constant(i64, lanes))), 1)
+
+
 def _mask(builder, count, width, per):
     """<width x i1>: lane i set when i < per * count."""
     i32 = ir.IntType(32)
@@ -227,9 +251,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
 
         def sums(b, j, count):
             # acc[j : j + count * lanes] over all the taps (a loop over them)
-            accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
-            for a in accs:
-                b.store(zero, a)
+            accs = _zeroed(b, zero, count)
             with cgutils.for_range(b, nt_v) as taps:
                 t = taps.index
                 wt = splat(b, t)
@@ -246,22 +268,12 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
                 totals = [term(b, tot, wt, src, r) for r, tot in enumerate(totals)]
             store(b, j, totals)
 
-        def loops(b, run, vectors):
-            # groups of ``vectors`` output vectors, then one vector at a time
-            step = vectors * lanes
-            groups = b.udiv(len_v, ir.Constant(i64, step))
-            with cgutils.for_range(b, groups) as loop:
-                run(b, b.mul(loop.index, ir.Constant(i64, step)), vectors)
-            done = b.mul(groups, ir.Constant(i64, step))
-            rest = b.udiv(b.sub(len_v, done), ir.Constant(i64, lanes))
-            with cgutils.for_range(b, rest) as loop:
-                run(b, b.add(done, b.mul(loop.index, ir.Constant(i64, lanes))), 1)
-
         def unrolled(n):
             def emit(b):
                 wts = [splat(b, ir.Constant(i64, t)) for t in range(n)]
                 offs = [b.load(b.gep(op, [ir.Constant(i64, t)])) for t in range(n)]
-                loops(b, lambda b2, j, count: fixed_sums(b2, j, count, wts, offs), TAP_VECTORS)
+                _vector_groups_codegen(b, lanes, len_v, TAP_VECTORS,
+                                       lambda b2, j, count: fixed_sums(b2, j, count, wts, offs))
             return emit
 
         # 3x3 and 5x5 kernels: the taps unrolled (their weights would
@@ -271,7 +283,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
 
         def chain(b, i):
             if i == len(branches):
-                loops(b, sums, TAP_VECTORS)
+                _vector_groups_codegen(b, lanes, len_v, TAP_VECTORS, sums)
                 return
             n, emit = branches[i]
             with b.if_else(b.icmp_unsigned("==", nt_v, ir.Constant(i64, n))) as (yes, no):
@@ -421,9 +433,7 @@ def lane_tap_sums(typingctx, acc, a0, buf, base, offs, w, w0, ws, nt, length):
 
         def sums(b, j, count):
             # acc[j : j + count * lanes] over all the taps
-            accs = [cgutils.alloca_once_value(b, zero) for _ in range(count)]
-            for a in accs:
-                b.store(zero, a)
+            accs = _zeroed(b, zero, count)
             with cgutils.for_range(b, nt_v) as taps:
                 t = taps.index
                 src = b.gep(bp, [b.load(b.gep(op, [t]))])
@@ -434,14 +444,7 @@ def lane_tap_sums(typingctx, acc, a0, buf, base, offs, w, w0, ws, nt, length):
                 dst = b.gep(ap, [b.add(j, ir.Constant(i64, r * lanes))])
                 b.store(b.load(a), b.bitcast(dst, vt.as_pointer()), align=size)
 
-        step = TAP_VECTORS * lanes
-        groups = builder.udiv(len_v, ir.Constant(i64, step))
-        with cgutils.for_range(builder, groups) as loop:
-            sums(builder, builder.mul(loop.index, ir.Constant(i64, step)), TAP_VECTORS)
-        done = builder.mul(groups, ir.Constant(i64, step))
-        rest = builder.udiv(builder.sub(len_v, done), ir.Constant(i64, lanes))
-        with cgutils.for_range(builder, rest) as loop:
-            sums(builder, builder.add(done, builder.mul(loop.index, ir.Constant(i64, lanes))), 1)
+        _vector_groups_codegen(builder, lanes, len_v, TAP_VECTORS, sums)
         return context.get_dummy_value()
 
     return sig, codegen

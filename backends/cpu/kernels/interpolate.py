@@ -134,6 +134,17 @@ def _weight_matrix(node: KernelNode, mode: str, c: np.ndarray, in_len: int, scal
     return m
 
 
+def _out_len(calc: str, sizes: list[int] | None, scales: list[float] | None, k: int,
+             in_len: int) -> tuple[int, float]:
+    """Axis ``k``'s output length and scale, from ``sizes`` or ``scales`` as
+    ``shape_calculation_mode`` (``calc``) says."""
+    if calc == "sizes":
+        out_len = int(sizes[k])  # type: ignore[index]
+        return out_len, out_len / in_len
+    scale = float(scales[k])  # type: ignore[index]
+    return int(np.floor(in_len * scale + 1e-5)), scale
+
+
 def interpolate(
     node: KernelNode, x: np.ndarray, sizes: list[int] | None, scales: list[float] | None,
     axes: list[int],
@@ -149,12 +160,7 @@ def interpolate(
     work = x if mode == "nearest" else float_work(x).astype(np.float64)
     for k, ax in enumerate(axes):
         in_len = work.shape[ax]
-        if calc == "sizes":
-            out_len = int(sizes[k])  # type: ignore[index]
-            scale = out_len / in_len
-        else:
-            scale = float(scales[k])  # type: ignore[index]
-            out_len = int(np.floor(in_len * scale + 1e-5))
+        out_len, scale = _out_len(calc, sizes, scales, k, in_len)
         if out_len == in_len and scale == 1.0 and mode != "linear":
             continue
         c = _in_coord(node, out_len, in_len, scale)
@@ -241,12 +247,7 @@ def resize_route(
         in_len = shape[ax]
         if in_len <= 0:
             return None
-        if calc == "sizes":
-            out_len = int(sizes[k])  # type: ignore[index]
-            scale = out_len / in_len
-        else:
-            scale = float(scales[k])  # type: ignore[index]
-            out_len = int(np.floor(in_len * scale + 1e-5))
+        out_len, scale = _out_len(calc, sizes, scales, k, in_len)
         if out_len <= 0:
             return None
         out_shape[ax] = out_len
