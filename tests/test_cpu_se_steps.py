@@ -14,7 +14,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from xmo.backends.cpu import CompiledModel
-from xmo.backends.cpu.fusion import ElemChainKernel
+from xmo.backends.cpu.fusion import ElemChainKernel, EpilogueKernel
 from xmo.backends.cpu.kernels.reductions import last_axes_mean
 from xmo.backends.cpu.kernels.rows import row_kernels
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
@@ -183,3 +183,55 @@ def test_pointwise_conv_on_1x1_map(dtype: Any, n: int, c: int, m: int, hw: int) 
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     np.testing.assert_allclose(ref, want, rtol=tol, atol=tol)
     assert got.dtype == dtype
+
+
+def _conv_act_model(n: int, c: int, m: int, b_dims: list[int], act: str, etype: str,
+                    dtype: Any) -> tuple[CompiledModel, np.ndarray, np.ndarray]:
+    """Convolution(x [n, c, 1, 1], w [m, c, 1, 1]) + b (``b_dims``) then ``act``."""
+    x = ParameterOp.new(etype, [n, c, 1, 1], name="x")
+    w, b = _f((m, c, 1, 1), dtype), _f(tuple(b_dims), dtype)
+    wc, bc = ConstantOp.from_array(w), ConstantOp.from_array(b)
+    conv = _op("Convolution", [x, wc], [n, m, 1, 1], "conv", etype, strides=[1, 1],
+               dilations=[1, 1], pads_begin=[0, 0], pads_end=[0, 0])
+    add = _op("Add", [conv, bc], [n, m, 1, 1], "bias", etype)
+    ops: list[Any] = [x, wc, bc, conv, add]
+    if act == "HardSigmoid":
+        al = ConstantOp.from_array(np.array(0.2, dtype))
+        be = ConstantOp.from_array(np.array(0.5, dtype))
+        a = _op("HardSigmoid", [add, al, be], [n, m, 1, 1], "act", etype)
+        ops += [al, be, a]
+    else:
+        a = _op(act, [add], [n, m, 1, 1], "act", etype)
+        ops.append(a)
+    ops.append(ResultOp.new(a.results[0]))
+    return CompiledModel(ModuleOp(ops), threads=2), w, b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("act", ["Relu", "HardSigmoid", "HSwish"])
+@pytest.mark.parametrize("n,c,m,b_dims,fused", [
+    pytest.param(1, 40, 144, [1, 144, 1, 1], True, id="per-channel"),
+    pytest.param(2, 24, 8, [1, 8, 1, 1], True, id="per-channel-batch2"),
+    pytest.param(2, 24, 8, [8, 1, 1], True, id="per-channel-rank3-bias"),
+    pytest.param(2, 24, 8, [1, 1, 1, 1], True, id="one-value"),
+    pytest.param(2, 24, 8, [2, 8, 1, 1], True, id="per-image-and-channel"),  # rows of one
+    pytest.param(2, 24, 8, [2, 1, 1, 1], False, id="per-image"),  # near miss: the row pass
+])
+def test_1x1_map_epilogue_fused(dtype: Any, act: str, n: int, c: int, m: int,
+                                b_dims: list[int], fused: bool) -> None:
+    """A convolution on a 1x1 map hands its bias and activation to its plan
+    (EpilogueKernel.epi: one value per row of its [N*C, 1] view, applied
+    right after the product), bit-identical to the unfused kernel's result."""
+    model, w, b = _conv_act_model(n, c, m, b_dims, act, ETYPE[dtype], dtype)
+    (step,) = [st for st in model._steps if isinstance(st.kernel, EpilogueKernel)]
+    assert step.kernel.step_type == f"Convolution+Add+{act}"
+    assert (step.kernel.epi() is not None) == fused
+    xv = _f((n, c, 1, 1), dtype)
+    ref, got = _runs(model, [xv])
+    np.testing.assert_array_equal(got, ref)
+    y = np.einsum("mc,nchw->nmhw", w[:, :, 0, 0].astype(np.float64), xv.astype(np.float64)) + b
+    want = {"Relu": np.maximum(y, 0), "HardSigmoid": np.clip(0.2 * y + 0.5, 0, 1),
+            "HSwish": y * np.clip(y + 3, 0, 6) / 6}[act]
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    assert got.dtype == dtype and got.shape == (n, m, 1, 1)

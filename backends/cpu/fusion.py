@@ -365,7 +365,9 @@ class EpilogueKernel:
         period, prm)`` (see the module doc), or None: no row form, an
         activation whose large arrays take numpy's form, or constants
         varying along other dims than the producer's rows (a
-        Convolution's channels, a MatMul's last dim, or per row of it)."""
+        Convolution's channels, a MatMul's last dim, or per row of it; on
+        a Convolution's 1x1 map, whose rows are its elements, any per
+        channel or per image-and-channel constants)."""
         if self.rows is None:
             return None
         (a, b, period, q, _, _), apply = self.rows
@@ -378,7 +380,14 @@ class EpilogueKernel:
         if a is None and b is None:
             return none, none, 0, prm[dtype]
         if q != (2 if pnode.type != "MatMul" else len(shape) - 1):
-            return None
+            # a convolution on a 1x1 map (squeeze-excitation): its rows
+            # [N*C, 1] are its elements, the constants' column form (one
+            # value per element e % their count) is one value per row
+            if (pnode.type == "MatMul" or len(shape) < 2 or any(d != 1 for d in shape[2:])
+                    or (period > 0 and q < 2)):
+                return None
+            if period == 0:
+                period = (a if a is not None else b).size
         return (none if a is None else a, none if b is None else b, period, prm[dtype])
 
     def _plan_in_blocks(self, consts: tuple,

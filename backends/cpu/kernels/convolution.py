@@ -50,7 +50,8 @@ from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
 from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
-    applies_epi, epi_applied, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks, then_epi,
+    applies_epi, epi_applied, epi_columns, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
+    then_epi,
 )
 from xmo.backends.cpu.kernels.rows import SPLIT_MIN
 from xmo.backends.cpu import threads
@@ -738,10 +739,16 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
         # a small product's epilogue right after it (then_epi)
         small = epi if n * mg * hw < SPLIT_MIN else None
         if hw == 1 and n * mg * cg < MIN_SPLIT_MACS:
-            # a 1x1 map (squeeze-excitation): [N, C] x [C, M], one BLAS call (np.dot)
+            # a 1x1 map (squeeze-excitation): [N, C] x [C, M], one BLAS call
+            # (np.dot); the epilogue over its rows of M, per-channel
+            # constants one per column (the vector loop, not rows of one)
             wt, dot = np.ascontiguousarray(wm.T), np.dot
+            cols, rown = epi_columns(small, mg)
+            if sub is None:  # the input's own [N, C] view
+                return then_epi(lambda v: dot(v.reshape(n, cg), wt).reshape(out_shape),
+                                cols, rown)
             return then_epi(lambda v: dot(flat(v).reshape(n, cg), wt).reshape(out_shape),
-                            small, hw)
+                            cols, rown)
         if n == 1:
             return then_epi(lambda v: sized_matmul(wm, flat(v).reshape(cg, hw)).reshape(out_shape),
                             small, hw)

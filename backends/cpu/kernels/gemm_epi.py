@@ -115,6 +115,20 @@ def epi_rows_fit(epi: Epi, rows: int) -> bool:
     return period == 0 or not (ca.size or cb.size) or rows % period == 0
 
 
+def epi_columns(epi: Epi | None, cols: int) -> tuple[Epi | None, int]:
+    """``(epi, n)``: ``epi`` over an array seen as rows of one element
+    (a convolution's 1x1 map, [N*C, 1]) as the same epilogue over rows of
+    ``n``: rows of ``cols`` (C) with one value per column when its
+    constants are one per row ``r % cols`` (or none), else rows of 1. The
+    column form runs :func:`~xmo.backends.cpu.kernels.rows_jit.bias_act`'s
+    vector loop instead of a scalar step per row."""
+    if epi is None:
+        return None, 1
+    ca, cb, period, prm = epi
+    if period == cols or not (ca.size or cb.size):
+        return (ca, cb, 0, prm), cols
+    return epi, 1
+
 
 def applies_epi(run: Callable[..., np.ndarray], epi: Epi | None) -> Callable[..., np.ndarray]:
     """``run`` marked as applying ``epi`` itself (when it is not None): a
