@@ -88,6 +88,29 @@ def test_planned_weights_and_broadcast_lengths(n_threads):
     assert recurrent._plan_sequence("lstm", 4)(node, (None,) * 7) is None
 
 
+def test_planned_f32_projection_on_packed_panels(n_threads, monkeypatch):
+    """With planned f32 weights the input projection runs on the packed
+    panels (one product per call, the weights packed once) and the results
+    still match the numpy steps; f64 and unplanned weights stay on BLAS."""
+    from xmo.backends.cpu.kernels import packed
+
+    calls = []
+    real = packed.PackedMatrix.matmul
+    monkeypatch.setattr(packed.PackedMatrix, "matmul",
+                        lambda self, a, out=None: calls.append(a.shape) or real(self, a, out))
+    node = _node(direction="bidirectional")
+    x, states, lengths, w, r, b = _inputs("gru", 2, np.float32, b=3, t=6, i=40, h=9)
+    run = recurrent._plan_sequence("gru", 3)(node, (None, None, None, w, r, b))
+    want = recurrent._run_sequence(node, "gru", x, states, lengths, w, r, b)
+    for n in (1, 2):
+        got = run(x, *states, lengths, w, r, b)
+        for g, e in zip(got, want):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=2e-6)
+        assert calls == [(18, 40)] * n  # [B*T, I] x [I, D*G*H]
+    recurrent._sequence(node, "gru", x.astype(np.float64), states, lengths, w, r, b)
+    assert len(calls) == 2
+
+
 def test_other_activations_keep_numpy_steps(monkeypatch):
     """Non-default activations take the numpy steps (the compiled loop is not called)."""
     node = _node(direction="forward", activations=["relu"])
