@@ -56,6 +56,7 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_MULTIPLIER", 0)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MAX_EXTRA_COLUMNS", 1e9)
     assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
@@ -97,6 +98,7 @@ def test_depthwise_kernel_is_exact(xs, ws, s, d, pb, pe, dtype, nthreads, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_MULTIPLIER", 0)
     assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     want = numpy_conv(monkeypatch, x, w, s, d, pb, pe)
     monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
@@ -143,6 +145,7 @@ def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, tiny, 
     monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 1 << 20)
     if not tiny:
         monkeypatch.setattr(depthwise, "TINY_MAX_PIXELS", 0)
+        monkeypatch.setattr(depthwise, "TINY_MAX_PIXELS_MULTIPLIER", 0)
     assert depthwise.tiny_preferred(x, w, dims, pb) == (tiny and ws[2] == 1)
     assert conv.direct_eligible(x, w, dims, pb)
     assert not depthwise.depthwise_preferred(x, w, dims, pb)  # small map
@@ -214,6 +217,11 @@ def test_depthwise_near_misses():
     assert depthwise.tiny_preferred(x, dw, (7, 7), (1, 1))
     assert depthwise.tiny_preferred(x, dw, (10, 10), (1, 1))
     assert not depthwise.tiny_preferred(x, dw, (10, 11), (1, 1))
+    dm = np.zeros((8, 2, 1, 3, 3), f32)  # a channel multiplier: phase planes from 7x7
+    assert depthwise.depthwise_preferred(x, dm, (7, 7), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dm, (6, 8), (1, 1))
+    assert depthwise.tiny_preferred(x, dm, (8, 8), (1, 1))
+    assert not depthwise.tiny_preferred(x, dm, (8, 9), (1, 1))
     assert not depthwise.tiny_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (4, 4), (1, 1))
     assert not depthwise.tiny_preferred(x, dw.astype(np.float64), (4, 4), (1, 1))
     dw5 = np.zeros((8, 1, 1, 5, 5), f32)
