@@ -1170,6 +1170,7 @@ def test_depthwise_kernel_matches_numpy_path(xs, k, s, d, pb, pe, dtype, monkeyp
     w = f32(xs[1], 1, 1, *k).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], k, s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_MULTIPLIER", 0)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MAX_EXTRA_COLUMNS", 1e9)
     monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
     assert depthwise.depthwise_preferred(x, w, dims, pb)

@@ -56,6 +56,7 @@ def test_depthwise_kernel_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, monkey
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_MULTIPLIER", 0)
     monkeypatch.setattr(depthwise, "DEPTHWISE_MAX_EXTRA_COLUMNS", 1e9)
     assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     got = depthwise.depthwise_conv(x, depthwise.depthwise_weights(w), ws[1], s, d, pb, dims)
@@ -80,6 +81,9 @@ EXACT = [
     ((1, 23, 14, 40), (23, 1, 1, 7, 7), (2, 2), (1, 1), (3, 3), (3, 2)),
     ((1, 6, 11, 29), (6, 2, 1, 3, 5), (1, 2), (2, 1), (1, 2), (1, 2)),
     ((2, 33, 7, 7), (33, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    # the vector groups' last group: 5 vectors (above), 4 + 7, 4 + 4 + 6
+    ((1, 9, 11, 11), (9, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((1, 9, 14, 14), (9, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),
 ]
 
 
@@ -88,10 +92,13 @@ EXACT = [
 @pytest.mark.parametrize("nthreads", [1, 2])
 def test_depthwise_kernel_is_exact(xs, ws, s, d, pb, pe, dtype, nthreads, monkeypatch):
     """Bit for bit the numpy tap path (each output summed in tap order from
-    zero, multiply then add), on one and two threads."""
+    zero, multiply then add), on one and two threads; small maps forced onto
+    it (they run the tiny-map kernel)."""
     x = RNG.uniform(-2, 2, xs).astype(dtype)
     w = RNG.uniform(-2, 2, ws).astype(dtype)
     dims = conv.conv_out_dims(xs[2:], ws[3:], s, d, pb, pe)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS", 0)
+    monkeypatch.setattr(depthwise, "DEPTHWISE_MIN_PIXELS_MULTIPLIER", 0)
     assert depthwise.depthwise_preferred(x, w, dims, pb, s, d)
     want = numpy_conv(monkeypatch, x, w, s, d, pb, pe)
     monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)
@@ -138,6 +145,7 @@ def test_direct_channel_blocks_match_numpy_path(xs, ws, s, pb, pe, dtype, tiny, 
     monkeypatch.setattr(conv, "DIRECT_MAX_GROUPED_PIXELS", 1 << 20)
     if not tiny:
         monkeypatch.setattr(depthwise, "TINY_MAX_PIXELS", 0)
+        monkeypatch.setattr(depthwise, "TINY_MAX_PIXELS_MULTIPLIER", 0)
     assert depthwise.tiny_preferred(x, w, dims, pb) == (tiny and ws[2] == 1)
     assert conv.direct_eligible(x, w, dims, pb)
     assert not depthwise.depthwise_preferred(x, w, dims, pb)  # small map
@@ -162,6 +170,11 @@ TINY = [
     ((2, 33, 9, 8), (33, 1, 1, 2, 4), (3, 2), (1, 1), (0, 2), (1, 0)),
     ((1, 17, 7, 7), (17, 1, 1, 3, 3), (1, 1), (1, 1), (-1, 0), (1, -2)),
     ((1, 20, 7, 7), (20, 1, 1, 3, 3), (1, 1), (5, 5), (5, 5), (5, 5)),  # 17-wide rows
+    # 7x7 and 10x10 maps: blocks of at least 4 vectors of channels, partial
+    # transpose tiles (49 and 100 pixels; 200 and 70 channels), input rows
+    # wider than a tile
+    ((1, 200, 7, 7), (200, 1, 1, 5, 5), (1, 1), (1, 1), (2, 2), (2, 2)),
+    ((1, 70, 20, 19), (70, 1, 1, 5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),
 ]
 
 
@@ -197,11 +210,18 @@ def test_depthwise_near_misses():
     x = np.zeros((1, 8, 20, 20), f32)
     dw = np.zeros((8, 1, 1, 3, 3), f32)
     assert depthwise.depthwise_preferred(x, dw, (20, 20), (1, 1))
-    assert depthwise.depthwise_preferred(x, dw, (7, 7), (1, 1))
-    assert not depthwise.depthwise_preferred(x, dw, (6, 8), (1, 1))  # small map: tiny
+    assert depthwise.depthwise_preferred(x, dw, (11, 10), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dw, (10, 10), (1, 1))  # small map: tiny
+    assert not depthwise.depthwise_preferred(x, dw, (7, 7), (1, 1))
     assert depthwise.tiny_preferred(x, dw, (6, 8), (1, 1))
-    assert depthwise.tiny_preferred(x, dw, (8, 8), (1, 1))
-    assert not depthwise.tiny_preferred(x, dw, (8, 9), (1, 1))
+    assert depthwise.tiny_preferred(x, dw, (7, 7), (1, 1))
+    assert depthwise.tiny_preferred(x, dw, (10, 10), (1, 1))
+    assert not depthwise.tiny_preferred(x, dw, (10, 11), (1, 1))
+    dm = np.zeros((8, 2, 1, 3, 3), f32)  # a channel multiplier: phase planes from 7x7
+    assert depthwise.depthwise_preferred(x, dm, (7, 7), (1, 1))
+    assert not depthwise.depthwise_preferred(x, dm, (6, 8), (1, 1))
+    assert depthwise.tiny_preferred(x, dm, (8, 8), (1, 1))
+    assert not depthwise.tiny_preferred(x, dm, (8, 9), (1, 1))
     assert not depthwise.tiny_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (4, 4), (1, 1))
     assert not depthwise.tiny_preferred(x, dw.astype(np.float64), (4, 4), (1, 1))
     dw5 = np.zeros((8, 1, 1, 5, 5), f32)
@@ -209,12 +229,12 @@ def test_depthwise_near_misses():
     assert not depthwise.depthwise_preferred(x, dw5, (4, 4), (2, 2))  # 5x5 on 4x4: direct
     dw7 = np.zeros((8, 1, 1, 7, 7), f32)
     assert depthwise.depthwise_preferred(x, dw7, (14, 14), (3, 3))
-    # 7x7 on a 7x7 map: 13-wide phase-plane rows for 7 outputs (session 31: faster here)
-    assert depthwise.depthwise_preferred(x, dw7, (7, 7), (3, 3))
-    assert depthwise.depthwise_preferred(x, dw5, (7, 7), (2, 2), (2, 2), (1, 1))  # stride 2: 9 wide
+    # 7x7 on an 11x11 map: 17-wide phase-plane rows for 11 outputs
+    assert depthwise.depthwise_preferred(x, dw7, (11, 11), (3, 3))
+    assert depthwise.depthwise_preferred(x, dw5, (11, 11), (2, 2), (2, 2), (1, 1))  # stride 2
     assert depthwise.depthwise_preferred(x, dw5, (14, 14), (4, 4), (1, 1), (2, 2))  # dilated
-    # 3x3 dilated 5 on a 7x7 map: 17-wide rows for 7 outputs: direct
-    assert not depthwise.depthwise_preferred(x, dw, (7, 7), (5, 5), (1, 1), (5, 5))
+    # 3x3 dilated 7 on an 11x11 map: 25-wide rows for 11 outputs: not the phase planes
+    assert not depthwise.depthwise_preferred(x, dw, (11, 11), (7, 7), (1, 1), (7, 7))
     assert not depthwise.depthwise_preferred(x, np.zeros((4, 2, 2, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x, np.zeros((1, 8, 8, 3, 3), f32), (20, 20), (1, 1))
     assert not depthwise.depthwise_preferred(x.astype(np.float16), dw.astype(np.float16),

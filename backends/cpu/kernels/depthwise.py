@@ -61,10 +61,17 @@ def depthwise_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) 
 
 #: :func:`depthwise_conv` takes depthwise convolutions with at least this many
 #: output pixels (smaller maps with many channels run faster channels
-#: innermost, :func:`tiny_depthwise_plan`: 4x4 maps at stride 1 take 1.2x the
-#: direct kernel's time here, 3x3 ones 1.7x, 5x5 ones about the same; 7x7
-#: ones 0.6-0.9x, one thread, session 31) ...
-DEPTHWISE_MIN_PIXELS = 49
+#: innermost, :func:`tiny_depthwise_plan`; session 33, per call with the
+#: bias + HSwish epilogue, alternating, medians, one thread: the 7x7 maps of
+#: 288-1152 channels, 3x3 and 5x5 kernels, stride 1 and 2, of
+#: mobilenet_v3_small / efficientnet_b0 in 0.71-0.82x the phase-plane
+#: kernel's time, 8x8 and 10x10 maps of 96-960 channels 0.74-0.91x; 14x14
+#: maps 1.0-1.3x) ...
+DEPTHWISE_MIN_PIXELS = 101
+#: ... or, with a channel multiplier (Mg > 1: the tiny kernel copies its
+#: input in scalar loops, 7x7 and 10x10 maps 1.7-3.6x the phase-plane
+#: kernel's time, session 33), at least this many
+DEPTHWISE_MIN_PIXELS_MULTIPLIER = 49
 #: ... and at most this many extra columns per output column in the padded
 #: phase-plane rows (``((Kw - 1) * dw // sw) / Wo``; computed, then dropped:
 #: on 7x7 maps 7x7 kernels, 0.86, and 3x3 ones dilated 4, 1.14, still run
@@ -78,9 +85,11 @@ def depthwise_preferred(
 ) -> bool:
     """Whether :func:`depthwise_conv` runs this grouped convolution: eligible
     (:func:`depthwise_eligible`), a large enough output map
-    (``DEPTHWISE_MIN_PIXELS``) and rows not much wider than the output's
+    (``DEPTHWISE_MIN_PIXELS``, ``DEPTHWISE_MIN_PIXELS_MULTIPLIER`` with a
+    channel multiplier) and rows not much wider than the output's
     (``DEPTHWISE_MAX_EXTRA_COLUMNS``)."""
-    if math.prod(out_dims) < DEPTHWISE_MIN_PIXELS or not depthwise_eligible(x, w, pads_begin):
+    least = DEPTHWISE_MIN_PIXELS if w.shape[1] == 1 else DEPTHWISE_MIN_PIXELS_MULTIPLIER
+    if math.prod(out_dims) < least or not depthwise_eligible(x, w, pads_begin):
         return False
     extra = (w.shape[4] - 1) * dilations[1] // strides[1]
     return extra <= DEPTHWISE_MAX_EXTRA_COLUMNS * out_dims[1]
@@ -169,13 +178,14 @@ def _conv_epilogue(kernel, args: tuple, bias_act, epi_args: tuple, rows: tuple[i
 
 #: :func:`tiny_depthwise_plan` takes the depthwise convolutions that
 #: :func:`depthwise_preferred` leaves with at most this many output pixels
-#: (the direct kernel's before; session 32, per call with the Python around
-#: it, alternating, medians: the 2x2 and 4x4 maps of 24-144 channels, 3x3 and
-#: 5x5 kernels, of mobilenetv3_small / efficientnet_b0 in 0.44-0.64x the
-#: direct kernel's time at 1 and 2 threads, 0.25-0.6x the phase-plane
-#: kernel's; on 8x8 maps 0.85-1.3x the phase-plane kernel's, which keeps
-#: them from 49 pixels on; 16x16 and larger maps 2-4x)
-TINY_MAX_PIXELS = 64
+#: (the direct kernel's before; session 32: the 2x2 and 4x4 maps of 24-144
+#: channels in 0.44-0.64x the direct kernel's time, 0.25-0.6x the
+#: phase-plane kernel's; session 33, with its vector transposes: up to 10x10
+#: maps 0.71-0.91x the phase-plane kernel's, see ``DEPTHWISE_MIN_PIXELS``;
+#: 14x14 ones 1.0-1.3x)
+TINY_MAX_PIXELS = 100
+#: ... with a channel multiplier at most this many (session 32's bound)
+TINY_MAX_PIXELS_MULTIPLIER = 64
 
 
 def tiny_preferred(
@@ -184,8 +194,10 @@ def tiny_preferred(
     """Whether :func:`tiny_depthwise_plan` runs this grouped convolution (when
     :func:`depthwise_preferred` does not): eligible
     (:func:`depthwise_eligible`) and a tiny output map
-    (``TINY_MAX_PIXELS``)."""
-    return math.prod(out_dims) <= TINY_MAX_PIXELS and depthwise_eligible(x, w, pads_begin)
+    (``TINY_MAX_PIXELS``, ``TINY_MAX_PIXELS_MULTIPLIER`` with a channel
+    multiplier)."""
+    most = TINY_MAX_PIXELS if w.shape[1] == 1 else TINY_MAX_PIXELS_MULTIPLIER
+    return math.prod(out_dims) <= most and depthwise_eligible(x, w, pads_begin)
 
 
 def tiny_depthwise_plan(
