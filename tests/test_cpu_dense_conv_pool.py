@@ -122,12 +122,15 @@ POOLS = [
     dict(kernel=[3, 3], strides=[2, 2], auto_pad="same_lower"),
     dict(kernel=[2, 3], strides=[3, 1], pads_begin=[1, 2], pads_end=[2, 2],
          rounding_type="ceil"),  # a window of end padding only: -inf
+    dict(kernel=[2, 1], strides=[2, 1]),  # crnn: the input rows read in place
+    dict(kernel=[2, 1], strides=[2, 1], pads_begin=[0, 1], pads_end=[1, 1]),  # -inf columns
+    dict(kernel=[3, 3], strides=[1, 1], pads_begin=[1, 1], pads_end=[1, 1]),  # stride 1
 ]
 
 
 @pytest.mark.parametrize("attrs", POOLS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(2, 3, 9, 11), (1, 5, 12, 7)])
+@pytest.mark.parametrize("shape", [(2, 3, 9, 11), (1, 5, 12, 7), (1, 2, 5, 75)])
 def test_max_pool_kernel_matches_numpy_path(attrs, dtype, shape, monkeypatch):
     """Values (NaN and -inf inputs included), split over two threads."""
     x = RNG.uniform(-3, 3, shape).astype(dtype)
