@@ -735,9 +735,10 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     micro-kernel (:func:`~xmo.backends.cpu.kernels.panel_conv.dense_conv_plan`,
     taken before :func:`blocked_conv` and the im2col GEMM) in their tasks, the
     stem kernel in its tasks over the rows each has just written (per-channel
-    constants: :func:`stem_epi_fits`; 0.81-0.91x the step's time with the
-    separate pass on the 224x224 and 320x320 3x3 stems with HSwish, Swish,
-    Relu, two threads, session 33), a patch embedding's GEMM in ranges of
+    constants: :func:`stem_epi_fits`; with session 33's stem kernel
+    0.68-0.81x the step's time of session 32's kernel and separate pass on
+    the 224x224 and 320x320 3x3 stems with HSwish, Swish, Relu, two
+    threads), a patch embedding's GEMM in ranges of
     output channels (:func:`pointwise_epi`, when ``gemm_epi_fits``;
     0.92-0.95x on convnext's 4x4 stride-4 3->96 stem), the pointwise,
     direct and stem forms on small outputs (below
