@@ -35,6 +35,8 @@ STEMS = [
     ((1, 3, 16, 16), (1, 4, 3, 2, 2), (2, 2), (1, 1), (0, 0), (0, 0)),  # a small patch form
     ((1, 1, 7, 9), (1, 2, 1, 1, 2), (1, 1), (1, 1), (0, 0), (0, 0)),  # two taps
     ((1, 1, 7, 9), (1, 3, 1, 1, 3), (1, 1), (1, 1), (0, 1), (0, 1)),  # three taps
+    ((1, 3, 30, 29), (1, 8, 3, 7, 7), (2, 2), (1, 1), (3, 3), (3, 2)),  # a 7x7 stem: 147 taps
+    ((1, 2, 19, 17), (1, 5, 2, 5, 5), (1, 2), (1, 1), (2, 1), (2, 2)),  # 50 taps on 2 channels
 ]
 
 
@@ -55,7 +57,7 @@ def test_stem_conv_matches_numpy_path(xs, ws, s, d, pb, pe, dtype, block, monkey
     old = threads.threads()
     threads.set_threads(2)
     try:
-        assert conv.stem_eligible(x, w, pb)
+        assert conv.stem_eligible(x, w, pb, s)
         ws_ = conv.stem_weights(w[0].reshape(ws[1], -1))
         assert ws_.shape[0] % 4 == 0 and not ws_[ws[1]:].any()
         got = conv.stem_conv(x, ws_, ws[1], ws[3:], s, d, pb, dims)
@@ -107,9 +109,15 @@ def test_stem_near_misses(monkeypatch):
     x = np.zeros((1, 3, 40, 40), f32)
     w = np.zeros((1, 16, 3, 3, 3), f32)
     assert conv.stem_eligible(x, w, (1, 1))
-    assert not conv.stem_eligible(x, np.zeros((1, 16, 3, 7, 7), f32), (3, 3))  # 147 taps: GEMM
+    w7 = np.zeros((1, 16, 3, 7, 7), f32)
+    assert not conv.stem_eligible(x, w7, (3, 3))  # 147 taps, strides unknown
+    assert conv.stem_eligible(x, w7, (3, 3), (2, 2))  # a 7x7 stem on 3 channels
+    assert not conv.stem_eligible(x, w7, (0, 0), (7, 7))  # a patch embedding: the patch GEMM
+    assert not conv.stem_eligible(x, np.zeros((1, 16, 3, 10, 10), f32), (1, 1), (2, 2))  # 300
+    assert not conv.stem_eligible(np.zeros((1, 4, 40, 40), f32),
+                                  np.zeros((1, 16, 4, 5, 5), f32), (2, 2), (2, 2))  # 4 channels
     assert not conv.stem_eligible(np.zeros((1, 8, 40, 40), f32),
-                                  np.zeros((1, 16, 8, 3, 3), f32), (1, 1))  # 72 taps
+                                  np.zeros((1, 16, 8, 3, 3), f32), (1, 1), (1, 1))  # 72 taps
     assert not conv.stem_eligible(x, np.zeros((1, 16, 3, 1, 1), f32), (0, 0))  # 1x1
     assert not conv.stem_eligible(np.zeros((1, 6, 40, 40), f32),
                                   np.zeros((2, 8, 3, 3, 3), f32), (1, 1))  # groups

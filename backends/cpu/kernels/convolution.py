@@ -120,7 +120,7 @@ def grouped_conv(
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
-    if stem_eligible(x, w, pads_begin):
+    if stem_eligible(x, w, pads_begin, strides):
         return stem_conv(x, stem_weights(w.reshape(mg, -1)), mg, kernel, strides, dilations,
                          pads_begin, out_dims)
     kp = math.prod(kernel)
@@ -288,21 +288,35 @@ def direct_conv_kernel():
 #: single-group convolutions whose filters have at most this many taps over
 #: all their input channels (Cg*Kh*Kw: a 3x3 stem on 3 channels has 27) run
 #: :func:`stem_conv`: the im2col GEMM has too few rows to multiply per packed
-#: value (more taps: the GEMM is faster; a 7x7 stem has 147)
+#: value ...
 STEM_MAX_TAPS = 32
+#: ... and so do those over at most :data:`STEM_FEW_CHANNELS` input channels
+#: with up to :data:`STEM_MAX_FEW_TAPS` taps (a 7x7 stem on 3 channels has
+#: 147: its sums in registers over all the taps, session 33, measured
+#: faster than the packed-panel GEMM)
+STEM_FEW_CHANNELS = 3
+STEM_MAX_FEW_TAPS = 160
 #: :func:`stem_conv` computes an output channel over about this many values
 #: of a block of output rows at a time (longer vectors, fewer passes; the
 #: block's input planes stay in the fast caches)
 STEM_BLOCK_VALUES = 1024
 
 
-def stem_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) -> bool:
+def stem_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int],
+                  strides: Sequence[int] | None = None) -> bool:
     """Whether :func:`stem_conv` runs a convolution with [G, Mg, Cg, K...]
     filters ``w``: one group, 2-D, a kernel of several taps, at most
-    :data:`STEM_MAX_TAPS` taps over the input channels, float, non-negative
-    leading pads, numba available."""
+    :data:`STEM_MAX_TAPS` taps over the input channels (or, given its
+    ``strides`` and not a patch embedding -- stride equal to the kernel: the
+    patch GEMM, 0.93x the stem kernel's step on convnext's 4x4 3->96 --
+    :data:`STEM_MAX_FEW_TAPS` over at most :data:`STEM_FEW_CHANNELS`),
+    float, non-negative leading pads, numba available."""
+    taps = math.prod(w.shape[2:])
     return (w.shape[0] == 1 and w.ndim == 5 and x.ndim == 4 and math.prod(w.shape[3:]) > 1
-            and math.prod(w.shape[2:]) <= STEM_MAX_TAPS and x.dtype in _DIRECT_DTYPES
+            and (taps <= STEM_MAX_TAPS
+                 or (strides is not None and tuple(strides) != tuple(w.shape[3:])
+                     and w.shape[2] <= STEM_FEW_CHANNELS and taps <= STEM_MAX_FEW_TAPS))
+            and x.dtype in _DIRECT_DTYPES
             and w.dtype == x.dtype and min(pads_begin) >= 0 and stem_kernel() is not None)
 
 
@@ -811,7 +825,7 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
             wt = direct_weights(wp)
             hw = math.prod(out_dims)
             return then_epi(lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims), small, hw)
-        if stem_eligible(x, wp, pb):
+        if stem_eligible(x, wp, pb, strides):
             ws = stem_weights(wp.reshape(mg, -1))
             kernel = wp.shape[3:]
             hw = math.prod(out_dims)
