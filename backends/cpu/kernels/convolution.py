@@ -31,6 +31,7 @@ import numpy as np
 
 from xmo.backends.cpu.kernels._common import (
     float_work,
+    jit_module,
     ints,
     pad_trailing,
     spatial_attr,
@@ -119,7 +120,7 @@ def grouped_conv(
     if g == 1 and valid_taps_pay(x.shape[2:], out_dims, w.shape[1:], strides, dilations,
                                  pads_begin, pads_end):
         return valid_tap_conv(x, tap_weights(w[0]), strides, dilations, pads_begin, out_dims)
-    if stem_eligible(x, w, pads_begin):
+    if stem_eligible(x, w, pads_begin, strides):
         return stem_conv(x, stem_weights(w.reshape(mg, -1)), mg, kernel, strides, dilations,
                          pads_begin, out_dims)
     kp = math.prod(kernel)
@@ -287,33 +288,52 @@ def direct_conv_kernel():
 #: single-group convolutions whose filters have at most this many taps over
 #: all their input channels (Cg*Kh*Kw: a 3x3 stem on 3 channels has 27) run
 #: :func:`stem_conv`: the im2col GEMM has too few rows to multiply per packed
-#: value (more taps: the GEMM is faster; a 7x7 stem has 147)
+#: value ...
 STEM_MAX_TAPS = 32
+#: ... and so do those over at most :data:`STEM_FEW_CHANNELS` input channels
+#: with up to :data:`STEM_MAX_FEW_TAPS` taps (a 7x7 stem on 3 channels has
+#: 147: its sums in registers over all the taps, session 33, measured
+#: faster than the packed-panel GEMM)
+STEM_FEW_CHANNELS = 3
+STEM_MAX_FEW_TAPS = 160
 #: :func:`stem_conv` computes an output channel over about this many values
 #: of a block of output rows at a time (longer vectors, fewer passes; the
 #: block's input planes stay in the fast caches)
 STEM_BLOCK_VALUES = 1024
 
 
-def stem_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int]) -> bool:
+def stem_eligible(x: np.ndarray, w: np.ndarray, pads_begin: Sequence[int],
+                  strides: Sequence[int] | None = None) -> bool:
     """Whether :func:`stem_conv` runs a convolution with [G, Mg, Cg, K...]
     filters ``w``: one group, 2-D, a kernel of several taps, at most
-    :data:`STEM_MAX_TAPS` taps over the input channels, float, non-negative
-    leading pads, numba available."""
+    :data:`STEM_MAX_TAPS` taps over the input channels (or, given its
+    ``strides`` and not a patch embedding -- stride equal to the kernel: the
+    patch GEMM, 0.93x the stem kernel's step on convnext's 4x4 3->96 --
+    :data:`STEM_MAX_FEW_TAPS` over at most :data:`STEM_FEW_CHANNELS`),
+    float, non-negative leading pads, numba available."""
+    taps = math.prod(w.shape[2:])
     return (w.shape[0] == 1 and w.ndim == 5 and x.ndim == 4 and math.prod(w.shape[3:]) > 1
-            and math.prod(w.shape[2:]) <= STEM_MAX_TAPS and x.dtype in _DIRECT_DTYPES
+            and (taps <= STEM_MAX_TAPS
+                 or (strides is not None and tuple(strides) != tuple(w.shape[3:])
+                     and w.shape[2] <= STEM_FEW_CHANNELS and taps <= STEM_MAX_FEW_TAPS))
+            and x.dtype in _DIRECT_DTYPES
             and w.dtype == x.dtype and min(pads_begin) >= 0 and stem_kernel() is not None)
 
 
 def stem_conv(
     x: np.ndarray, ws: np.ndarray, m: int, kernel: Sequence[int], strides: Sequence[int],
     dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
+    epi: Epi | None = None,
 ) -> np.ndarray:
     """Single-group 2-D convolution with few input channels on the stem
     kernel (:func:`~xmo.backends.cpu.kernels.conv_jit.stem_block`): ``x``
     unpadded [N, C, H, W], ``ws`` the :func:`stem_weights` of the ``m``
     output channels' filters -> a fresh C-contiguous [N, M, Ho, Wo]; the
-    output rows split across the CPU-backend threads."""
+    output rows split across the CPU-backend threads. ``epi`` (a fused
+    epilogue, per-channel constants or none: :func:`stem_epi_fits`) runs in
+    each task over the rows it has just written, still in the core's L2
+    cache (``pconv_jit.bias_act_cols``), instead of a separate pass over
+    the whole output."""
     n = x.shape[0]
     ck = ws.shape[1]
     kh, kw = kernel
@@ -329,9 +349,34 @@ def stem_conv(
     cuts = [oh * i // per_image for i in range(per_image + 1)]
     wq = ow + (kw - 1) * dilations[1] // strides[1]
     rows = max(1, min(oh, STEM_BLOCK_VALUES // wq))
-    threads.run_tasks([(block, (x, ws, *geometry, b, y0, y1, rows, out))
-                       for b in range(n) for y0, y1 in zip(cuts, cuts[1:]) if y1 > y0])
+    spans = [(b, y0, y1) for b in range(n) for y0, y1 in zip(cuts, cuts[1:]) if y1 > y0]
+    if epi is None:
+        threads.run_tasks([(block, (x, ws, *geometry, b, y0, y1, rows, out))
+                           for b, y0, y1 in spans])
+        return out
+    act = jit_module("pconv_jit").bias_act_cols
+    o1 = out.reshape(-1)
+    threads.run_tasks([(_stem_task, (block, (x, ws, *geometry, b, y0, y1, rows, out), act,
+                                     (o1, oh * ow, y0 * ow, y1 * ow, b * m, (b + 1) * m, *epi)))
+                       for b, y0, y1 in spans])
     return out
+
+
+def stem_epi_fits(epi: Epi | None) -> bool:
+    """Whether :func:`stem_conv` applies the fused epilogue ``epi`` in its
+    tasks (over ranges of columns of the output's rows of channels):
+    per-channel constants or none."""
+    if epi is None:
+        return False
+    ca, cb, period, _ = epi
+    return period > 0 or not (ca.size or cb.size)
+
+
+def _stem_task(block, args: tuple, act, epi_args: tuple) -> None:
+    """One task of :func:`stem_conv` with its epilogue: the kernel over the
+    task's output rows, then the epilogue over them."""
+    block(*args)
+    act(*epi_args)
 
 
 def stem_weights(wm: np.ndarray) -> np.ndarray:
@@ -703,7 +748,14 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
     kernels to their finished rows, the dense f32 forms on the packed-panel
     micro-kernel (:func:`~xmo.backends.cpu.kernels.panel_conv.dense_conv_plan`,
     taken before :func:`blocked_conv` and the im2col GEMM) in their tasks, the
-    pointwise, direct and stem forms on small outputs (below
+    stem kernel in its tasks over the rows each has just written (per-channel
+    constants: :func:`stem_epi_fits`; with session 33's stem kernel
+    0.68-0.81x the step's time of session 32's kernel and separate pass on
+    the 224x224 and 320x320 3x3 stems with HSwish, Swish, Relu, two
+    threads), a patch embedding's GEMM in ranges of
+    output channels (:func:`pointwise_epi`, when ``gemm_epi_fits``;
+    0.92-0.95x on convnext's 4x4 stride-4 3->96 stem), the pointwise,
+    direct and stem forms on small outputs (below
     ``rows.SPLIT_MIN`` elements) in one pass right after them
     (:func:`~xmo.backends.cpu.kernels.gemm_epi.then_epi`); those runs are marked by
     :func:`~xmo.backends.cpu.kernels.gemm_epi.applies_epi`, the other forms
@@ -773,10 +825,13 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
             wt = direct_weights(wp)
             hw = math.prod(out_dims)
             return then_epi(lambda v: direct_conv(v, wt, mg, strides, dil, pb, out_dims), small, hw)
-        if stem_eligible(x, wp, pb):
+        if stem_eligible(x, wp, pb, strides):
             ws = stem_weights(wp.reshape(mg, -1))
             kernel = wp.shape[3:]
             hw = math.prod(out_dims)
+            if stem_epi_fits(epi):  # in its tasks
+                return applies_epi(
+                    lambda v: stem_conv(v, ws, mg, kernel, strides, dil, pb, out_dims, epi), epi)
             return then_epi(lambda v: stem_conv(v, ws, mg, kernel, strides, dil, pb, out_dims),
                             small, hw)
         kp = math.prod(wp.shape[3:])
@@ -786,6 +841,16 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
             wm = wp.reshape(g, mg, cg * kp)
             cols_shape = (n, g, cg * kp, math.prod(out_dims))
             if patch_eligible(x.shape, kernel, strides, dil, pb, pe):
+                hw = math.prod(out_dims)
+                if (g == 1 and epi is not None
+                        and gemm_epi_fits(mg, cg * kp, hw, x.itemsize)):
+                    # a patch embedding with its epilogue: the pointwise
+                    # form's GEMM in ranges of output channels, each range's
+                    # epilogue in its task
+                    wf = wm[0]
+                    out_shape = (n, mg) + tuple(out_dims)
+                    return applies_epi(lambda v: pointwise_epi(
+                        wf, patches(v, kernel, out_dims), epi).reshape(out_shape), epi)
                 return lambda v: _im2col_gemm(patches(v, kernel, out_dims).reshape(cols_shape),
                                               wm, out_dims)
             if g == 1:
