@@ -180,3 +180,28 @@ def test_bias_act_rows_split_over_threads(rk):
 
     want = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64).ravel()])
     np.testing.assert_allclose(y.ravel(), want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_transpose_block_whole_blocks_and_edges(rk, dtype):
+    """``rows_jit.transpose_block`` (8x8 blocks by ``transpose8``'s shuffles,
+    the edges one value at a time) against numpy's transpose, at offsets and
+    strides inside larger arrays (the rest left alone)."""
+    import numba
+
+    from xmo.backends.cpu.kernels import rows_jit
+
+    @numba.njit
+    def run(src, s0, ss, dst, d0, ds, nr, nc):
+        rows_jit.transpose_block(src, s0, ss, dst, d0, ds, nr, nc)
+
+    rng = np.random.default_rng(4)
+    for nr, nc in [(8, 8), (16, 24), (1, 1), (7, 9), (13, 21), (40, 3), (9, 64)]:
+        ss, ds = nc + 5, nr + 3
+        src = rng.standard_normal(3 + nr * ss).astype(dtype)
+        dst = np.full(2 + nc * ds, -7, dtype)
+        run(src, 3, ss, dst, 2, ds, nr, nc)
+        block = src[3:3 + nr * ss].reshape(nr, ss)[:, :nc]
+        got = dst[2:2 + nc * ds].reshape(nc, ds)
+        np.testing.assert_array_equal(got[:, :nr], block.T)
+        assert (got[:, nr:] == -7).all() and (dst[:2] == -7).all()

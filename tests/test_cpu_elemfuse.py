@@ -338,3 +338,81 @@ def test_elem_chain_kernel_matches_ops_one_by_one(dt):
             ref[lo:hi] = want[lo:hi]
             np.testing.assert_array_equal(out.view(np.uint8), ref.view(np.uint8),
                                           err_msg=f"{code.tolist()} {prm[:, 0]} {rows}x{inner}")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_elem_chain_tiles_matches_ops_one_by_one(dt):
+    """``rows_jit.elem_chain_tiles`` (tiles of rows by columns, written
+    C-contiguous) bit for bit against the ops one by one, as
+    ``elem_chain``'s test, with per-element sources given transposed
+    ([images, inner, chans]: read a tile at a time through transpose_block),
+    odd channel counts and row ranges cut inside images."""
+    from xmo.backends.cpu.kernels import rows_jit
+
+    rng = np.random.default_rng(5)
+    with np.errstate(all="ignore"):
+        for t in range(200):
+            chans = int(rng.choice([1, 3, 8, 16, 17, 40]))
+            images = int(rng.integers(1, 4))
+            inner = int(rng.choice([1, 5, 8, 49, 100, 300]))
+            rows = images * chans
+            srcs, code, prm, want = _random_chain(rng, dt, rows, inner)
+            size = rows * inner
+            trans = np.zeros(4, np.bool_)
+            moved = list(srcs)
+            for s in {int(c[1]) for c in code if c[2] == 0 and c[0] not in (7, 8)}:
+                if rng.random() < 0.7:
+                    trans[s] = True
+                    moved[s] = srcs[s].reshape(images, chans, inner).transpose(0, 2, 1).copy().reshape(-1)
+            lo, hi = 0, rows
+            if t % 3 == 0:
+                lo = int(rng.integers(0, rows))
+                hi = int(rng.integers(lo + 1, rows + 1))
+            tile_rows, tile = [(16, 4096), (8, 64), (3, 40)][t % 3]
+            out = np.full(size, 7, dt)
+            rows_jit.elem_chain_tiles(tuple(moved), trans, out, code, prm, chans, inner,
+                                      tile_rows, tile, lo, hi)
+            ref = np.full(size, 7, dt)
+            ref[lo * inner:hi * inner] = want[lo * inner:hi * inner]
+            np.testing.assert_array_equal(out.view(np.uint8), ref.view(np.uint8),
+                                          err_msg=f"{code.tolist()} {trans} {chans}x{inner}")
+
+
+@pytest.mark.parametrize("res_layout", ["nchw", "nhwc"])
+def test_layer_scale_after_a_transpose_writes_nchw(res_layout):
+    """ConvNeXt's block end: Transpose(NHWC -> NCHW) of the MLP's output, times
+    the layer scale [C, 1, 1], plus the block input. The Transpose is a view,
+    so the chain meets a transposed input: the tiled pass runs and writes a
+    C-contiguous result (the next depthwise convolution reads it as is)."""
+    n, c, h, w = 2, 24, 9, 11
+    nhwc, nchw = [n, h, w, c], [n, c, h, w]
+    gamma = RNG.standard_normal([c, 1, 1]).astype(np.float32)
+    ops: list = []
+    x = ParameterOp.new("f32", nhwc, name="x")
+    y = ParameterOp.new("f32", nchw if res_layout == "nchw" else nhwc, name="y")
+    perm = ConstantOp.from_array(np.array([0, 3, 1, 2], np.int64))
+    xt = op_class("Transpose").make([x, perm], {}, result_types=[tensor("f32", nchw)], name="xt")
+    ops += [x, y, perm, xt]
+    yv = y
+    if res_layout == "nhwc":
+        yv = op_class("Transpose").make([y, perm], {}, result_types=[tensor("f32", nchw)], name="yt")
+        ops.append(yv)
+    g = ConstantOp.from_array(gamma)
+    mul = op_class("Multiply").make([xt, g], {}, result_types=[tensor("f32", nchw)], name="scale")
+    add = op_class("Add").make([mul, yv], {}, result_types=[tensor("f32", nchw)], name="res")
+    ops += [g, mul, add, ResultOp.new(add.results[0])]
+    m = compile_model(ModuleOp(ops))
+    assert "Multiply+Add" in _types(m)
+    xa = RNG.standard_normal(nhwc).astype(np.float32)
+    ya = RNG.standard_normal(y.results[0].type.get_shape()).astype(np.float32)
+    yn = ya if res_layout == "nchw" else ya.transpose(0, 3, 1, 2)
+    want = xa.transpose(0, 3, 1, 2) * gamma + yn
+    chain = _fused(m)
+    calls = []
+    tiles = chain._tiles
+    chain._tiles = lambda *a: (calls.append(1), tiles(*a))
+    for _ in range(2):
+        got = m([xa, ya])[0]
+        assert got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+    assert calls

@@ -93,3 +93,37 @@ def test_layer_norm_near_misses_keep_two_steps(case):
     x = _x()
     for got, want in zip(model([x]), _unfused(model, x)):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("etype", ["f32", "f64"])
+@pytest.mark.parametrize("layout", [(2, 24, 3, 5), (24, 2, 3, 5), (2, 3, 24, 5)])
+def test_layer_norm_reads_a_transposed_input_in_place(etype, layout):
+    """An array with the normalized axis moved last by a transpose (an NCHW
+    map seen as NHWC: ConvNeXt's LayerNorm after its depthwise convolution)
+    runs the tiled pass (rows_jit.mvn_affine_cols), bit-exact with the
+    contiguous one; odd sizes: blocks of 8 and their edges, rows split."""
+    k = layout.index(24)
+    perm = (*[i for i in range(4) if i != k], k)
+    shape = [layout[i] for i in perm]
+    model = _layer_norm(etype, shape=shape)
+    (step,) = model._steps
+    x = _x(etype, list(layout)).transpose(perm)
+    assert not x.flags.c_contiguous
+    want = model([np.ascontiguousarray(x)])[0]
+    for _ in range(2):  # the step loop, then the generated run function
+        got = model([x])[0]
+        assert got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+    from xmo.backends.cpu.kernels.rows import row_kernels as rk
+
+    # rows lo..hi of the kernel itself (the threads' ranges: tiles cut at
+    # range and image ends)
+    kern = step.kernel
+    flat = np.ascontiguousarray(np.moveaxis(x, -1, k)).reshape(-1)
+    positions = int(np.prod(shape[k:-1]))
+    rows = x.size // 24
+    for lo, hi in ((0, rows), (3, rows - 5), (positions - 1, min(rows, positions + 9))):
+        out = np.zeros((rows, 24), x.dtype)
+        rk().mvn_affine_cols(flat, kern.eps, kern.inside, kern.a, kern.b, out, positions, lo, hi)
+        np.testing.assert_array_equal(out[lo:hi], want.reshape(rows, 24)[lo:hi])
+        assert not out[:lo].any() and not out[hi:].any()

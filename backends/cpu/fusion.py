@@ -659,6 +659,13 @@ _CHAIN_MIN = 1024
 #: fewest elements a single op is fused at (static shapes only): the in-place
 #: update pays above (a new array is a cold one), below the planned ufunc costs less
 _SINGLE_MIN = 16384
+#: (rows, values) of a tile of ``rows_jit.elem_chain_tiles``: 16 rows (a
+#: transposed source read 16 f32 values at a time, one cache line; more
+#: rows when whole ones fit), 4096 values (the tile and a transposed
+#: operand's copy: 32 KB in f32). Measured on ConvNeXt-tiny's layer-scale
+#: steps, one thread: tiles of 512 took 1.6-2.2x the time of 4096; 2048 to
+#: 8192 values, 8 to 32 rows: within 15% (noise)
+_CHAIN_TILE = (16, 4096)
 #: source layouts: one value per element, one value, per row, per column
 _FULL, _SCALAR, _ROW, _COL = 0, 1, 2, 3
 #: ``(node, kernel, refs)`` of one fused op, each ref an input index,
@@ -699,7 +706,9 @@ class ElemChainKernel:
     intermediates of one shape: one numba pass writing the result once, into
     its first input when that one dies with the step (``run(x, inplace,
     *rest)``, as :class:`AffineKernel`) or a new array. Sources: inputs of the
-    result's shape, one value, or one value per row or column of it.
+    result's shape, one value, or one value per row or column of it; inputs
+    of the result's shape may also be transposed views with one axis
+    innermost in memory (:meth:`_transposed`: the result C-contiguous).
     Anything else at run time (dtype, shape, layout, small sizes) runs the
     ops one by one (``chain``)."""
 
@@ -745,6 +754,8 @@ class ElemChainKernel:
         #: a single Multiply of a map by one value per row of it (a
         #: squeeze-excitation gate): ``rows_jit.row_scale``, numpy's roundings
         self.scale: Callable[..., None] | None = None
+        #: chains of 2+ ops: ``rows_jit.elem_chain_tiles`` (see :meth:`_transposed`)
+        self._tiles: Callable[..., None] | None = None
         if len(chain) == 1 and chain[0][0].type in _UFUNCS:
             self.ufunc = _UFUNCS[chain[0][0].type]
             self.refs = chain[0][2]
@@ -759,6 +770,8 @@ class ElemChainKernel:
         from xmo.backends.cpu.kernels import rows, rows_jit  # numba: a lazy import
 
         self._kernel = rows_jit.elem_chain
+        self._tiles = rows_jit.elem_chain_tiles
+        self._innermost = rows.innermost_axis
         self._run_rows = rows.run_rows
         self._split = rows.SPLIT_MIN
 
@@ -766,12 +779,22 @@ class ElemChainKernel:
     def step_type(self) -> str:
         return "+".join(op_type(o) for o in self.ops)
 
-    def _shape_of(self, ins: tuple[np.ndarray, ...]) -> tuple[int, ...] | None:
-        """The result's shape when every input fits the planned layout."""
+    def _shape_of(self, ins: tuple[np.ndarray, ...],
+                  moved: list[tuple[int, np.ndarray] | None] | None = None) -> tuple[int, ...] | None:
+        """The result's shape when every input fits the planned layout; with
+        ``moved`` (a list to fill), inputs of the result's shape may also be
+        transposed views: per input its :func:`~.kernels.rows.innermost_axis`
+        or None for a C-contiguous one."""
         ref = self.shape if self.static else None
         for a, mode, dims in zip(ins, self.modes, self.dims):
-            if (type(a) is not np.ndarray or a.dtype != self.dtype or not a.flags.c_contiguous
-                    or not a.flags.writeable):  # (numba types read-only arrays apart)
+            if type(a) is not np.ndarray or a.dtype != self.dtype or not a.flags.writeable:
+                return None  # (numba types read-only arrays apart)
+            if moved is not None:
+                m = None if a.flags.c_contiguous or mode != _FULL else self._innermost(a)
+                if m is None and not a.flags.c_contiguous:
+                    return None
+                moved.append(m)
+            elif not a.flags.c_contiguous:
                 return None
             if mode != _FULL:
                 if a.shape != dims:
@@ -813,6 +836,10 @@ class ElemChainKernel:
             else:
                 res = self.ufunc(a, b, out=out)
             return res if type(res) is np.ndarray else np.asarray(res)
+        if shape is None and self._tiles is not None:
+            v = self._transposed(ins)
+            if v is not None:
+                return v
         size = -1 if shape is None else math.prod(shape)
         if size < _CHAIN_MIN:  # small, or inputs off the planned layout
             v = self._in_turn(ins) if self.small is not None else None
@@ -828,6 +855,43 @@ class ElemChainKernel:
             self._kernel(*args, 0, size)
         else:
             self._run_rows(self._kernel, size, 1, *args)
+        return out
+
+    def _transposed(self, ins: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        """The result, C-contiguous, when the inputs of the result's shape are
+        C-contiguous or transposed views with one axis ``k`` innermost in
+        memory, the same for all (ConvNeXt's layer scale and residual Add
+        after the Transpose back from NHWC to NCHW: k = 1), the others as
+        planned and their rows (if any) the result's dims after ``k``:
+        ``rows_jit.elem_chain_tiles`` reads the transposed ones a tile at a
+        time; None otherwise. On ConvNeXt-tiny's layer-scale steps (x seen
+        through the Transpose, the block input C-contiguous) numpy's
+        strided loops took 1.8-2.4x its time; with both transposed numpy's
+        loop streams in memory order (0.6x this pass) but its NHWC-ordered
+        result cost the next depthwise convolution a strided copy (1.3-1.8x
+        that convolution's time), which the C-contiguous result spares."""
+        moved: list[tuple[int, np.ndarray] | None] = []
+        shape = self._shape_of(ins, moved)
+        axes = {m[0] for m in moved if m is not None}
+        if shape is None or len(axes) != 1:
+            return None
+        k = axes.pop()
+        inner = math.prod(shape[k + 1:])
+        size = math.prod(shape)
+        if size < _CHAIN_MIN or self.inner not in (0, inner):
+            return None
+        out = np.empty(shape, self.dtype)
+        n_in = len(ins)
+        srcs = tuple(a.reshape(-1) if m is None else m[1] for a, m in zip(ins, moved)) \
+            + self.consts[:_CHAIN_SRCS - n_in]
+        trans = np.zeros(_CHAIN_SRCS, np.bool_)
+        trans[:n_in] = [m is not None for m in moved]
+        args = (srcs, trans, out.reshape(-1), self.code, self.prm, shape[k], inner, *_CHAIN_TILE)
+        rows = size // inner
+        if size < self._split:
+            self._tiles(*args, 0, rows)
+        else:
+            self._run_rows(self._tiles, rows, inner, *args)
         return out
 
     def _in_turn(self, ins: tuple[np.ndarray, ...]) -> np.ndarray | None:

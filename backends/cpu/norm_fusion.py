@@ -2,10 +2,15 @@
 (variance normalized, f32/f64) whose single user is a fused affine step with
 one value per column or one value in all (the LayerNorm's scale and shift:
 :class:`~xmo.backends.cpu.fusion.AffineKernel`) runs as one step, one numba
-pass per row (``rows_jit.mvn_affine``), bit-exact with the two steps."""
+pass per row (``rows_jit.mvn_affine``), bit-exact with the two steps. An
+input seen through a transpose that moved the normalized axis last (an NCHW
+map normalized over its channels as NHWC: ConvNeXt's LayerNorm after the
+depthwise convolution) is read in place, a tile of rows moved at a time
+(``rows_jit.mvn_affine_cols``): the same values, no strided numpy pass."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -46,24 +51,36 @@ class LayerNormKernel:
         return self.plan(node, (None, None))(x, axes)
 
     def plan(self, node: KernelNode, consts: tuple) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-        """The step's function (see :mod:`.node`): the one pass on a
-        C-contiguous input of the dtype and last dim, else the two steps."""
-        from xmo.backends.cpu.kernels.rows import SPLIT_MIN, row_kernels, run_rows  # the kernels import the backend
+        """The step's function (see :mod:`.node`): the one pass on an input of
+        the dtype and last dim, C-contiguous or with its last axis moved there
+        by a transpose (:func:`~xmo.backends.cpu.kernels.rows.last_axis_at`),
+        else the two steps."""
+        from xmo.backends.cpu.kernels.rows import (  # the kernels import the backend
+            SPLIT_MIN, last_axis_at, row_kernels, run_rows)
 
         kernel = row_kernels().mvn_affine
+        cols = row_kernels().mvn_affine_cols
         dtype, n, eps, inside, a, b = self.dtype, self.n, self.eps, self.inside, self.a, self.b
         two_steps = self._two_steps
 
         def layer_norm(x: np.ndarray, axes: np.ndarray) -> np.ndarray:
-            if (x.dtype is not dtype or not x.ndim or x.shape[-1] != n or not x.size
-                    or not x.flags.c_contiguous):
+            if x.dtype is not dtype or not x.ndim or x.shape[-1] != n or not x.size:
                 return two_steps(x, axes)
-            out = np.empty(x.shape, dtype)
             rows = x.size // n
+            out = np.empty(x.shape, dtype)
+            if x.flags.c_contiguous:
+                fn, args = kernel, (x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n))
+            else:  # a transposed view of an array with the normalized axis not last
+                moved = last_axis_at(x)
+                if moved is None:
+                    return two_steps(x, axes)
+                k, flat = moved
+                fn, args = cols, (flat, eps, inside, a, b, out.reshape(rows, n),
+                                  math.prod(x.shape[k:-1]))
             if rows * n < SPLIT_MIN:  # one range: the kernel called directly
-                kernel(x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n), 0, rows)
+                fn(*args, 0, rows)
             else:
-                run_rows(kernel, rows, n, x.reshape(rows, n), eps, inside, a, b, out.reshape(rows, n))
+                run_rows(fn, rows, n, *args)
             return out
 
         return layer_norm

@@ -98,6 +98,7 @@ def row_kernels() -> Any:
         k.softmax = rows_jit.softmax
         k.mvn = rows_jit.mvn
         k.mvn_affine = rows_jit.mvn_affine
+        k.mvn_affine_cols = rows_jit.mvn_affine_cols
         k.softmax_rows = rows_jit.softmax_rows
         k.erf = rows_jit.erf
         k.bias_act = rows_jit.bias_act
@@ -119,3 +120,29 @@ def run_rows(kernel: Callable[..., None], rows: int, per_row: int, *args: Any) -
         return
     bounds = [rows * i // tasks for i in range(tasks + 1)]
     run_tasks([(kernel, (*args, lo, hi)) for lo, hi in zip(bounds, bounds[1:])])
+
+
+def innermost_axis(a: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """``(k, flat)`` when ``a`` is a C-contiguous array seen with its
+    innermost axis moved to position ``k < a.ndim - 1`` (an NHWC map seen as
+    NCHW through a transpose: k = 1); ``flat``: its values in memory order
+    (a view). None for any other layout."""
+    nd = a.ndim
+    for k in range(nd - 1):
+        y = a.transpose((*range(k), *range(k + 1, nd), k))
+        if y.flags.c_contiguous:
+            return k, y.reshape(-1)
+    return None
+
+
+def last_axis_at(a: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """``(k, flat)`` when ``a`` is a C-contiguous array seen with the axis at
+    position ``k < a.ndim - 1`` moved last (an NCHW map seen as NHWC through a
+    transpose: k = 1); ``flat``: its values in memory order (a view). None
+    for any other layout."""
+    nd = a.ndim
+    for k in range(nd - 1):
+        y = a.transpose((*range(k), nd - 1, *range(k, nd - 1)))
+        if y.flags.c_contiguous:
+            return k, y.reshape(-1)
+    return None

@@ -11,7 +11,7 @@ import math
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
@@ -165,6 +165,33 @@ def mvn_affine(x, eps, inside_sqrt, a, b, out, lo, hi):  # pragma: no cover (com
             for j in range(n):
                 out[r, j] = out[r, j] + b[j]
 
+
+#: values of x a tile of mvn_affine_cols moves at once (at least 8 rows of
+#: n: its transposed copy stays in L1)
+COLS_TILE = 4096
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def mvn_affine_cols(x, eps, inside_sqrt, a, b, out, positions, lo, hi):  # pragma: no cover (compiled)
+    # mvn_affine's rows lo..hi of out (rows of n = out.shape[1] values, row
+    # r = i positions + p) with x holding them transposed: flat [images, n,
+    # positions] (a LayerNorm over the channels of an NCHW map seen as NHWC),
+    # moved a tile of up to COLS_TILE values (whole rows of one image) at a
+    # time into a row-major buffer (transpose_block), then mvn_affine on it:
+    # the same values as mvn_affine on x's rows
+    n = out.shape[1]
+    tile = max(8, COLS_TILE // n // 8 * 8)
+    buf = np.empty(tile * n, x.dtype)
+    rows = buf.reshape((tile, n))
+    r0 = lo
+    while r0 < hi:
+        p0 = r0 % positions
+        m = min(tile, hi - r0, positions - p0)
+        transpose_block(x, (r0 - p0) * n + p0, positions, buf, 0, n, n, m)
+        mvn_affine(rows, eps, inside_sqrt, a, b, out[r0:r0 + m], 0, m)
+        r0 += m
+
+
 # reassoc: the f64 sums vectorize (their order changes, not their precision)
 @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
 def row_mean(x, out, lo, hi):  # pragma: no cover (compiled)
@@ -288,6 +315,79 @@ def fma(typingctx, a, b, c):  # pragma: no cover (compiled)
         return builder.call(fn, [context.cast(builder, v, t, ty) for v, t in zip(args, signature.args)])
 
     return sig, codegen
+
+
+#: shufflevector masks (lanes 0-7: the first vector, 8-15: the second) of
+#: the three stages of transpose8, (low, high) each: interleave two rows by
+#: 128-bit lane (unpacklo/hi), then pairs of values (shufps), then halves
+#: (vperm2f128); the operands of each stage: _T8_PAIRS
+_T8_MASKS = (([0, 8, 1, 9, 4, 12, 5, 13], [2, 10, 3, 11, 6, 14, 7, 15]),
+             ([0, 1, 8, 9, 4, 5, 12, 13], [2, 3, 10, 11, 6, 7, 14, 15]),
+             ([0, 1, 2, 3, 8, 9, 10, 11], [4, 5, 6, 7, 12, 13, 14, 15]))
+#: per stage, the vectors shuffled together: (a, b) pairs, each giving the
+#: low then the high mask's result (the last stage: all lows, then all highs)
+_T8_PAIRS = (((0, 1), (2, 3), (4, 5), (6, 7)),
+             ((0, 2), (1, 3), (4, 6), (5, 7)),
+             ((0, 4), (1, 5), (2, 6), (3, 7)))
+
+
+@intrinsic
+def transpose8(typingctx, src, s0, ss, dst, d0, ds):  # pragma: no cover (compiled)
+    """``transpose8(src, s0, ss, dst, d0, ds)``: ``dst[d0 + j ds + i] =
+    src[s0 + i ss + j]`` for i, j < 8 (1-D arrays of one float dtype, offsets
+    and strides in elements): eight 8-lane loads, 24 shuffles, eight stores
+    (LLVM's loops on the scalar form move one value at a time: 2-5x this)."""
+    if not (isinstance(src, types.Array) and isinstance(dst, types.Array) and src.ndim == 1
+            and dst.ndim == 1 and src.dtype == dst.dtype
+            and src.dtype in (types.float32, types.float64)
+            and all(isinstance(v, types.Integer) for v in (s0, ss, d0, ds))):
+        return None
+    sig = types.void(src, s0, ss, dst, d0, ds)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        ft = context.get_value_type(src.dtype)
+        size = ft.get_abi_size(context.target_data)
+        vt = ir.VectorType(ft, 8)
+        mt = ir.VectorType(ir.IntType(32), 8)
+
+        def base(k):  # the 8 row pointers of argument k (array, offset, stride)
+            arrty, oty, sty = signature.args[k:k + 3]
+            value, offset, stride = args[k:k + 3]
+            data = cgutils.create_struct_proxy(arrty)(context, builder, value=value).data
+            start = builder.gep(data, [context.cast(builder, offset, oty, types.int64)])
+            step = context.cast(builder, stride, sty, types.int64)
+            return [builder.bitcast(builder.gep(start, [builder.mul(ir.Constant(i64, t), step)]),
+                                    vt.as_pointer()) for t in range(8)]
+
+        v = [builder.load(p, align=size) for p in base(0)]
+        for stage, (masks, pairs) in enumerate(zip(_T8_MASKS, _T8_PAIRS)):
+            got = [[builder.shuffle_vector(v[a], v[b], ir.Constant(mt, m)) for a, b in pairs]
+                   for m in masks]
+            # stages 1, 2: (low, high) of each pair in turn; stage 3: lows, highs
+            v = got[0] + got[1] if stage == 2 else [x for lh in zip(*got) for x in lh]
+        for c, p in zip(v, base(3)):
+            builder.store(c, p, align=size)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def transpose_block(src, s0, ss, dst, d0, ds, nr, nc):  # pragma: no cover (compiled)
+    # dst[d0 + j ds + i] = src[s0 + i ss + j] for i < nr, j < nc (flat
+    # arrays): whole 8x8 blocks by transpose8, the edges one value at a time
+    i8 = nr - nr % 8
+    j8 = nc - nc % 8
+    for i in range(0, i8, 8):
+        for j in range(0, j8, 8):
+            transpose8(src, s0 + i * ss + j, ss, dst, d0 + j * ds + i, ds)
+        for j in range(j8, nc):
+            for q in range(i, i + 8):
+                dst[d0 + j * ds + q] = src[s0 + q * ss + j]
+    for i in range(i8, nr):
+        for j in range(nc):
+            dst[d0 + j * ds + i] = src[s0 + i * ss + j]
 
 
 # The f32 activations below: fastmath=False stated (a callee without its own
@@ -552,6 +652,52 @@ def chain_val(op, buf, o, r, period, w, nr):  # pragma: no cover (compiled)
             for i in range(w):
                 buf[b + i] = c / buf[b + i]
 
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def chain_ops(srcs, trans, code, prm, buf, tb, none, e, stride, j, r, w, nr, t0,
+              chans):  # pragma: no cover (compiled)
+    # the ops of a chain (code, prm: see elem_chain) on buf for
+    # elem_chain_tiles: nr rows of w values, row q of the result at flat e +
+    # q stride (columns j.. of rows r..). trans[s]: source s holds its values
+    # transposed, row q's value i at t0 + i chans + q (a load moved straight
+    # into buf, another op's operand into tb first); none: an empty array of
+    # buf's dtype. Each kind of loop inlined once (elem_chain keeps its own
+    # loop: sharing this one, with its strided variants, measured 1.5x
+    # slower on contiguous chains)
+    m = nr * w
+    um = np.uint64(m)
+    uw = np.uint64(w)
+    for k in range(code.shape[0]):
+        op = code[k, 0]
+        if op == 8:  # Relu (NaN kept), as bias_act
+            for i in range(um):
+                v = buf[i]
+                buf[i] = np.float32(0.0) if v < np.float32(0.0) else v
+            continue
+        if op == 7:
+            bias_act(buf, buf, none, none, 0, prm[k], m, 0, 1)
+            continue
+        s = code[k, 1]
+        o = srcs[s]
+        mode = code[k, 2]
+        if mode == 1:  # one value: one row of m
+            chain_val(op, buf, o, 0, 1, um, 1)
+            continue
+        if mode == 2:  # one per row
+            chain_val(op, buf, o, r, code[k, 3], uw, nr)
+            continue
+        base, step = np.uint64(j), np.uint64(0)  # one per column
+        if mode == 0 and trans[s]:
+            dst = buf if op == 0 else tb  # a load: moved straight into buf
+            transpose_block(o, t0, chans, dst, 0, w, w, nr)
+            if op == 0:
+                continue
+            o = tb
+            base, step = np.uint64(0), uw
+        elif mode == 0:
+            base, step = np.uint64(e), np.uint64(stride)
+        chain_arr(op, buf, o, base, step, uw, nr)
+
+
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compiled)
     # out[e] for flat indices lo..hi: a chain of elementwise ops on a
@@ -604,6 +750,35 @@ def elem_chain(srcs, out, code, prm, inner, lo, hi):  # pragma: no cover (compil
         for i in range(um):
             out[ue + i] = buf[i]
         e += m
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def elem_chain_tiles(srcs, trans, out, code, prm, chans, inner, tile_rows, tile, lo,
+                     hi):  # pragma: no cover (compiled)
+    # elem_chain's result as rows of ``inner`` values (row r = n chans + c),
+    # rows lo..hi, in tiles of ``tile`` values: tile_rows rows of one n (more
+    # when whole rows fit) by tile // rows columns, so that a source with
+    # trans[s], laid out as [n, inner, chans] (the result's rows innermost),
+    # is read a tile at a time (transpose_block: tile_rows values in turn)
+    # and the result written C-contiguous
+    buf = np.empty(tile, out.dtype)
+    tb = np.empty(tile, out.dtype)
+    none = np.empty(0, out.dtype)
+    per = max(tile_rows, tile // inner // tile_rows * tile_rows)  # short rows: whole ones
+    r0 = lo
+    while r0 < hi:
+        c0 = r0 % chans
+        nr = min(per, hi - r0, chans - c0)
+        tw = tile // nr
+        j0 = 0
+        while j0 < inner:
+            w = min(tw, inner - j0)
+            e = r0 * inner + j0
+            chain_ops(srcs, trans, code, prm, buf, tb, none, e, inner, j0, r0, w, nr,
+                      (r0 - c0) * inner + j0 * chans + c0, chans)
+            copy_rows(out, e, inner, buf, 0, w, nr, w)
+            j0 += w
+        r0 += nr
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
