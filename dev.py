@@ -7,7 +7,8 @@
 * ``test``: create ``.venv``, install xmo with its test extra at the versions
   ``constraints.txt`` pins (and Debian's chromium, when missing and this is
   root with apt-get: the ``xmo validate`` report test renders in it), run all
-  tests (pytest, then the lit/FileCheck suite).
+  tests (pytest, a file per worker on every core up to four: pytest-xdist's
+  ``--dist loadfile``; then the lit/FileCheck suite).
 * ``test-latest``: the same in ``.venv-latest`` with the newest releases of
   everything; when tests fail there, it finds which package's new release
   breaks which tests (by putting each moved package back to its pin in turn).
@@ -110,10 +111,19 @@ def ensure_chromium() -> None:
         print(f"== installing chromium failed ({e}): the report test will skip")
 
 
+def pytest_workers() -> list[str]:
+    """pytest-xdist's arguments: one worker per core this process may use, up
+    to four (each worker compiles the numba kernels its files need -- about a
+    third of a cold run -- and peaks near 3.5 GB), a test file's tests on one
+    worker (module fixtures built once, files independent of each other)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return ["-n", str(max(1, min(4, cores))), "--dist", "loadfile"]
+
+
 def test() -> None:
     ensure_venv()
     ensure_chromium()
-    sh(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+    sh(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_workers(), "tests")
     sh(BIN / "lit", "-sv", "filecheck")
 
 
@@ -169,7 +179,8 @@ def _failed_tests(junit: Path) -> list[str]:
 
 
 def _pytest(py: Path, ids: list[str], junit: Path) -> list[str]:
-    cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", *ids]
+    cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_workers(),
+           f"--junitxml={junit}", *ids]
     print("+", " ".join(cmd[:7]), f"({len(ids)} tests)" if ids != ["tests"] else "tests", flush=True)
     subprocess.run(cmd, cwd=ROOT)
     return _failed_tests(junit)
