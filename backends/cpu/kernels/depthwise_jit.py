@@ -35,6 +35,21 @@ def _float_arrays(*arrays) -> bool:
             and arrays[0].dtype in (types.float32, types.float64))
 
 
+def _tap_arguments(acc, buf, w, offs, *ints) -> bool:
+    """The tap-sum intrinsics' argument types: ``acc``, ``buf``, ``w`` 1-D
+    arrays of one float dtype, ``offs`` an int64 array, ``ints`` integers."""
+    return (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
+            and offs.dtype == types.int64 and all(isinstance(v, types.Integer) for v in ints))
+
+
+def _vector(context, dtype):
+    """``(element type, its size in bytes, lanes, vector type)`` of a full
+    vector register of ``dtype`` (f32 or f64)."""
+    ft = context.get_value_type(dtype)
+    lanes = LANES if dtype == types.float32 else LANES // 2
+    return ft, ft.get_abi_size(context.target_data), lanes, ir.VectorType(ft, lanes)
+
+
 def _span_codegen(builder, lanes, n_v, body):
     """A loop over ``n_v`` elements in whole vectors of ``lanes`` then one
     masked vector: ``body(builder, k, rest)`` for each, ``k`` the first
@@ -140,10 +155,7 @@ def copy_span(typingctx, src, s0, dst, d0, n):
         src_v, s0_v, dst_v, d0_v, n_v = args
         sp = _data(context, builder, src, src_v, s0_v)
         dp = _data(context, builder, dst, dst_v, d0_v)
-        ft = context.get_value_type(src.dtype)
-        size = ft.get_abi_size(context.target_data)
-        lanes = LANES if src.dtype == types.float32 else LANES // 2
-        vt = ir.VectorType(ft, lanes)
+        ft, size, lanes, vt = _vector(context, src.dtype)
 
         def body(b, k, rest):
             s = b.bitcast(b.gep(sp, [k]), vt.as_pointer())
@@ -228,9 +240,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
     sums of :data:`TAP_VECTORS` vectors at a time in registers over all the
     taps. ``acc``, ``buf``, ``w`` 1-D of one float dtype, ``offs`` 1-D
     int64 (elements)."""
-    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
-            and offs.dtype == types.int64
-            and all(isinstance(v, types.Integer) for v in (w0, base, nt, length))):
+    if not _tap_arguments(acc, buf, w, offs, w0, base, nt, length):
         return None
     sig = types.void(acc, buf, offs, w, w0, base, nt, length)
 
@@ -238,10 +248,7 @@ def tap_sums(typingctx, acc, buf, offs, w, w0, base, nt, length):
         acc_v, buf_v, offs_v, w_v, w0_v, base_v, nt_v, len_v = args
         i64 = ir.IntType(64)
         i32 = ir.IntType(32)
-        ft = context.get_value_type(acc.dtype)
-        size = ft.get_abi_size(context.target_data)
-        lanes = LANES if acc.dtype == types.float32 else LANES // 2
-        vt = ir.VectorType(ft, lanes)
+        ft, size, lanes, vt = _vector(context, acc.dtype)
         ap = _data(context, builder, acc, acc_v, ir.Constant(i64, 0))
         bp = _data(context, builder, buf, buf_v, base_v)
         op = _data(context, builder, offs, offs_v, ir.Constant(i64, 0))
@@ -332,9 +339,7 @@ def channel_sums(typingctx, acc, a0, span, buf, offs, w, w0, wstride, nt, length
     over all the taps (each source vector loaded once serves the four
     channels, each weight broadcast the vectors). ``acc``, ``buf``, ``w``
     1-D of one float dtype, ``offs`` 1-D int64 (elements)."""
-    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
-            and offs.dtype == types.int64
-            and all(isinstance(v, types.Integer) for v in (a0, span, w0, wstride, nt, length))):
+    if not _tap_arguments(acc, buf, w, offs, a0, span, w0, wstride, nt, length):
         return None
     sig = types.void(acc, a0, span, buf, offs, w, w0, wstride, nt, length)
 
@@ -342,10 +347,7 @@ def channel_sums(typingctx, acc, a0, span, buf, offs, w, w0, wstride, nt, length
         acc_v, a0_v, span_v, buf_v, offs_v, w_v, w0_v, ws_v, nt_v, len_v = args
         i64 = ir.IntType(64)
         i32 = ir.IntType(32)
-        ft = context.get_value_type(acc.dtype)
-        size = ft.get_abi_size(context.target_data)
-        lanes = LANES if acc.dtype == types.float32 else LANES // 2
-        vt = ir.VectorType(ft, lanes)
+        ft, size, lanes, vt = _vector(context, acc.dtype)
         fma = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(vt, [vt, vt, vt]), f"llvm.fma.v{lanes}{_suffix(vt)}")
         span_v = builder.sext(span_v, i64) if span_v.type.width < 64 else span_v
@@ -502,10 +504,7 @@ def transpose_tile(typingctx, src, s0, ss, dst, d0, ds, rows, cols):
         i32 = ir.IntType(32)
         sp = _data(context, builder, src, src_v, s0_v)
         dp = _data(context, builder, dst, dst_v, d0_v)
-        ft = context.get_value_type(src.dtype)
-        size = ft.get_abi_size(context.target_data)
-        lanes = LANES if src.dtype == types.float32 else LANES // 2
-        vt = ir.VectorType(ft, lanes)
+        ft, size, lanes, vt = _vector(context, src.dtype)
         false = ir.Constant(ir.VectorType(ir.IntType(1), lanes), [0] * lanes)
         load_mask = _mask(builder, cols_v, lanes, 1)
         store_mask = _mask(builder, rows_v, lanes, 1)
@@ -566,19 +565,14 @@ def lane_tap_sums(typingctx, acc, a0, buf, base, offs, w, w0, ws, nt, length):
     :data:`TAP_VECTORS` vectors at a time in registers over all the taps.
     ``acc``, ``buf``, ``w`` 1-D of one float dtype, ``offs`` 1-D int64
     (elements)."""
-    if not (_float_arrays(acc, buf, w) and isinstance(offs, types.Array)
-            and offs.dtype == types.int64
-            and all(isinstance(v, types.Integer) for v in (a0, base, w0, ws, nt, length))):
+    if not _tap_arguments(acc, buf, w, offs, a0, base, w0, ws, nt, length):
         return None
     sig = types.void(acc, a0, buf, base, offs, w, w0, ws, nt, length)
 
     def codegen(context, builder, signature, args):
         acc_v, a0_v, buf_v, base_v, offs_v, w_v, w0_v, ws_v, nt_v, len_v = args
         i64 = ir.IntType(64)
-        ft = context.get_value_type(acc.dtype)
-        size = ft.get_abi_size(context.target_data)
-        lanes = LANES if acc.dtype == types.float32 else LANES // 2
-        vt = ir.VectorType(ft, lanes)
+        ft, size, lanes, vt = _vector(context, acc.dtype)
         ap = _data(context, builder, acc, acc_v, a0_v)
         bp = _data(context, builder, buf, buf_v, base_v)
         op = _data(context, builder, offs, offs_v, ir.Constant(i64, 0))
