@@ -111,19 +111,21 @@ def ensure_chromium() -> None:
         print(f"== installing chromium failed ({e}): the report test will skip")
 
 
-def pytest_workers() -> list[str]:
-    """pytest-xdist's arguments: one worker per core this process may use, up
-    to four (each worker compiles the numba kernels its files need -- about a
-    third of a cold run -- and peaks near 3.5 GB), a test file's tests on one
-    worker (module fixtures built once, files independent of each other)."""
+def pytest_command(py: Path) -> list[str]:
+    """``py -m pytest`` as every run here calls it: quiet, no cache folder,
+    one pytest-xdist worker per core this process may use, up to four (each
+    worker compiles the numba kernels its files need -- about a third of a
+    cold one-worker run -- and peaks near 3.5 GB), a test file's tests on one
+    worker (module fixtures built once; files are independent of each other)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return ["-n", str(max(1, min(4, cores))), "--dist", "loadfile"]
+    return [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            "-n", str(max(1, min(4, cores))), "--dist", "loadfile"]
 
 
 def test() -> None:
     ensure_venv()
     ensure_chromium()
-    sh(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_workers(), "tests")
+    sh(*pytest_command(PY), "tests")
     sh(BIN / "lit", "-sv", "filecheck")
 
 
@@ -179,9 +181,9 @@ def _failed_tests(junit: Path) -> list[str]:
 
 
 def _pytest(py: Path, ids: list[str], junit: Path) -> list[str]:
-    cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_workers(),
-           f"--junitxml={junit}", *ids]
-    print("+", " ".join(cmd[:7]), f"({len(ids)} tests)" if ids != ["tests"] else "tests", flush=True)
+    base = pytest_command(py)
+    cmd = [*base, f"--junitxml={junit}", *ids]
+    print("+", " ".join(base), f"({len(ids)} tests)" if ids != ["tests"] else "tests", flush=True)
     subprocess.run(cmd, cwd=ROOT)
     return _failed_tests(junit)
 
