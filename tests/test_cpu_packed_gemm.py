@@ -85,3 +85,26 @@ def test_pack_refuses_what_it_does_not_multiply():
         pm.matmul(np.ones((2, 5), np.float32))
     with pytest.raises(ValueError, match="f32"):
         pm.matmul(np.ones((2, 4), np.float64))
+
+
+def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch):
+    """One row times a matrix of at least ``SPLIT_BYTES`` packed (lowered
+    here): panel ranges on every thread, the same values as one call."""
+    from xmo.backends.cpu.kernels import packed
+
+    a = RNG.standard_normal((1, 300)).astype(np.float32)
+    b = RNG.standard_normal((300, 200)).astype(np.float32)
+    pm = pack(b)
+    before = threads.threads()
+    try:
+        threads.set_threads(2)
+        whole = pm.matmul(a)
+        assert len(pm.tasks(a, np.empty((1, 200), np.float32))) == 1
+        monkeypatch.setattr(packed, "SPLIT_BYTES", pm.nbytes)
+        tasks = pm.tasks(a, np.empty((1, 200), np.float32))
+        p = pm.panels.shape[0]  # 7 panels of 32 columns with AVX-512, 13 of 16 else
+        assert [t[1][5:] for t in tasks] == [(0, p // 2), (p // 2, p)]
+        split = pm.matmul(a)
+    finally:
+        threads.set_threads(before)
+    assert np.array_equal(split, whole)

@@ -21,9 +21,10 @@ vector. Each output sums its terms in tap order (tap row, tap column) from
 zero in the output dtype, multiply then add (no contraction), like the
 other convolution paths. An optional
 epilogue (``epi``: the constant arguments of ``rows_jit.bias_act``) is
-applied by each task to the output channels it computed, while they are in
-cache (tasks of about ``EPI_ELEMENTS`` outputs; outside the kernel: numba
-would compile bias_act's activations into it, 3x its compile time).
+applied by the kernel to each output channel's plane right after its sums,
+while the plane is in L1 / L2 (numba compiles bias_act's activations into
+the kernel, once: the disk cache keeps it); the tiny-map kernel applies it
+per task after its channel range.
 """
 
 from __future__ import annotations
@@ -112,9 +113,9 @@ def depthwise_conv(
     output map -> [N, C * Mg, Ho, Wo]; the (image, channel range) tasks split
     across the CPU-backend threads when there is enough work. Negative
     leading pads crop the input. ``epi = (a, b, period, prm)``: the constant
-    arguments of ``rows_jit.bias_act``, applied by each task to the output
-    channels it computed (rows of the output seen as [N * C * Mg, Ho * Wo];
-    tasks of at most about ``EPI_ELEMENTS`` outputs then: still in cache)."""
+    arguments of ``rows_jit.bias_act``, applied by the kernel to each output
+    channel's plane right after its sums (a row of the output seen as
+    [N * C * Mg, Ho * Wo])."""
     n, c = x.shape[:2]
     kh, kw = wt.shape[1:]
     out = np.empty((n, c * mg) + tuple(out_dims), x.dtype)
@@ -124,21 +125,15 @@ def depthwise_conv(
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = depthwise_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    ranges = _task_ranges(n, c, n * c * mg * kh * kw * math.prod(out_dims),
-                          None if epi is None else out.size)
-    if epi is None:
-        tasks = [(kernel, (x, wt, mg, *geometry, out, *r)) for r in ranges]
-    else:
-        from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
-
-        o1 = out.reshape(-1)
-        hw = math.prod(out_dims)
-        cout = c * mg
-        tasks = [(_conv_epilogue, (kernel, (x, wt, mg, *geometry, out, *r), rows_jit.bias_act,
-                                   (o1, o1, *epi, hw), _rows(r, cout, mg)))
-                 for r in ranges]
-    threads.run_tasks(tasks)
+    ranges = _task_ranges(n, c, n * c * mg * kh * kw * math.prod(out_dims), None)
+    if epi is None:  # the kernel's arguments for none: an empty prm
+        none = np.empty(0, x.dtype)
+        epi = (none, none, 0, _NO_PRM)
+    threads.run_tasks([(kernel, (x, wt, mg, *geometry, out, *r, *epi)) for r in ranges])
     return out
+
+
+_NO_PRM = np.empty(0, np.float64)
 
 
 def _task_ranges(n: int, units: int, macs: int,

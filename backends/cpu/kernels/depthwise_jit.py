@@ -14,6 +14,7 @@ from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.kernels.gemm_jit import LANES
+from xmo.backends.cpu.kernels.rows_jit import bias_act
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -24,6 +25,9 @@ PAD = 16
 #: of this file: numba freezes it into the cached kernel, whose cache entry
 #: is checked against this file only)
 BLOCK_ELEMENTS = 1024
+#: output values of whole channel planes the kernel's epilogue takes at once
+#: (fewer calls of bias_act on small maps; still in L1 / L2)
+EPI_ELEMENTS = 4096
 
 
 U = np.uint64
@@ -438,8 +442,12 @@ def fill_phases(x1, xb, ih, iw, sh, sw, ph, pw, hq, wq, buf):  # pragma: no cove
 
 
 @numba.njit(cache=True, nogil=True)
-def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma: no cover
-    # output channels of the input channels [c0, c1) of the images [b0, b1)
+def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1,
+              ca, cb, period, prm):  # pragma: no cover (compiled)
+    # output channels of the input channels [c0, c1) of the images [b0, b1);
+    # prm non-empty: rows_jit.bias_act(ca, cb, period, prm) over the output
+    # channels' planes (rows of [N * Cout, Ho * Wo]) as soon as they hold
+    # EPI_ELEMENTS values (or the image's range ends), while in L1 / L2
     _, cin, ih, iw = x.shape
     kh, kw = wt.shape[1], wt.shape[2]
     cout = out.shape[1]
@@ -465,6 +473,8 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
         u = kx * dw
         offs[i] = ((t % sh) * sw + u % sw) * pq + (t // sh) * wq + u // sw
     for b in range(b0, b1):
+        pending = b * cout + c0 * mg  # the first output channel without its epilogue
+        last = b * cout + c1 * mg
         for ci in range(c0, c1):
             fill_phases(x1, (b * cin + ci) * ih * iw, ih, iw, sh, sw, ph, pw, hq, wq, buf)
             for m in range(mg):
@@ -479,6 +489,10 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, c0, c1, b0, b1):  # pragma
                     tap_sums(acc, buf, offs, wf, w0, base, nt, length)
                     for y in range(y1 - y0):
                         copy_span(acc, y * wq, o1, ob + (y0 + y) * ow, ow)
+                row = b * cout + co + 1
+                if prm.size and ((row - pending) * hw >= EPI_ELEMENTS or row == last):
+                    bias_act(o1, o1, ca, cb, period, prm, hw, pending, row)
+                    pending = row
 
 
 @intrinsic

@@ -26,6 +26,12 @@ from xmo.backends.cpu.threads import run_tasks, threads
 #: machine (wall medians, 128x512x512 .. 128x768x3072, 197x192x768,
 #: 784x192x768: 0.8-1.0 of one per thread's GFLOP/s)
 SPLIT_MACS = 1 << 20
+#: packed bytes of ``B`` from which a product of fewer rows than that splits
+#: anyway (in ranges of panels): a matrix-vector product reads B once, from
+#: memory or L3, and two threads stream it faster than one (session 35, 2
+#: threads, one row: 1024x1000 217 -> 170 us warm, 1280x1000 365 -> 215,
+#: 2048x1000 507 -> 306; 512x512 23 -> 48: small ones stay whole)
+SPLIT_BYTES = 2 << 20
 
 #: packed bytes of ``B`` up to which a product with an epilogue and fewer
 #: rows than columns runs in ranges of rows, the epilogue in each (every range
@@ -80,8 +86,9 @@ class PackedMatrix:
 
     def _parts(self, m: int) -> int:
         """Tasks of an [M, K] x B product: one per thread from
-        :data:`SPLIT_MACS` multiply-adds, else one."""
-        return threads() if m * self.k * self.n >= SPLIT_MACS else 1
+        :data:`SPLIT_MACS` multiply-adds or :data:`SPLIT_BYTES` packed, else one."""
+        big = m * self.k * self.n >= SPLIT_MACS or self.nbytes >= SPLIT_BYTES
+        return threads() if big else 1
 
     def tasks(self, a: np.ndarray, out: np.ndarray) -> list[tuple[Callable[..., object], tuple]]:
         """Pool tasks computing ``out = a @ B``: ``a`` [M, K] and ``out``
