@@ -404,17 +404,6 @@ def pow2i(kf):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
-def recip_f32(d):  # pragma: no cover (compiled)
-    # 1 / d for f32 d in [1, 2^126] (within an ulp): a guess from the bits
-    # (relative error below 1/8), three Newton steps; cheaper than the
-    # vector division
-    r = np.int32(np.int32(0x7EF311C3) - np.float32(d).view(np.int32)).view(np.float32)
-    for _ in range(3):
-        r = fma(r, fma(-d, r, np.float32(1.0)), r)
-    return r
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
 def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
     # o1[base:base+m] = Gelu (erf form) of f32 o1 in f32 arithmetic
     # (both forms computed, one selected; rows.GELU_Q/GELU_G): x Phi(x);
@@ -432,7 +421,7 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
         a = abs(x)
         a = np.float32(13.0) if a > np.float32(13.0) else a
         a = one if a < one else a  # the small form below 1
-        t = recip_f32(fma(a, np.float32(0.35355339059327373), one))
+        t = one / fma(a, np.float32(0.35355339059327373), one)
         s = t - np.float32(0.4)
         g = fma(fma(fma(fma(fma(fma(fma(fma(gg8, s, gg7), s, gg6), s, gg5), s, gg4), s, gg3), s, gg2), s, gg1), s, gg0)
         sq = a * a
@@ -459,8 +448,8 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
 def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # o1[i] = 1 / (1 + exp(c o1[i])) (times o1[i] for Swish) in f32
     # with a vectorisable exp: 2^k from its bits, a degree-6
-    # polynomial on |f| <= ln2/2 (Cody-Waite reduction), the
-    # reciprocal by recip_f32; exp of more than 87 is taken as inf (the
+    # polynomial on |f| <= ln2/2 (Cody-Waite reduction), one division
+    # (a vector divide); exp of more than 87 is taken as inf (the
     # result 0 or NaN, as numpy's overflow gives), results below the
     # smallest normal f32 flushed to 0 (NaN kept)
     c32 = np.float32(c)
@@ -477,7 +466,7 @@ def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
         p = fma(fma(fma(fma(fma(fma(np.float32(1.0 / 720), f, np.float32(1.0 / 120)), f,
                                 np.float32(1.0 / 24)), f, np.float32(1.0 / 6)), f,
                     np.float32(0.5)), f, one), f, one)
-        r = recip_f32(fma(p, pow2i(kf), one))
+        r = one / fma(p, pow2i(kf), one)
         r = np.float32(0.0) if big else r  # 1 / (1 + inf)
         y = v * r if swish else r
         o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
