@@ -49,6 +49,13 @@ def row_blocks(monkeypatch):
         real_packed(a, panels, out, ca, cb, period, prm, r0, r1)
 
     monkeypatch.setattr(jit, "gemm_panels_epi", spy_packed)
+    real_strided = jit.gemm_strided_epi
+
+    def spy_strided(a, x, out, ca, cb, period, prm, r0, r1):  # f32 with few input channels
+        seen.append((r0, r1, out.shape[0]))
+        real_strided(a, x, out, ca, cb, period, prm, r0, r1)
+
+    monkeypatch.setattr(jit, "gemm_strided_epi", spy_strided)
     return seen
 
 
@@ -180,7 +187,9 @@ def test_near_misses_keep_the_separate_epilogue(case, row_blocks):
     """Tanh (numpy's form on large arrays), a dynamic batch, constants whose
     period does not divide the channels, too few output channels to split,
     constants varying along H (not per channel), and a MatMul whose large
-    constant matrix every row range would read: the old schedule, same values."""
+    constant matrix every row range would read: the old schedule, same values
+    (too few channels with few input channels: one range on the in-place
+    f32 kernel, ``gemm_epi.strided_fits``)."""
     x = RNG.standard_normal((2, 16, 30, 40)).astype(np.float32)
     if case == "tanh":
         module = _conv([2, 16, 30, 40], 64, "Tanh")
@@ -197,6 +206,9 @@ def test_near_misses_keep_the_separate_epilogue(case, row_blocks):
         x = RNG.standard_normal((1, 40, 256))
         module = _matmul([1, 40, 256], 1100, "Relu", "f64")
     _check(module, x)
+    if case == "channels_few":  # 16 input channels: the in-place f32 kernel, one range
+        assert set(row_blocks) == {(0, 20, 20)}  # and its epilogue in the same call
+        return
     assert row_blocks == []
 
 

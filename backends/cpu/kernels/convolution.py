@@ -52,7 +52,7 @@ from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_columns, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
-    then_epi,
+    strided_fits, then_epi,
 )
 from xmo.backends.cpu.kernels.rows import SPLIT_MIN
 from xmo.backends.cpu import threads
@@ -786,7 +786,8 @@ def _plan(node: KernelNode, x: np.ndarray, w: np.ndarray, groups: bool,
         out_shape = (n, mg) + dims
         flat = (lambda v: v.reshape(n, cg, hw)) if sub is None else (
             lambda v: sub(v[:, :, ::sh, ::sw]).reshape(n, cg, hw))
-        if epi is not None and gemm_epi_fits(mg, cg, hw, x.itemsize):
+        if epi is not None and (gemm_epi_fits(mg, cg, hw, x.itemsize)
+                                or strided_fits(cg, x.dtype, hw)):
             return applies_epi(lambda v: pointwise_epi(wm, flat(v), epi).reshape(out_shape), epi)
         # a small product's epilogue right after it (then_epi)
         small = epi if n * mg * hw < SPLIT_MIN else None
@@ -870,8 +871,9 @@ def pointwise_epi(wm: np.ndarray, x: np.ndarray, epi: Epi) -> np.ndarray:
     """A pointwise convolution with its fused epilogue: ``wm`` [M, C] times
     each image of ``x`` [N, C, HW] in ranges of output channels, each
     range's epilogue in its task (:func:`~xmo.backends.cpu.kernels.gemm_epi.gemm_epi_tasks`; the
-    epilogue's per-row constants with a period dividing M) -> a new
-    C-contiguous [N, M, HW]."""
+    epilogue's per-row constants with a period dividing M; f32 with few
+    input channels on the in-place micro-kernel, ``gemm_epi.strided_fits``,
+    also when the product does not split) -> a new C-contiguous [N, M, HW]."""
     n = x.shape[0]
     out = np.empty((n, wm.shape[0], x.shape[2]), x.dtype)
     tasks = []

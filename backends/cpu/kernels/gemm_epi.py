@@ -24,9 +24,11 @@ would read, keeps the GEMM and the separate row pass (:func:`gemm_epi_fits`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 
+from xmo.backends.cpu.kernels.packed import panel_kernels
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 from xmo.backends.cpu.threads import run_tasks, threads
 
@@ -74,6 +76,35 @@ def _row_cuts(m: int, k: int, n: int, itemsize: int) -> list[int] | None:
     return [m * i // blocks for i in range(blocks + 1)]
 
 
+#: a product ``a @ b`` of f32 operands with at most this many rows of ``b``
+#: (K) and unit column strides runs ``gemm_jit.gemm_strided_epi`` instead of
+#: BLAS: the micro-kernel reading ``b``'s rows in place (K streams, few enough
+#: for the prefetchers), no packing. Session 35, one thread, pointwise
+#: convolutions (W [M, K] times an image [K, HW]): 16->96@112x112 0.76x
+#: BLAS's time, 16->64@160x160 0.68x, 16->72@56x56 0.74x, 24->144@56x56 0.83x,
+#: 64->256@56x56 0.84x, 96->24@56x56 0.77x (the same values: one FMA chain
+#: per output in k order)
+STRIDED_MAX_K = 64
+
+
+def strided_fits(k: int, dtype: np.dtype, n: int | None = None) -> bool:
+    """Whether a product with ``k`` rows of ``b`` of ``dtype`` takes the
+    in-place micro-kernel (:data:`STRIDED_MAX_K`, f32, numba there), split
+    or not; with ``n``, also at least one whole panel of columns (a tiny
+    map's product keeps BLAS and the row pass after it)."""
+    jit = panel_kernels() if dtype == np.float32 and k <= STRIDED_MAX_K else None
+    return jit is not None and (n is None or n >= jit.NR)
+
+
+def strided_kernels(a: np.ndarray, b: np.ndarray) -> ModuleType | None:
+    """``gemm_jit`` when ``a @ b`` takes its in-place micro-kernel
+    (:func:`strided_fits`, both with unit column strides), else None."""
+    if (a.dtype != b.dtype or not strided_fits(b.shape[0], b.dtype)
+            or a.strides[1] != 4 or b.strides[1] != 4):
+        return None
+    return panel_kernels()
+
+
 def gemm_epi_fits(m: int, k: int, n: int, itemsize: int) -> bool:
     """Whether an [M, K] x [K, N] product of ``itemsize``-byte floats runs
     its epilogue in its tasks (:func:`gemm_epi_tasks`): it splits, in ranges
@@ -88,9 +119,12 @@ def gemm_epi_tasks(a: np.ndarray, b: np.ndarray, out: np.ndarray,
     ``i`` is row ``i`` of the epilogue's view (per-row constants ``i %
     period``), in the row ranges of :func:`gemm_epi_fits` (one range when
     it does not fit: the thread count changed since the plan)."""
-    act = row_kernels().bias_act
     m, k = a.shape
     cuts = _row_cuts(m, k, b.shape[1], out.itemsize) or [0, m]
+    jit = strided_kernels(a, b)
+    if jit is not None:
+        return [(jit.gemm_strided_epi, (a, b, out, *epi, lo, hi)) for lo, hi in zip(cuts, cuts[1:])]
+    act = row_kernels().bias_act
     return [(_row_block, (act, a, b, out, epi, lo, hi)) for lo, hi in zip(cuts, cuts[1:])]
 
 
@@ -102,7 +136,11 @@ def gemm_epi(a: np.ndarray, b: np.ndarray, epi: Epi) -> np.ndarray:
     m, n = a.shape[0], b.shape[1]
     out = np.empty((m, n), a.dtype)
     if _row_cuts(m, a.shape[1], n, out.itemsize) is None:  # one range: no task set-up
-        _row_block(row_kernels().bias_act, a, b, out, epi, 0, m)
+        jit = strided_kernels(a, b)
+        if jit is not None:
+            jit.gemm_strided_epi(a, b, out, *epi, 0, m)
+        else:
+            _row_block(row_kernels().bias_act, a, b, out, epi, 0, m)
     else:
         run_tasks(gemm_epi_tasks(a, b, out, epi))
     return out

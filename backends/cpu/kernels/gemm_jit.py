@@ -54,23 +54,30 @@ KC = 256
 #: the L2 cache while every panel passes over it
 _ROW_BLOCK_BYTES = 1 << 18
 
+#: rows of the output one pass of :func:`gemm_strided` over the right
+#: operand's panels writes (two tiles): each panel of x, K rows from K
+#: places in memory, is loaded once a pass and stays in L1 for its tiles
+STRIDED_ROWS = 2 * MR
+
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
 _F32 = ir.FloatType()
 
 
 def _tile_intrinsic(mr: int):
-    """An intrinsic ``tile(c, ldc, a, lda, bp, k, add)``: the ``mr`` x NR
+    """An intrinsic ``tile(c, ldc, a, lda, bp, ldb, k, add)``: the ``mr`` x NR
     block at address ``c`` (row stride ``ldc`` elements) = (itself if
     ``add`` else 0) + the ``mr`` rows of ``a`` at address ``a`` (row stride
-    ``lda``) times the packed panel at ``bp`` (``k`` rows of NR)."""
+    ``lda``) times the panel at ``bp``: ``k`` rows of NR values, ``ldb``
+    elements apart (NR for a packed panel; a matrix's row stride for
+    columns read in place)."""
 
     @intrinsic
-    def tile(typingctx, c, ldc, a, lda, bp, k, add):
-        sig = types.void(*[types.intp] * 7)
+    def tile(typingctx, c, ldc, a, lda, bp, ldb, k, add):
+        sig = types.void(*[types.intp] * 8)
 
         def codegen_tile(context, builder, signature, args):
-            c_addr, ldc_v, a_addr, lda_v, bp_addr, k_v, add_v = args
+            c_addr, ldc_v, a_addr, lda_v, bp_addr, ldb_v, k_v, add_v = args
             vt = ir.VectorType(_F32, LANES)
             fp, vp = _F32.as_pointer(), vt.as_pointer()
             fma = cgutils.get_or_insert_function(
@@ -95,7 +102,7 @@ def _tile_intrinsic(mr: int):
                     for i in range(mr)]
             with cgutils.for_range(builder, k_v) as loop:
                 kk = loop.index
-                base = builder.mul(kk, ir.Constant(_I64, NR))
+                base = builder.mul(kk, ldb_v)
                 bv = [builder.load(builder.bitcast(
                     builder.gep(b_ptr, [builder.add(base, ir.Constant(_I64, v * LANES))]), vp),
                     align=4) for v in range(2)]
@@ -123,23 +130,23 @@ _t1, _t2, _t3, _t4, _t5, _t6, _t7, _t8 = (_tile_intrinsic(r) for r in range(1, 9
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _tile(mr, c, ldc, a, lda, bp, k, add):  # pragma: no cover (compiled)
+def _tile(mr, c, ldc, a, lda, bp, ldb, k, add):  # pragma: no cover (compiled)
     if mr == 8:
-        _t8(c, ldc, a, lda, bp, k, add)
+        _t8(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 7:
-        _t7(c, ldc, a, lda, bp, k, add)
+        _t7(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 6:
-        _t6(c, ldc, a, lda, bp, k, add)
+        _t6(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 5:
-        _t5(c, ldc, a, lda, bp, k, add)
+        _t5(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 4:
-        _t4(c, ldc, a, lda, bp, k, add)
+        _t4(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 3:
-        _t3(c, ldc, a, lda, bp, k, add)
+        _t3(c, ldc, a, lda, bp, ldb, k, add)
     elif mr == 2:
-        _t2(c, ldc, a, lda, bp, k, add)
+        _t2(c, ldc, a, lda, bp, ldb, k, add)
     else:
-        _t1(c, ldc, a, lda, bp, k, add)
+        _t1(c, ldc, a, lda, bp, ldb, k, add)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -179,13 +186,13 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
                     mr = ib + (ie - ib) * (t + 1) // tiles - i
                     ai = a0 + (i * lda + k0) * 4
                     if w == NR:
-                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, kc, add)
+                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, NR, kc, add)
                     else:
                         if add:
                             for r in range(mr):
                                 for j in range(w):
                                     scratch[r, j] = out[i + r, j0 + j]
-                        _tile(mr, s0, NR, ai, lda, bp, kc, add)
+                        _tile(mr, s0, NR, ai, lda, bp, NR, kc, add)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
@@ -199,5 +206,68 @@ def gemm_panels_epi(a, panels, out, ca, cb, period, prm, r0, r1):  # pragma: no 
     # kernels/gemm_epi.py hands it); one call from Python for a product
     # that does not split
     gemm_panels(a, panels, out, r0, r1, 0, panels.shape[0])
+    o1 = out.reshape(-1)
+    bias_act(o1, o1, ca, cb, period, prm, out.shape[1], r0, r1)
+
+
+@numba.njit(cache=True, nogil=True)
+def gemm_strided(a, x, out, r0, r1):  # pragma: no cover (compiled)
+    # out[r0:r1] = a[r0:r1] @ x with x [K, N] read in place (no packing:
+    # its rows are the panels' rows, ldb = x's row stride; the last NR
+    # columns' partial panel copied into a zero-padded [K, NR] one);
+    # a [M, K], x and out [M, N] f32 with unit column strides. The loops
+    # of gemm_panels (K in chunks of KC, balanced tiles) with blocks of
+    # STRIDED_ROWS rows: a pass over x's panels writes that many output
+    # rows (a pass writing all of a 96-row output was 1.34x BLAS's time)
+    k = a.shape[1]
+    n = out.shape[1]
+    lda = a.strides[0] // 4
+    ldb = x.strides[0] // 4
+    ldc = out.strides[0] // 4
+    a0 = a.ctypes.data
+    x0 = x.ctypes.data
+    c0 = out.ctypes.data
+    full = n // NR
+    w = n - full * NR
+    edge = np.zeros((k if w else 0, NR), np.float32)
+    for kk in range(k if w else 0):
+        for j in range(w):
+            edge[kk, j] = x[kk, full * NR + j]
+    e0 = edge.ctypes.data
+    scratch = np.zeros((MR, NR), np.float32)
+    s0 = scratch.ctypes.data
+    kc_max = k if k <= 2 * KC else KC
+    block = STRIDED_ROWS
+    for k0 in range(0, k, kc_max):
+        kc = min(kc_max, k - k0)
+        add = 1 if k0 > 0 else 0
+        for ib in range(r0, r1, block):
+            ie = min(r1, ib + block)
+            tiles = (ie - ib + MR - 1) // MR
+            for p in range(full + (1 if w else 0)):
+                j0 = p * NR
+                for t in range(tiles):
+                    i = ib + (ie - ib) * t // tiles
+                    mr = ib + (ie - ib) * (t + 1) // tiles - i
+                    ai = a0 + (i * lda + k0) * 4
+                    if p < full:
+                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda,
+                              x0 + (k0 * ldb + j0) * 4, ldb, kc, add)
+                    else:
+                        if add:
+                            for r in range(mr):
+                                for j in range(w):
+                                    scratch[r, j] = out[i + r, j0 + j]
+                        _tile(mr, s0, NR, ai, lda, e0 + k0 * NR * 4, NR, kc, add)
+                        for r in range(mr):
+                            for j in range(w):
+                                out[i + r, j0 + j] = scratch[r, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def gemm_strided_epi(a, x, out, ca, cb, period, prm, r0, r1):  # pragma: no cover (compiled)
+    # rows r0..r1 of out (a C-contiguous [M, N]) = epilogue(a[r0:r1] @ x),
+    # x read in place (gemm_strided), then rows_jit.bias_act over the rows
+    gemm_strided(a, x, out, r0, r1)
     o1 = out.reshape(-1)
     bias_act(o1, o1, ca, cb, period, prm, out.shape[1], r0, r1)
