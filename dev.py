@@ -116,10 +116,14 @@ def pytest_command(py: Path) -> list[str]:
     one pytest-xdist worker per core this process may use, up to four (each
     worker compiles the numba kernels its files need -- about a third of a
     cold one-worker run -- and peaks near 3.5 GB), a test file's tests on one
-    worker (module fixtures built once; files are independent of each other)."""
+    worker (module fixtures built once; files are independent of each other).
+    A worker that dies ends the run at once, naming the test it was running
+    (``--max-worker-restart=0``: pytest-xdist 3.8 under ``--dist loadfile``
+    waits forever after replacing a crashed worker); a test that runs past
+    the ini's ``faulthandler_timeout`` dumps its threads and ends its worker."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "-n", str(max(1, min(4, cores))), "--dist", "loadfile"]
+            "-n", str(max(1, min(4, cores))), "--dist", "loadfile", "--max-worker-restart=0"]
 
 
 def test() -> None:

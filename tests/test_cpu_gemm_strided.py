@@ -119,3 +119,20 @@ def test_pointwise_convolution_with_few_input_channels(nthreads, monkeypatch):
     pre += b[0].astype(np.float64)
     np.testing.assert_allclose(got[0], pre / (1 + np.exp(-pre)), rtol=2e-5, atol=2e-5)
     assert seen and all(seen)
+
+
+@pytest.mark.parametrize("k", range(1, gemm_epi.STRIDED_MAX_K + 1))
+def test_partial_panel_for_every_k(k):
+    """The last, partial panel of columns is copied into a zero-padded one
+    that the kernel reads by address (taken where it is read: numba frees a
+    local array after its last use): every K gives the columns past the
+    whole panels right."""
+    from xmo.backends.cpu.kernels import gemm_jit
+
+    m, n = 2 * gemm_jit.MR + 3, 2 * gemm_jit.NR + 5
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    out = np.full((m, n), np.nan, np.float32)
+    gemm_jit.gemm_strided(a, b, out, 0, m)
+    bias = np.zeros(m, np.float32)
+    assert np.all(np.abs(out - _want(a, b, bias, ACT_NONE)) <= _bound(a, b))

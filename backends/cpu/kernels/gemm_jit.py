@@ -168,7 +168,6 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
     c0 = out.ctypes.data
     b0 = panels.ctypes.data
     scratch = np.zeros((MR, NR), np.float32)
-    s0 = scratch.ctypes.data
     kc_max = k if k <= 2 * KC else KC
     block = max(MR, (_ROW_BLOCK_BYTES // (4 * kc_max)) // MR * MR)
     for k0 in range(0, k, kc_max):
@@ -192,7 +191,7 @@ def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
                             for r in range(mr):
                                 for j in range(w):
                                     scratch[r, j] = out[i + r, j0 + j]
-                        _tile(mr, s0, NR, ai, lda, bp, NR, kc, add)
+                        _tile(mr, scratch.ctypes.data, NR, ai, lda, bp, NR, kc, add)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
@@ -233,9 +232,7 @@ def gemm_strided(a, x, out, r0, r1):  # pragma: no cover (compiled)
     for kk in range(k if w else 0):
         for j in range(w):
             edge[kk, j] = x[kk, full * NR + j]
-    e0 = edge.ctypes.data
     scratch = np.zeros((MR, NR), np.float32)
-    s0 = scratch.ctypes.data
     kc_max = k if k <= 2 * KC else KC
     block = STRIDED_ROWS
     for k0 in range(0, k, kc_max):
@@ -258,7 +255,10 @@ def gemm_strided(a, x, out, r0, r1):  # pragma: no cover (compiled)
                             for r in range(mr):
                                 for j in range(w):
                                     scratch[r, j] = out[i + r, j0 + j]
-                        _tile(mr, s0, NR, ai, lda, e0 + k0 * NR * 4, NR, kc, add)
+                        # the address taken here, not before the loops: numba frees
+                        # a local array after its last use, and a pointer taken
+                        # earlier would outlive ``edge`` (read after its free)
+                        _tile(mr, scratch.ctypes.data, NR, ai, lda, edge.ctypes.data + k0 * NR * 4, NR, kc, add)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
