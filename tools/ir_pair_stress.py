@@ -192,6 +192,24 @@ def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str 
     serialize(module, xml, bin_path)
 
 
+
+def write_noting_sigterm(k: int, xml: str, fault: str) -> None:
+    """Write model ``k`` to ``xml`` in a process whose own SIGTERM handler only
+    takes note, with the hook's ``fault`` (a ``term`` action): exits with 0
+    when the handler ran once, 3 otherwise (a process of its own: the signal
+    is sent to the writing process, never to the test runner's)."""
+    import signal
+
+    from xmo.backends.ir import serialize
+
+    seen: list[int] = []
+    signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    module = make_module(k)
+    os.environ["XMO_TEST_IR_FAULT"] = fault
+    serialize(module, xml)
+    if seen != [signal.SIGTERM]:
+        sys.exit(3)
+
 def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bool,
             seed: int) -> None:
     from xmo.backends.ir import serialize
