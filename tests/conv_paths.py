@@ -34,3 +34,29 @@ def numpy_conv(monkeypatch: pytest.MonkeyPatch, x: np.ndarray, w: np.ndarray, s,
         if not valid_taps:
             m.setattr(conv, "VALID_TAPS_MAX_SHARE", -1.0)
         return conv.grouped_conv(x, w, s, d, pb, pe)
+
+
+def conv_bias_act(x_shape: list[int], w: np.ndarray, b: np.ndarray, act: str = "Relu",
+                  shared: bool = False):  # noqa: ANN201 - (ModuleOp, compiled elsewhere)
+    """The ``ov`` module y = act(Convolution(x, w) + b), stride 1, no padding
+    (b [1, Cout, 1, 1]); with ``shared`` the convolution's result is also a
+    model output (nothing fuses into it)."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
+    from xmo.dialects.ov.base import tensor
+
+    n, _, h, wd = x_shape
+    cout, _, kh, kw = w.shape
+    x = ParameterOp.new("f32", list(x_shape), name="x")
+    wc, bc = ConstantOp.from_array(w), ConstantOp.from_array(b)
+    t = tensor("f32", [n, cout, h - kh + 1, wd - kw + 1])
+    conv = op_class("Convolution").make(
+        [x, wc], {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0],
+                  "pads_end": [0, 0]}, result_types=[t], name="conv")
+    add = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
+    y = op_class(act).make([add], {}, result_types=[t], name="act")
+    ops = [x, wc, bc, conv, add, y, ResultOp.new(y.results[0])]
+    if shared:
+        ops.append(ResultOp.new(conv.results[0]))
+    return ModuleOp(ops)

@@ -13,26 +13,16 @@ from xmo.backends.cpu.fusion import EpilogueKernel
 from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
 from xmo.dialects.ov.base import tensor
 
+from conv_paths import conv_bias_act
+
 RNG = np.random.default_rng(7)
 
 
 def _conv_bias_act(act: str = "Relu", shared: bool = False) -> tuple[ModuleOp, np.ndarray, np.ndarray]:
-    """y = act(Conv(x, w) + b), x: [1, 3, 6, 6]; with ``shared`` the conv
-    result is also a model output (no fusion)."""
-    x = ParameterOp.new("f32", [1, 3, 6, 6], name="x")
+    """y = act(Conv(x, w) + b), x: [1, 3, 6, 6], w: [4, 3, 3, 3]."""
     w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
     b = RNG.standard_normal((1, 4, 1, 1)).astype(np.float32)
-    wc, bc = ConstantOp.from_array(w), ConstantOp.from_array(b)
-    t = tensor("f32", [1, 4, 4, 4])
-    conv = op_class("Convolution").make(
-        [x, wc], {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0],
-                  "pads_end": [0, 0]}, result_types=[t], name="conv")
-    add = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
-    y = op_class(act).make([add], {}, result_types=[t], name="act")
-    ops = [x, wc, bc, conv, add, y, ResultOp.new(y.results[0])]
-    if shared:
-        ops.append(ResultOp.new(conv.results[0]))
-    return ModuleOp(ops), w, b
+    return conv_bias_act([1, 3, 6, 6], w, b, act, shared), w, b
 
 
 def _reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -11,6 +11,8 @@ from xmo.backends.cpu.kernels import gemm_epi
 from xmo.backends.cpu.kernels.packed import panel_kernels
 from xmo.backends.cpu.kernels.rows import ACT_NONE, ACT_RELU, ACT_SWISH
 
+from conv_paths import conv_bias_act
+
 pytestmark = pytest.mark.skipif(panel_kernels() is None, reason="numba missing")
 
 RNG = np.random.default_rng(11)
@@ -95,23 +97,11 @@ def test_pointwise_convolution_with_few_input_channels(nthreads, monkeypatch):
         return got
 
     monkeypatch.setattr(gemm_epi, "strided_kernels", spy)
-    from xdsl.dialects.builtin import ModuleOp
-
     from xmo import compile_model
-    from xmo.dialects.ov import ConstantOp, ParameterOp, ResultOp, op_class
-    from xmo.dialects.ov.base import tensor
 
-    x = ParameterOp.new("f32", [1, 16, 30, 30], name="x")
     w = (RNG.standard_normal((40, 16, 1, 1)) * 0.3).astype(np.float32)
     b = RNG.standard_normal((1, 40, 1, 1)).astype(np.float32)
-    wc, bc = ConstantOp.from_array(w), ConstantOp.from_array(b)
-    t = tensor("f32", [1, 40, 30, 30])
-    conv = op_class("Convolution").make(
-        [x, wc], {"strides": [1, 1], "dilations": [1, 1], "pads_begin": [0, 0],
-                  "pads_end": [0, 0]}, result_types=[t], name="conv")
-    add = op_class("Add").make([conv, bc], {}, result_types=[t], name="bias")
-    y = op_class("Swish").make([add], {}, result_types=[t], name="act")
-    model = compile_model(ModuleOp([x, wc, bc, conv, add, y, ResultOp.new(y.results[0])]))
+    model = compile_model(conv_bias_act([1, 16, 30, 30], w, b, "Swish"))
     xv = RNG.standard_normal((1, 16, 30, 30)).astype(np.float32)
     for _ in range(3):  # the planned run from the second call on
         got = model([xv])[0]

@@ -13,6 +13,14 @@ pytestmark = pytest.mark.skipif(panel_kernels() is None, reason="numba missing")
 RNG = np.random.default_rng(7)
 
 
+@pytest.fixture
+def thread_count():
+    """``threads.set_threads`` for the test; the count before put back after."""
+    before = threads.threads()
+    yield threads.set_threads
+    threads.set_threads(before)
+
+
 def _check(m: int, k: int, n: int) -> np.ndarray:
     a = RNG.standard_normal((m, k)).astype(np.float32)
     b = RNG.standard_normal((k, n)).astype(np.float32)
@@ -49,18 +57,14 @@ def test_strided_operands_and_output(nthreads):
     assert np.all(out[:, n:] == 7.0)  # nothing written past the view's columns
 
 
-def test_same_result_on_any_thread_count():
+def test_same_result_on_any_thread_count(thread_count):
     a = RNG.standard_normal((100, 600)).astype(np.float32)
     b = RNG.standard_normal((600, 300)).astype(np.float32)
     pm = pack(b)
-    before = threads.threads()
-    try:
-        threads.set_threads(1)
-        one = pm.matmul(a)
-        threads.set_threads(2)
-        two = pm.matmul(a)
-    finally:
-        threads.set_threads(before)
+    thread_count(1)
+    one = pm.matmul(a)
+    thread_count(2)
+    two = pm.matmul(a)
     assert np.array_equal(one, two)  # each sum is one chain in k order
 
 
@@ -87,7 +91,7 @@ def test_pack_refuses_what_it_does_not_multiply():
         pm.matmul(np.ones((2, 4), np.float64))
 
 
-def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch):
+def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch, thread_count):
     """One row times a matrix of at least ``SPLIT_BYTES`` packed (lowered
     here): panel ranges on every thread, the same values as one call."""
     from xmo.backends.cpu.kernels import packed
@@ -95,16 +99,12 @@ def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch):
     a = RNG.standard_normal((1, 300)).astype(np.float32)
     b = RNG.standard_normal((300, 200)).astype(np.float32)
     pm = pack(b)
-    before = threads.threads()
-    try:
-        threads.set_threads(2)
-        whole = pm.matmul(a)
-        assert len(pm.tasks(a, np.empty((1, 200), np.float32))) == 1
-        monkeypatch.setattr(packed, "SPLIT_BYTES", pm.nbytes)
-        tasks = pm.tasks(a, np.empty((1, 200), np.float32))
-        p = pm.panels.shape[0]  # 7 panels of 32 columns with AVX-512, 13 of 16 else
-        assert [t[1][5:] for t in tasks] == [(0, p // 2), (p // 2, p)]
-        split = pm.matmul(a)
-    finally:
-        threads.set_threads(before)
+    thread_count(2)
+    whole = pm.matmul(a)
+    assert len(pm.tasks(a, np.empty((1, 200), np.float32))) == 1
+    monkeypatch.setattr(packed, "SPLIT_BYTES", pm.nbytes)
+    tasks = pm.tasks(a, np.empty((1, 200), np.float32))
+    p = pm.panels.shape[0]  # 7 panels of 32 columns with AVX-512, 13 of 16 else
+    assert [t[1][5:] for t in tasks] == [(0, p // 2), (p // 2, p)]
+    split = pm.matmul(a)
     assert np.array_equal(split, whole)

@@ -150,51 +150,71 @@ def _tile(mr, c, ldc, a, lda, bp, ldb, k, add):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True)
-def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
-    # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there;
-    # a [M, K] and out [M, N] f32 with unit column strides (any row
-    # strides), panels [P, K, NR] C-contiguous. K in chunks of KC (a
-    # panel's chunk stays in L1), rows in blocks whose chunk of a stays in
-    # L2 while the panels pass over it; a block's rows in tiles of at most
-    # MR rows of balanced heights (49 rows: 7 x 7, not 6 x 8 + 1: a tile of
-    # a row or two is bound by its few accumulators' FMA latency), which
-    # accumulate the chunks in place; a panel past N's end
-    # goes through a scratch tile (its valid columns copied in and out)
+def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragma: no cover (compiled)
+    # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there, B's
+    # panel p (NR columns, K rows ldb elements apart) at b's address plus
+    # p * pstride elements; with a non-empty ``edge`` (a zero-padded [K, NR]
+    # copy of the columns past the last whole panel) the last, partial panel
+    # is read from there. a [M, K] and out [M, N] f32 with unit column
+    # strides (any row strides). K in chunks of KC (a panel's chunk stays in
+    # L1), rows in blocks of ``block`` while the panels pass over them; a
+    # block's rows in tiles of at most MR rows of balanced heights (49 rows:
+    # 7 x 7, not 6 x 8 + 1: a tile of a row or two is bound by its few
+    # accumulators' FMA latency), which accumulate the chunks in place; a
+    # panel past N's end goes through a scratch tile (its valid columns
+    # copied in and out). Addresses of b, edge and scratch are taken where
+    # they are read: numba frees an array after its last use, and a pointer
+    # taken earlier would outlive it
     k = a.shape[1]
     n = out.shape[1]
     lda = a.strides[0] // 4
     ldc = out.strides[0] // 4
     a0 = a.ctypes.data
     c0 = out.ctypes.data
-    b0 = panels.ctypes.data
+    full = n // NR
     scratch = np.zeros((MR, NR), np.float32)
     kc_max = k if k <= 2 * KC else KC
-    block = max(MR, (_ROW_BLOCK_BYTES // (4 * kc_max)) // MR * MR)
     for k0 in range(0, k, kc_max):
         kc = min(kc_max, k - k0)
         add = 1 if k0 > 0 else 0
         for ib in range(r0, r1, block):
             ie = min(r1, ib + block)
+            tiles = (ie - ib + MR - 1) // MR
             for p in range(p0, p1):
                 j0 = p * NR
                 w = min(NR, n - j0)
-                bp = b0 + (p * k + k0) * NR * 4
-                tiles = (ie - ib + MR - 1) // MR
+                if p < full or edge.shape[0] == 0:
+                    bp, ld = b.ctypes.data + (p * pstride + k0 * ldb) * 4, ldb
+                else:
+                    bp, ld = edge.ctypes.data + k0 * NR * 4, NR
                 for t in range(tiles):
                     i = ib + (ie - ib) * t // tiles
                     mr = ib + (ie - ib) * (t + 1) // tiles - i
                     ai = a0 + (i * lda + k0) * 4
                     if w == NR:
-                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, NR, kc, add)
+                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, ld, kc, add)
                     else:
                         if add:
                             for r in range(mr):
                                 for j in range(w):
                                     scratch[r, j] = out[i + r, j0 + j]
-                        _tile(mr, scratch.ctypes.data, NR, ai, lda, bp, NR, kc, add)
+                        _tile(mr, scratch.ctypes.data, NR, ai, lda, bp, ld, kc, add)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
+    # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there, B
+    # packed as panels [P, K, NR] (C-contiguous, the last one zero-padded);
+    # row blocks whose chunk of a (KC columns) stays in L2 while the panels
+    # pass over it
+    k = a.shape[1]
+    kc_max = k if k <= 2 * KC else KC
+    block = max(MR, (_ROW_BLOCK_BYTES // (4 * kc_max)) // MR * MR)
+    _panel_loops(a, panels, out, r0, r1, p0, p1, k * NR, NR,
+                 np.zeros((0, NR), np.float32), block)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -214,54 +234,19 @@ def gemm_strided(a, x, out, r0, r1):  # pragma: no cover (compiled)
     # out[r0:r1] = a[r0:r1] @ x with x [K, N] read in place (no packing:
     # its rows are the panels' rows, ldb = x's row stride; the last NR
     # columns' partial panel copied into a zero-padded [K, NR] one);
-    # a [M, K], x and out [M, N] f32 with unit column strides. The loops
-    # of gemm_panels (K in chunks of KC, balanced tiles) with blocks of
-    # STRIDED_ROWS rows: a pass over x's panels writes that many output
-    # rows (a pass writing all of a 96-row output was 1.34x BLAS's time)
+    # x with a unit column stride. Blocks of STRIDED_ROWS rows: a pass over
+    # x's panels writes that many output rows (a pass writing all of a
+    # 96-row output was 1.34x BLAS's time)
     k = a.shape[1]
     n = out.shape[1]
-    lda = a.strides[0] // 4
-    ldb = x.strides[0] // 4
-    ldc = out.strides[0] // 4
-    a0 = a.ctypes.data
-    x0 = x.ctypes.data
-    c0 = out.ctypes.data
     full = n // NR
     w = n - full * NR
     edge = np.zeros((k if w else 0, NR), np.float32)
     for kk in range(k if w else 0):
         for j in range(w):
             edge[kk, j] = x[kk, full * NR + j]
-    scratch = np.zeros((MR, NR), np.float32)
-    kc_max = k if k <= 2 * KC else KC
-    block = STRIDED_ROWS
-    for k0 in range(0, k, kc_max):
-        kc = min(kc_max, k - k0)
-        add = 1 if k0 > 0 else 0
-        for ib in range(r0, r1, block):
-            ie = min(r1, ib + block)
-            tiles = (ie - ib + MR - 1) // MR
-            for p in range(full + (1 if w else 0)):
-                j0 = p * NR
-                for t in range(tiles):
-                    i = ib + (ie - ib) * t // tiles
-                    mr = ib + (ie - ib) * (t + 1) // tiles - i
-                    ai = a0 + (i * lda + k0) * 4
-                    if p < full:
-                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda,
-                              x0 + (k0 * ldb + j0) * 4, ldb, kc, add)
-                    else:
-                        if add:
-                            for r in range(mr):
-                                for j in range(w):
-                                    scratch[r, j] = out[i + r, j0 + j]
-                        # the address taken here, not before the loops: numba frees
-                        # a local array after its last use, and a pointer taken
-                        # earlier would outlive ``edge`` (read after its free)
-                        _tile(mr, scratch.ctypes.data, NR, ai, lda, edge.ctypes.data + k0 * NR * 4, NR, kc, add)
-                        for r in range(mr):
-                            for j in range(w):
-                                out[i + r, j0 + j] = scratch[r, j]
+    _panel_loops(a, x, out, r0, r1, 0, full + (1 if w else 0), NR, x.strides[0] // 4, edge,
+                 STRIDED_ROWS)
 
 
 @numba.njit(cache=True, nogil=True)
