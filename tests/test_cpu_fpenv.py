@@ -122,6 +122,21 @@ def test_mxcsr_restored_after_a_kernel_raises(module):
 
 
 @needs_mxcsr
+@needs_mxcsr
+def test_the_compiled_swap_is_cached_once_across_processes(tmp_path):
+    """Each process loads the one cached MXCSR swap instead of compiling and
+    caching another copy (a nested ``swap`` added a cache entry per process)."""
+    import os
+
+    code = "from xmo.backends.cpu import fpenv; assert fpenv.mxcsr_swap() is not None"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    counts = []
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=300)
+        counts.append(len([p for p in tmp_path.rglob("*.nbc") if "swap" in p.name]))
+    assert counts == [1, 1, 1], counts
+
+
 def test_pool_workers_follow_the_mode():
     def worker_bits() -> int:
         seen: list[int] = []

@@ -30,7 +30,6 @@ import threading
 from typing import Any
 
 from xmo.backends.cpu import threads as cpu_threads
-from xmo.backends.cpu import vector_width
 
 #: environment variable choosing the default: ``flush`` or ``keep``
 ENV = "XMO_CPU_DENORMALS"
@@ -90,44 +89,11 @@ def mxcsr_swap() -> Any:
 def _compile_swap() -> Any:
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
-    try:
-        from llvmlite import ir
-        from numba import njit, types
-        from numba.core import cgutils
-        from numba.extending import intrinsic
+    try:  # numba stays a lazy import
+        import numba  # noqa: F401
     except ImportError:
         return None
-    vector_width.configure()
-
-    def csr_call(builder: Any, name: str, slot: Any) -> None:
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer()])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
-        builder.call(fn, [builder.bitcast(slot, ir.IntType(8).as_pointer())])
-
-    @intrinsic
-    def stmxcsr(typingctx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
-            slot = cgutils.alloca_once(builder, ir.IntType(32))
-            csr_call(builder, "llvm.x86.sse.stmxcsr", slot)
-            return builder.zext(builder.load(slot), ir.IntType(64))
-
-        return types.int64(), codegen
-
-    @intrinsic
-    def ldmxcsr(typingctx, value):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
-            slot = cgutils.alloca_once(builder, ir.IntType(32))
-            builder.store(builder.trunc(args[0], ir.IntType(32)), slot)
-            csr_call(builder, "llvm.x86.sse.ldmxcsr", slot)
-            return context.get_dummy_value()
-
-        return types.void(types.int64), codegen
-
-    @njit("int64(int64, int64)", cache=True, nogil=True)
-    def swap(bits, mask):  # pragma: no cover (compiled)
-        old = stmxcsr()
-        ldmxcsr((old & ~mask) | (bits & mask))
-        return old
+    from xmo.backends.cpu.fpenv_jit import swap
 
     # the compiled entry point, without the dispatcher's type resolution
     # (0.17 us a call instead of 0.27)
