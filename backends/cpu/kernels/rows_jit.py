@@ -416,8 +416,9 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
     # NaN stays NaN
     half = np.float32(0.5)
     one = np.float32(1.0)
+    v1 = o1[base:base + m]  # a view: indices known in range (base + i of a signed type vectorises not)
     for i in range(m):
-        x = o1[base + i]
+        x = v1[i]
         a = abs(x)
         a = np.float32(13.0) if a > np.float32(13.0) else a
         a = one if a < one else a  # the small form below 1
@@ -441,7 +442,7 @@ def gelu_erf_f32(o1, base, m):  # pragma: no cover (compiled)
         q = fma(fma(fma(fma(fma(gq5, u, gq4), u, gq3), u, gq2), u, gq1), u, gq0)
         small = x * fma(x, q, half)
         big = (half * x) * e if x < np.float32(0.0) else x * fma(-half, e, one)
-        o1[base + i] = small if abs(x) < one else big
+        v1[i] = small if abs(x) < one else big
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=False)
@@ -454,8 +455,9 @@ def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
     # smallest normal f32 flushed to 0 (NaN kept)
     c32 = np.float32(c)
     one = np.float32(1.0)
+    v1 = o1[base:base + m]  # a view: indices known in range (base + j of a signed type vectorises not)
     for j in range(m):
-        v = o1[base + j]
+        v = v1[j]
         t = c32 * v
         big = t > np.float32(87.0)
         t = np.float32(87.0) if big else t
@@ -469,7 +471,7 @@ def sigmoid_f32(o1, base, m, c, swish):  # pragma: no cover (compiled)
         r = one / fma(p, pow2i(kf), one)
         r = np.float32(0.0) if big else r  # 1 / (1 + inf)
         y = v * r if swish else r
-        o1[base + j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
+        v1[j] = np.float32(0.0) if abs(y) < np.float32(1.1754944e-38) else y
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compiled)
