@@ -17,8 +17,8 @@ also checks xmo's outputs against onnxruntime.
 process burning one core (a busy loop started before and killed after that
 model's runs); the table gets the busy ratio and how much it rose.
 
-    python benchmarks/bench_latency_light.py [--suite light|real|zoo] [--runs 20] [--block 5] [--threads 1,2]
-        [--models a,b] [--busy-neighbour] [--one-process]
+    python benchmarks/bench_latency_light.py [--suite light|real|zoo] [--runs 20] [--block 5] [--pause 0.2]
+        [--threads 1,2] [--models a,b] [--busy-neighbour] [--one-process]
 """
 
 from __future__ import annotations
@@ -73,25 +73,31 @@ def start_neighbour() -> subprocess.Popen:
 
 
 def alternate(ours: Callable[[], object], theirs: Callable[[], object],
-              runs: int, block: int) -> tuple[float, float]:
-    """Median ms of each: blocks of ``block`` runs, alternating. Blocks, not
-    single runs: onnxruntime's pool spins after each run (and OpenBLAS's
-    after each product), which would slow the other runtime's next run on a
-    2-core machine; in a block only its first run meets the other's spin."""
+              runs: int, block: int, pause: float = 0.2) -> tuple[float, float]:
+    """Median ms of each: blocks of ``block`` runs, alternating, ``pause``
+    seconds of sleep after each block. onnxruntime's pool keeps spinning for
+    tens of ms after a run (and OpenBLAS's threads after a product), which
+    slows the other runtime on a 2-core machine: xmo's 64->64 3x3
+    convolution on 56x56, 2 threads, medians of 12 runs in one process: 2.55
+    ms with no onnxruntime run before, 3.09-3.31 ms 0-20 ms after three, 2.77
+    ms 50 ms after, 2.40 ms 200 ms after (2026-12-03). Without the pause a
+    whole block of a fast model ran beside the other's spin."""
     tx, to = [], []
     done = 0
     while done < runs:
         k = min(block, runs - done)
         for _ in range(k):
             t0 = time.perf_counter(); ours(); tx.append(time.perf_counter() - t0)
+        time.sleep(pause)
         for _ in range(k):
             t0 = time.perf_counter(); theirs(); to.append(time.perf_counter() - t0)
+        time.sleep(pause)
         done += k
     return statistics.median(tx) * 1e3, statistics.median(to) * 1e3
 
 
 def measure(name: str, path: Path, feeds: dict[str, np.ndarray] | None, thread_counts: list[int],
-            runs: int, block: int, busy: bool) -> list[dict]:
+            runs: int, block: int, busy: bool, pause: float = 0.2) -> list[dict]:
     """One model at each thread count: a record per count (ms of each runtime,
     max abs diff, and with ``busy`` the busy-neighbour ms)."""
     import onnxruntime as ort
@@ -123,14 +129,14 @@ def measure(name: str, path: Path, feeds: dict[str, np.ndarray] | None, thread_c
         def run_theirs() -> object:
             return sess.run(None, ort_feeds)
 
-        mx, mo = alternate(run_ours, run_theirs, runs, block)
+        mx, mo = alternate(run_ours, run_theirs, runs, block, pause)
         diff = max(float(np.max(np.abs(np.asarray(a, np.float64) - b), initial=0.0))
                    for a, b in zip(ours, ref))
         rec = {"name": name, "threads": threads, "xmo_ms": mx, "ort_ms": mo, "diff": diff}
         if busy:
             p = start_neighbour()
             try:
-                bx, bo = alternate(run_ours, run_theirs, runs, block)
+                bx, bo = alternate(run_ours, run_theirs, runs, block, pause)
             finally:
                 p.kill()
                 p.wait()
@@ -145,7 +151,8 @@ def measure_in_child(name: str, args: argparse.Namespace) -> list[dict]:
     state (glibc's mmap and trim thresholds move with what was freed), which
     moved a model's figure by up to 1.7x."""
     cmd = [sys.executable, __file__, "--suite", args.suite, "--runs", str(args.runs),
-           "--block", str(args.block), "--threads", args.threads, "--models", name,
+           "--block", str(args.block), "--pause", str(args.pause), "--threads", args.threads,
+           "--models", name,
            "--child-json"]
     if args.busy_neighbour:
         cmd.append("--busy-neighbour")
@@ -159,6 +166,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--block", type=int, default=5,
                     help="runs per block; the runtimes alternate block by block")
+    ap.add_argument("--pause", type=float, default=0.2,
+                    help="seconds of sleep after each block (the other runtime's threads stop spinning)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--models")
     ap.add_argument("--busy-neighbour", action="store_true",
@@ -176,7 +185,8 @@ def main() -> None:
     thread_counts = [int(t) for t in args.threads.split(",")]
     if args.child_json:
         for name, path, feeds in models:
-            for rec in measure(name, path, feeds, thread_counts, args.runs, args.block, busy):
+            for rec in measure(name, path, feeds, thread_counts, args.runs, args.block, busy,
+                               args.pause):
                 print(json.dumps(rec), flush=True)
         return
     head = "| model | threads | xmo ms | onnxruntime ms | ratio | max abs diff |"
@@ -193,7 +203,8 @@ def main() -> None:
     rises: dict[int, list[float]] = {}
     for name, path, feeds in models:
         if args.one_process:
-            records = measure(name, path, feeds, thread_counts, args.runs, args.block, busy)
+            records = measure(name, path, feeds, thread_counts, args.runs, args.block, busy,
+                              args.pause)
         else:
             records = measure_in_child(name, args)
         for rec in records:
