@@ -81,17 +81,20 @@ def alternate(ours: Callable[[], object], theirs: Callable[[], object],
     convolution on 56x56, 2 threads, medians of 12 runs in one process: 2.55
     ms with no onnxruntime run before, 3.09-3.31 ms 0-20 ms after three, 2.77
     ms 50 ms after, 2.40 ms 200 ms after (2026-12-03). Without the pause a
-    whole block of a fast model ran beside the other's spin."""
+    whole block of a fast model ran beside the other's spin. With it, each
+    block starts with one untimed run (threads woken, caches refilled after
+    the sleep: the tiny models' runs of under a millisecond took up to 1.9x
+    longer straight after a pause)."""
     tx, to = [], []
     done = 0
     while done < runs:
         k = min(block, runs - done)
-        for _ in range(k):
-            t0 = time.perf_counter(); ours(); tx.append(time.perf_counter() - t0)
-        time.sleep(pause)
-        for _ in range(k):
-            t0 = time.perf_counter(); theirs(); to.append(time.perf_counter() - t0)
-        time.sleep(pause)
+        for run, times in ((ours, tx), (theirs, to)):
+            if pause > 0:
+                time.sleep(pause)
+                run()
+            for _ in range(k):
+                t0 = time.perf_counter(); run(); times.append(time.perf_counter() - t0)
         done += k
     return statistics.median(tx) * 1e3, statistics.median(to) * 1e3
 
