@@ -78,6 +78,20 @@ def test_resume_skips_finished_tasks(run) -> None:  # noqa: ANN001
     assert task_from_json(tasks[0].to_json()) == tasks[0]
 
 
+def test_a_task_killed_half_way_leaves_no_temporary_files(tmp_path) -> None:  # noqa: ANN001
+    """The worker process's temporary folder goes with it: what a task made
+    there before it was killed (a converted model, say) is removed."""
+    import os
+
+    note = tmp_path / "folder.txt"
+    tasks = [call("leave_temp_and_hang", "leftover", timeout=2, note=str(note)), call("good", "after", i=0)]
+    results = [r for _, r in run_tasks(tasks, jobs=1, timeout=60, memory_limit=LIMIT, reuse_workers=True)]
+    assert [r.status for r in results] == ["timeout", "pass"]
+    folder = note.read_text()
+    assert os.path.basename(folder).startswith("xmo-test-leftover-")
+    assert not os.path.exists(folder)
+
+
 def test_models_on_reused_workers(tmp_path) -> None:  # noqa: ANN001
     """``xmo validate --reuse-workers`` over the generated suite: the same
     statuses as a fresh process per model (``tests/test_validate.py``)."""

@@ -22,6 +22,18 @@ def hang() -> dict:
     return {}
 
 
+def leave_temp_and_hang(note: str) -> dict:
+    """A temporary folder made the usual way (its path written to ``note``),
+    then killed for its time before it could remove it."""
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="xmo-test-leftover-")
+    with open(note, "w") as f:
+        f.write(folder)
+    time.sleep(600)
+    return {}
+
+
 def hog() -> dict:
     chunks = []
     while True:  # touched pages: resident

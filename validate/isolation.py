@@ -13,7 +13,10 @@ and watches each task:
 * a signal ending it (SIGSEGV, SIGABRT, ...) is a ``crash``; an exit without a
   final result an ``error`` with the last line it wrote to stderr;
 * the worker dies with its parent (``PR_SET_PDEATHSIG``): killing the driver
-  leaves nothing running.
+  leaves nothing running;
+* each worker process writes its temporary files (a task's converted IR, say)
+  under a folder of its own (``TMPDIR``), removed when the process ends: a
+  task killed half-way leaves nothing in the system's temporary folder.
 
 A task that ends its process that way is recorded with its status, and the
 next task gets a fresh process: one bad task costs one restart. A worker
@@ -34,6 +37,7 @@ import ctypes
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -140,6 +144,8 @@ class IsolatedWorker:
         self.err_file.touch()
         self._replies = -1
         self._tasks_run = 0
+        self._starts = 0
+        self._proc_tmp: Path | None = None  # the running process's TMPDIR
 
     def __enter__(self) -> IsolatedWorker:
         return self
@@ -150,11 +156,15 @@ class IsolatedWorker:
 
     def _start(self) -> subprocess.Popen:
         read_end, write_end = os.pipe()
+        self._starts += 1
+        self._proc_tmp = self.dir / f"tmp-{self._starts}"
+        self._proc_tmp.mkdir()
         try:
             with open(self.err_file, "ab") as err:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "xmo.validate.worker", str(write_end)],
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, env=self.env,
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                    env={**self.env, "TMPDIR": str(self._proc_tmp)},
                     start_new_session=True, preexec_fn=_die_with_parent, pass_fds=(write_end,),
                 )
         finally:
@@ -184,6 +194,9 @@ class IsolatedWorker:
             _RUNNING.discard(proc.pid)
         os.close(self._replies)
         self._replies = -1
+        if self._proc_tmp is not None:  # what a task killed half-way left there
+            shutil.rmtree(self._proc_tmp, ignore_errors=True)
+            self._proc_tmp = None
 
     def run(self, task_json: dict[str, Any], timeout: float, memory_limit: int) -> dict[str, Any]:
         """Run one task (:meth:`Task.to_json` or :meth:`CallTask.to_json`); its
