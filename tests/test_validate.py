@@ -116,7 +116,8 @@ def test_killed_half_way_then_resumed(suite: Path, tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     proc = subprocess.Popen([sys.executable, "-m", "xmo.tools.xmo_main", "validate", "--manifest",
                              str(jmanifest), *LIMITS, "--db", str(db)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, TMPDIR=str(tmp_path)))  # what SIGKILL leaves: here
     deadline = time.monotonic() + 120
     done = 0
     while time.monotonic() < deadline and done < 2:
@@ -157,9 +158,12 @@ def test_sigterm_ends_the_running_workers(suite: Path, tmp_path: Path) -> None:
     models = suite.parent
     manifest = tmp_path / "hang.json"
     manifest.write_text(json.dumps([{"model": str(models / "hang.onnx"), "extensions": [str(models / "ext_hang")]}]))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "xmo.tools.xmo_main", "validate", "--manifest",
                              str(manifest), *LIMITS, "--db", str(tmp_path / "t.db")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, TMPDIR=str(tmp)))
     deadline = time.monotonic() + 60
     workers: list[int] = []
     while not workers and time.monotonic() < deadline:
@@ -171,6 +175,7 @@ def test_sigterm_ends_the_running_workers(suite: Path, tmp_path: Path) -> None:
     assert proc.returncode == 128 + signal.SIGTERM, err
     time.sleep(0.3)
     assert not [p for p in workers if _alive(p)], "a worker outlived its terminated driver"
+    assert os.listdir(tmp) == []  # the workers' folders went with them
 
 
 def _children(pid: int) -> list[int]:
