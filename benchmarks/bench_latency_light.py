@@ -73,7 +73,7 @@ def start_neighbour() -> subprocess.Popen:
 
 
 def alternate(ours: Callable[[], object], theirs: Callable[[], object],
-              runs: int, block: int, pause: float = 0.2) -> tuple[float, float]:
+              runs: int, block: int, pause: float) -> tuple[float, float]:
     """Median ms of each: blocks of ``block`` runs, alternating, ``pause``
     seconds of sleep after each block. onnxruntime's pool keeps spinning for
     tens of ms after a run (and OpenBLAS's threads after a product), which
@@ -100,7 +100,7 @@ def alternate(ours: Callable[[], object], theirs: Callable[[], object],
 
 
 def measure(name: str, path: Path, feeds: dict[str, np.ndarray] | None, thread_counts: list[int],
-            runs: int, block: int, busy: bool, pause: float = 0.2) -> list[dict]:
+            runs: int, block: int, busy: bool, pause: float) -> list[dict]:
     """One model at each thread count: a record per count (ms of each runtime,
     max abs diff, and with ``busy`` the busy-neighbour ms)."""
     import onnxruntime as ort

@@ -122,7 +122,6 @@ def test_mxcsr_restored_after_a_kernel_raises(module):
 
 
 @needs_mxcsr
-@needs_mxcsr
 def test_the_compiled_swap_is_cached_once_across_processes(tmp_path):
     """Each process loads the one cached MXCSR swap instead of compiling and
     caching another copy (a nested ``swap`` added a cache entry per process)."""
@@ -137,6 +136,7 @@ def test_the_compiled_swap_is_cached_once_across_processes(tmp_path):
     assert counts == [1, 1, 1], counts
 
 
+@needs_mxcsr
 def test_pool_workers_follow_the_mode():
     def worker_bits() -> int:
         seen: list[int] = []

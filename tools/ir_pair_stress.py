@@ -192,7 +192,6 @@ def write_once(k: int, xml: str, fault: str | None = None, n: int = N, src: str 
     serialize(module, xml, bin_path)
 
 
-
 def write_noting_sigterm(k: int, xml: str, fault: str) -> None:
     """Write model ``k`` to ``xml`` in a process whose own SIGTERM handler only
     takes note, with the hook's ``fault`` (a ``term`` action): exits with 0
@@ -209,6 +208,7 @@ def write_noting_sigterm(k: int, xml: str, fault: str) -> None:
     serialize(module, xml)
     if seen != [signal.SIGTERM]:
         sys.exit(3)
+
 
 def _writer(k: int, xml: str, rounds: int, barrier: Any, errors: Any, mapped: bool,
             seed: int) -> None:

@@ -144,7 +144,6 @@ class IsolatedWorker:
         self.err_file.touch()
         self._replies = -1
         self._tasks_run = 0
-        self._starts = 0
         self._proc_tmp: Path | None = None  # the running process's TMPDIR
 
     def __enter__(self) -> IsolatedWorker:
@@ -156,9 +155,7 @@ class IsolatedWorker:
 
     def _start(self) -> subprocess.Popen:
         read_end, write_end = os.pipe()
-        self._starts += 1
-        self._proc_tmp = self.dir / f"tmp-{self._starts}"
-        self._proc_tmp.mkdir()
+        self._proc_tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=self.dir))
         try:
             with open(self.err_file, "ab") as err:
                 proc = subprocess.Popen(
