@@ -39,10 +39,11 @@ def _bound(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 # K from 1 to the limit, N over whole panels, with a partial one, under one
-# panel; M under a tile, over a pass (STRIDED_ROWS), not a multiple of MR
+# panel, over two blocks of EPI_PANELS panels (the epilogue's); M under a
+# tile, over a pass (STRIDED_ROWS), not a multiple of MR
 @pytest.mark.parametrize("m,k,n", [
     (1, 1, 1), (5, 3, 31), (8, 16, 32), (17, 16, 100), (96, 16, 12544 // 16),
-    (40, 24, 785), (33, 64, 129), (200, 7, 64),
+    (40, 24, 785), (33, 64, 129), (200, 7, 64), (20, 5, 2 * 4096 + 45),
 ])
 @pytest.mark.parametrize("act", [ACT_NONE, ACT_RELU, ACT_SWISH])
 def test_epilogue_product_matches_f64(nthreads, m, k, n, act):

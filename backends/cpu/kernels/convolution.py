@@ -31,7 +31,6 @@ import numpy as np
 
 from xmo.backends.cpu.kernels._common import (
     float_work,
-    jit_module,
     ints,
     pad_trailing,
     spatial_attr,
@@ -49,7 +48,7 @@ from xmo.backends.cpu.kernels.depthwise import (
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
 from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
-from xmo.backends.cpu.kernels.rows import Epi
+from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_columns, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
     strided_fits, then_epi,
@@ -332,7 +331,7 @@ def stem_conv(
     output rows split across the CPU-backend threads. ``epi`` (a fused
     epilogue, per-channel constants or none: :func:`stem_epi_fits`) runs in
     each task over the rows it has just written, still in the core's L2
-    cache (``pconv_jit.bias_act_cols``), instead of a separate pass over
+    cache (``rows_jit.bias_act_cols``), instead of a separate pass over
     the whole output."""
     n = x.shape[0]
     ck = ws.shape[1]
@@ -354,7 +353,7 @@ def stem_conv(
         threads.run_tasks([(block, (x, ws, *geometry, b, y0, y1, rows, out))
                            for b, y0, y1 in spans])
         return out
-    act = jit_module("pconv_jit").bias_act_cols
+    act = row_kernels().bias_act_cols
     o1 = out.reshape(-1)
     threads.run_tasks([(_stem_task, (block, (x, ws, *geometry, b, y0, y1, rows, out), act,
                                      (o1, oh * ow, y0 * ow, y1 * ow, b * m, (b + 1) * m, *epi)))

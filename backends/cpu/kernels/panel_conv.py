@@ -81,7 +81,7 @@ def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: 
         jit.pack_conv(x, b, *geometry, ow, qa, qb, panels)
         gemm_jit.gemm_panels(wm, panels, out[:, qa:qb], r0, r1, 0, p)
     if epi is not None:  # the task's part of the output, just written (mostly in L2)
-        jit.bias_act_cols(o1, ldc, q0, q1, r0, r1, *epi)
+        row_kernels().bias_act_cols(o1, ldc, q0, q1, r0, r1, *epi)
 
 
 def panel_conv(

@@ -1,7 +1,7 @@
 """numba kernels of :mod:`xmo.backends.cpu.kernels.panel_conv`: the im2col
 columns of a convolution written straight into the k-major panels of the
 packed-panel micro-kernel (:func:`~xmo.backends.cpu.kernels.gemm_jit.gemm_panels`),
-and a fused epilogue over a range of columns. Module level so that numba's
+and the windows of a range of pixels as rows (:func:`im2row`). Module level so that numba's
 disk cache finds them again; imported only where numba is."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import numba
 import numpy as np
 
 from xmo.backends.cpu import vector_width
-from xmo.backends.cpu.kernels.rows_jit import bias_act
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -133,20 +132,6 @@ def pack_conv(x, b, kh, kw, sh, sw, dh, dw, ph, pw, ow, q0, q1, panels):  # prag
                     d = (p * kk + k) * nr
                     for j in range(jt, nr):
                         pf[d + j] = 0.0
-
-
-@numba.njit(cache=True, nogil=True)
-def bias_act_cols(o1, ldc, j0, j1, r0, r1, a, b, period, prm):  # pragma: no cover
-    """The fused epilogue (``rows_jit.bias_act``'s arguments ``a, b,
-    period, prm``; per-row constants or none) over columns ``[j0, j1)`` of
-    rows ``[r0, r1)`` of ``o1`` (1-D, rows of ``ldc``), in place: each row's
-    range handed to ``bias_act`` as row ``r`` of a view whose rows are
-    ``j1 - j0`` long."""
-    w = j1 - j0
-    for r in range(r0, r1):
-        off = r * (ldc - w) + j0
-        v = o1[off:r * ldc + j0 + w]
-        bias_act(v, v, a, b, period, prm, w, r, r + 1)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -102,6 +102,7 @@ def row_kernels() -> Any:
         k.softmax_rows = rows_jit.softmax_rows
         k.erf = rows_jit.erf
         k.bias_act = rows_jit.bias_act
+        k.bias_act_cols = rows_jit.bias_act_cols
         k.softmax_range = rows_jit.softmax_range
         k.gelu_tanh = rows_jit.gelu_tanh
         k.row_mean = rows_jit.row_mean

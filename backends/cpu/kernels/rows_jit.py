@@ -244,18 +244,19 @@ def erf(x, out, lo, hi):  # pragma: no cover (compiled)
         out[i] = erf64(np.float64(x[i]))
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def affine_rows(x1, o1, r0, r1, n, a, b, period):  # pragma: no cover (compiled)
-    # rows r0..r1 of x1 (1-D, rows of n) into o1: x * a + b in x's dtype
-    # (as numpy: no contraction); a, b: one value per column (period 0) or
-    # one per row r % period, empty for none. The loop over the rows is
-    # here (one inlined call a group of rows: the array arguments of an
-    # inlined call still cost their reference counts, ~85 ns a call with
-    # rows of 8). Indices unsigned: no negative-index wraparound, the loops
-    # vectorise
+def affine_rows(x1, o1, r0, r1, n, a, b, period, ld, j0):  # pragma: no cover (compiled)
+    # rows r0..r1 of x1 (1-D, row r's n values from r * ld + j0) into o1:
+    # x * a + b in x's dtype (as numpy: no contraction); a, b: one value per
+    # column (period 0; column j0 + j) or one per row r % period, empty for
+    # none. The loop over the rows is here (one inlined call a group of
+    # rows: the array arguments of an inlined call still cost their
+    # reference counts, ~85 ns a call with rows of 8). Indices unsigned: no
+    # negative-index wraparound, the loops vectorise
     un = np.uint64(n)
+    uj = np.uint64(j0)
     if period > 0:
         for r in range(r0, r1):
-            base = np.uint64(r * n)
+            base = np.uint64(r * ld) + uj
             if a.size and b.size:
                 ca = a[r % period]
                 cb = b[r % period]
@@ -278,22 +279,22 @@ def affine_rows(x1, o1, r0, r1, n, a, b, period):  # pragma: no cover (compiled)
                     o1[j] = x1[j]
     elif a.size and b.size:
         for r in range(r0, r1):
-            base = np.uint64(r * n)
+            base = np.uint64(r * ld) + uj
             for j in range(un):
-                o1[base + j] = x1[base + j] * a[j] + b[j]
+                o1[base + j] = x1[base + j] * a[uj + j] + b[uj + j]
     elif a.size:
         for r in range(r0, r1):
-            base = np.uint64(r * n)
+            base = np.uint64(r * ld) + uj
             for j in range(un):
-                o1[base + j] = x1[base + j] * a[j]
+                o1[base + j] = x1[base + j] * a[uj + j]
     elif b.size:
         for r in range(r0, r1):
-            base = np.uint64(r * n)
+            base = np.uint64(r * ld) + uj
             for j in range(un):
-                o1[base + j] = x1[base + j] + b[j]
+                o1[base + j] = x1[base + j] + b[uj + j]
     else:
         for r in range(r0, r1):
-            base = np.uint64(r * n)
+            base = np.uint64(r * ld) + uj
             for j in range(un):
                 o1[base + j] = x1[base + j]
 
@@ -483,25 +484,42 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     # Sigmoid and Swish by sigmoid_f32 when fast (f32; else f64), the
     # other activations in f64. Sigmoid and Swish results below tiny
     # (the smallest normal) are flushed to 0
+    bias_act_strided(x1, o1, a, b, period, prm, n, lo, hi, n, 0)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def bias_act_cols(o1, ld, j0, j1, lo, hi, a, b, period, prm):  # pragma: no cover (compiled)
+    # bias_act in place over columns j0..j1 of rows lo..hi of o1 (1-D,
+    # seen as rows of ld): the epilogue of a block of a product's output
+    # while it is in cache
+    bias_act_strided(o1, o1, a, b, period, prm, j1 - j0, lo, hi, ld, j0)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def bias_act_strided(x1, o1, a, b, period, prm, n, lo, hi, ld, j0):  # pragma: no cover (compiled)
+    # bias_act over rows lo..hi whose n values start at r * ld + j0
     act = np.int64(prm[0])
     p0 = prm[1]
     p1 = prm[2]
     fast = prm[3] != 0.0
     tiny = prm[4]
     inplace = x1.ctypes.data == o1.ctypes.data
-    # rows in groups of about CHUNK elements: the affine part row by
-    # row, then the activation over the group's elements in chunks
-    group = max(1, CHUNK // max(n, 1))
+    whole = ld == n and j0 == 0  # the rows are one run: groups of rows
+    # rows in groups of about CHUNK elements (one row when the rows are
+    # not one run): the affine part row by row, then the activation over
+    # the group's elements (each row's) in chunks
+    group = max(1, CHUNK // max(n, 1)) if whole else 1
     for r0 in range(lo, hi, group):
         r1 = min(hi, r0 + group)
         if inplace:  # one array: no aliasing check failing the vector loop
-            affine_rows(o1, o1, r0, r1, n, a, b, period)
+            affine_rows(o1, o1, r0, r1, n, a, b, period, ld, j0)
         else:
-            affine_rows(x1, o1, r0, r1, n, a, b, period)
+            affine_rows(x1, o1, r0, r1, n, a, b, period, ld, j0)
         if act == 0:
             continue
-        for c0 in range(r0 * n, r1 * n, CHUNK):
-            m = np.uint64(min(CHUNK, r1 * n - c0))
+        s0 = r0 * ld + j0
+        for c0 in range(s0, s0 + (r1 - r0) * n, CHUNK):
+            m = np.uint64(min(CHUNK, s0 + (r1 - r0) * n - c0))
             base = np.uint64(c0)
             if act == 1:  # Gelu, erf form: 0.5 x (1 + erf(x / sqrt 2)), f32
                 gelu_erf_f32(o1, base, m)
