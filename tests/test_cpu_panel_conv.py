@@ -38,6 +38,7 @@ GEOMETRIES = [
     ((1, 4, 13, 9), (3, 4, 3, 3), (3, 1), (1, 3), (1, 0), (0, 2)),     # odd strides, dilation along one axis
     ((1, 12, 31, 29), (20, 12, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),  # > one block of panels, 29-wide rows
     ((1, 4, 9, 9), (6, 4, 3, 3), (1, 1), (1, 1), (1, 1), (-1, -1)),    # negative pads_end (a crop)
+    ((1, 64, 9, 9), (37, 64, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1)),   # few panels: tasks split the filters
 ]
 
 
@@ -57,9 +58,13 @@ def test_both_forms_match_numpy(geometry, nthreads, monkeypatch):
     w = RNG.standard_normal(ws).astype(np.float32)
     want = _ref(monkeypatch, x, w, s, d, pb, pe)
     out_dims = want.shape[2:]
-    got = pc.panel_conv(x, np.ascontiguousarray(w.reshape(ws[0], -1)), ws[2:], s, d, pb, out_dims)
+    wm = np.ascontiguousarray(w.reshape(ws[0], -1))
+    got = pc.panel_conv(x, wm, ws[2:], s, d, pb, out_dims)
     assert got.flags.c_contiguous and got.dtype == np.float32
     _close(got, want)
+    # the filters' rows packed in tiles (as dense_conv_plan binds them): the same sums
+    tiled = pc.panel_conv(x, wm, ws[2:], s, d, pb, out_dims, tiles=pc.panel_kernels().pack_rows(wm))
+    np.testing.assert_array_equal(tiled, got)
     got = pc.packed_filters_conv(x, pack(pc.filters_rows(w)), ws[2:], s, d, pb, out_dims)
     assert got.flags.c_contiguous and got.dtype == np.float32
     _close(got, want)

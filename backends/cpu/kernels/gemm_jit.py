@@ -69,19 +69,21 @@ _F32 = ir.FloatType()
 
 
 def _tile_intrinsic(mr: int):
-    """An intrinsic ``tile(c, ldc, a, lda, bp, ldb, k, add)``: the ``mr`` x NR
-    block at address ``c`` (row stride ``ldc`` elements) = (itself if
-    ``add`` else 0) + the ``mr`` rows of ``a`` at address ``a`` (row stride
-    ``lda``) times the panel at ``bp``: ``k`` rows of NR values, ``ldb``
-    elements apart (NR for a packed panel; a matrix's row stride for
-    columns read in place)."""
+    """An intrinsic ``tile(c, ldc, a, lda, ka, bp, ldb, k, add)``: the ``mr``
+    x NR block at address ``c`` (row stride ``ldc`` elements) = (itself if
+    ``add`` else 0) + the ``mr`` rows of ``a`` times the panel at ``bp``:
+    ``k`` rows of NR values, ``ldb`` elements apart (NR for a packed panel;
+    a matrix's row stride for columns read in place). Element ``(i, kk)``
+    of ``a`` is at address ``a`` plus ``i * lda + kk * ka`` elements: a
+    matrix's rows read in place (``lda`` its row stride, ``ka`` 1) or rows
+    packed by :func:`pack_rows` (``lda`` 1, ``ka`` MR)."""
 
     @intrinsic
-    def tile(typingctx, c, ldc, a, lda, bp, ldb, k, add):
-        sig = types.void(*[types.intp] * 8)
+    def tile(typingctx, c, ldc, a, lda, ka, bp, ldb, k, add):
+        sig = types.void(*[types.intp] * 9)
 
         def codegen_tile(context, builder, signature, args):
-            c_addr, ldc_v, a_addr, lda_v, bp_addr, ldb_v, k_v, add_v = args
+            c_addr, ldc_v, a_addr, lda_v, ka_v, bp_addr, ldb_v, k_v, add_v = args
             vt = ir.VectorType(_F32, LANES)
             fp, vp = _F32.as_pointer(), vt.as_pointer()
             fma = cgutils.get_or_insert_function(
@@ -107,11 +109,12 @@ def _tile_intrinsic(mr: int):
             with cgutils.for_range(builder, k_v) as loop:
                 kk = loop.index
                 base = builder.mul(kk, ldb_v)
+                ak = builder.mul(kk, ka_v)
                 bv = [builder.load(builder.bitcast(
                     builder.gep(b_ptr, [builder.add(base, ir.Constant(_I64, v * LANES))]), vp),
                     align=4) for v in range(2)]
                 for i in range(mr):
-                    ai = builder.load(builder.gep(rows[i], [kk]))
+                    ai = builder.load(builder.gep(rows[i], [ak]))
                     s = builder.insert_element(undef, ai, ir.Constant(_I32, 0))
                     s = builder.shuffle_vector(s, undef, splat0)
                     for v in range(2):
@@ -134,23 +137,23 @@ _t1, _t2, _t3, _t4, _t5, _t6, _t7, _t8 = (_tile_intrinsic(r) for r in range(1, 9
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _tile(mr, c, ldc, a, lda, bp, ldb, k, add):  # pragma: no cover (compiled)
+def _tile(mr, c, ldc, a, lda, ka, bp, ldb, k, add):  # pragma: no cover (compiled)
     if mr == 8:
-        _t8(c, ldc, a, lda, bp, ldb, k, add)
+        _t8(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 7:
-        _t7(c, ldc, a, lda, bp, ldb, k, add)
+        _t7(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 6:
-        _t6(c, ldc, a, lda, bp, ldb, k, add)
+        _t6(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 5:
-        _t5(c, ldc, a, lda, bp, ldb, k, add)
+        _t5(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 4:
-        _t4(c, ldc, a, lda, bp, ldb, k, add)
+        _t4(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 3:
-        _t3(c, ldc, a, lda, bp, ldb, k, add)
+        _t3(c, ldc, a, lda, ka, bp, ldb, k, add)
     elif mr == 2:
-        _t2(c, ldc, a, lda, bp, ldb, k, add)
+        _t2(c, ldc, a, lda, ka, bp, ldb, k, add)
     else:
-        _t1(c, ldc, a, lda, bp, ldb, k, add)
+        _t1(c, ldc, a, lda, ka, bp, ldb, k, add)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -159,19 +162,23 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
     # panel p (NR columns, K rows ldb elements apart) at b's address plus
     # p * pstride elements; with a non-empty ``edge`` (a zero-padded [K, NR]
     # copy of the columns past the last whole panel) the last, partial panel
-    # is read from there. a [M, K] and out [M, N] f32 with unit column
-    # strides (any row strides). K in chunks of KC (a panel's chunk stays in
-    # L1), rows in blocks of ``block`` while the panels pass over them; a
-    # block's rows in tiles of at most MR rows of balanced heights (49 rows:
-    # 7 x 7, not 6 x 8 + 1: a tile of a row or two is bound by its few
-    # accumulators' FMA latency), which accumulate the chunks in place; a
-    # panel past N's end goes through a scratch tile (its valid columns
-    # copied in and out). Addresses of b, edge and scratch are taken where
-    # they are read: numba frees an array after its last use, and a pointer
-    # taken earlier would outlive it
+    # is read from there. a [M, K] (unit column stride, any row stride) or
+    # its rows packed (pack_rows: [ceil(M / MR), K, MR]; then r0 and block
+    # multiples of MR) and out [M, N] f32 with a unit column stride. K in
+    # chunks of KC (a panel's chunk stays in L1), rows in blocks of
+    # ``block`` while the panels pass over them; a block's rows in tiles of
+    # at most MR rows: of balanced heights when a is read in place (49
+    # rows: 7 x 7, not 6 x 8 + 1: a tile of a row or two is bound by its
+    # few accumulators' FMA latency), the packed tiles as packed; the tiles
+    # accumulate the chunks in place; a panel past N's end goes through a
+    # scratch tile (its valid columns copied in and out). Addresses of b,
+    # edge and scratch are taken where they are read: numba frees an array
+    # after its last use, and a pointer taken earlier would outlive it
     k = a.shape[1]
     n = out.shape[1]
-    lda = a.strides[0] // 4
+    packed = a.ndim == 3  # known when numba compiles: one loop nest per layout
+    lda = 1 if packed else a.strides[0] // 4
+    ka = MR if packed else 1
     ldc = out.strides[0] // 4
     a0 = a.ctypes.data
     c0 = out.ctypes.data
@@ -184,6 +191,7 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
         for ib in range(r0, r1, block):
             ie = min(r1, ib + block)
             tiles = (ie - ib + MR - 1) // MR
+            bal = 0 if packed else tiles  # balanced heights: tile t starts at (ie - ib) * t // bal
             for p in range(p0, p1):
                 j0 = p * NR
                 w = min(NR, n - j0)
@@ -192,26 +200,50 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
                 else:
                     bp, ld = edge.ctypes.data + k0 * NR * 4, NR
                 for t in range(tiles):
-                    i = ib + (ie - ib) * t // tiles
-                    mr = ib + (ie - ib) * (t + 1) // tiles - i
-                    ai = a0 + (i * lda + k0) * 4
+                    if packed:
+                        i = ib + t * MR
+                        mr = min(MR, ie - i)
+                        ai = a0 + ((i // MR) * k + k0) * MR * 4
+                    else:
+                        i = ib + (ie - ib) * t // bal
+                        mr = ib + (ie - ib) * (t + 1) // bal - i
+                        ai = a0 + (i * lda + k0) * 4
                     if w == NR:
-                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, bp, ld, kc, add)
+                        _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, ka, bp, ld, kc, add)
                     else:
                         if add:
                             for r in range(mr):
                                 for j in range(w):
                                     scratch[r, j] = out[i + r, j0 + j]
-                        _tile(mr, scratch.ctypes.data, NR, ai, lda, bp, ld, kc, add)
+                        _tile(mr, scratch.ctypes.data, NR, ai, lda, ka, bp, ld, kc, add)
                         for r in range(mr):
                             for j in range(w):
                                 out[i + r, j0 + j] = scratch[r, j]
 
 
 @numba.njit(cache=True, nogil=True)
+def pack_rows(a):  # pragma: no cover (compiled)
+    # a [M, K] as tiles of MR rows, k-major: [ceil(M / MR), K, MR], tile t's
+    # kk-th MR values the rows t*MR.. at column kk (zeros past M): the
+    # micro-kernel's broadcast values of one k step in one cache line, one
+    # read stream a tile (a constant left operand, packed once: session 37,
+    # one thread, 64x576 @ 576x3136 27.7 -> 32.0 GMAC/s, 128x1152 @
+    # 1152x800 34.3 -> 39.5, 256x2304 @ 2304x800 37.6 -> 44.8)
+    m, k = a.shape
+    ap = np.zeros(((m + MR - 1) // MR, k, MR), np.float32)
+    for i in range(m):
+        t = i // MR
+        r = i - t * MR
+        for kk in range(k):
+            ap[t, kk, r] = a[i, kk]
+    return ap
+
+
+@numba.njit(cache=True, nogil=True)
 def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
     # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there, B
-    # packed as panels [P, K, NR] (C-contiguous, the last one zero-padded);
+    # packed as panels [P, K, NR] (C-contiguous, the last one zero-padded),
+    # a [M, K] read in place or packed by pack_rows (r0 a multiple of MR);
     # row blocks whose chunk of a (KC columns) stays in L2 while the panels
     # pass over it
     k = a.shape[1]

@@ -66,7 +66,8 @@ def _panels(size: int) -> np.ndarray:
 def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: np.ndarray,
           out: np.ndarray, q0: int, q1: int, r0: int, r1: int, epi: Epi | None) -> None:
     """Rows ``[r0, r1)`` x pixels ``[q0, q1)`` of image ``b``'s output
-    ``out`` [M, Ho*Wo] (C-contiguous), in blocks of panels packed here."""
+    ``out`` [M, Ho*Wo] (C-contiguous), in blocks of panels packed here;
+    ``wm`` the filters [M, K] or their tiles (``gemm_jit.pack_rows``)."""
     gemm_jit = panel_kernels()
     nr = gemm_jit.NR
     k = wm.shape[1]
@@ -87,10 +88,11 @@ def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: 
 def panel_conv(
     x: np.ndarray, wm: np.ndarray, kernel: Sequence[int], strides: Sequence[int],
     dilations: Sequence[int], pads_begin: Sequence[int], out_dims: tuple[int, int],
-    epi: Epi | None = None,
+    epi: Epi | None = None, tiles: np.ndarray | None = None,
 ) -> np.ndarray:
     """Single-group 2-D f32 convolution on the panel micro-kernel: ``x``
     unpadded [N, C, H, W], ``wm`` the C-contiguous filters [M, C*Kh*Kw]
+    (multiplied as their ``tiles``, ``gemm_jit.pack_rows(wm)``, when given)
     -> a fresh C-contiguous [N, M, Ho, Wo], with the fused epilogue ``epi``
     applied when given (:func:`panel_conv_fits`)."""
     jit = panel_conv_kernels()
@@ -110,7 +112,7 @@ def panel_conv(
                     pads_begin[0], pads_begin[1])
         row = ow
     out = np.empty((n, m, hw), np.float32)
-    tasks = _tasks(jit, x, geometry, row, wm, out, epi)
+    tasks = _tasks(jit, x, geometry, row, wm if tiles is None else tiles, out, epi)
     threads.run_tasks(tasks)
     return out.reshape(n, m, oh, ow)
 
@@ -234,7 +236,9 @@ def dense_conv_plan(
     kernel = tuple(w.shape[2:])
     if math.prod(out_dims) >= PANEL_MIN_PIXELS:
         wm = np.ascontiguousarray(w.reshape(w.shape[0], -1))
-        return lambda v: panel_conv(v, wm, kernel, strides, dilations, pads_begin, out_dims, epi)
+        tiles = panel_kernels().pack_rows(wm)
+        return lambda v: panel_conv(v, wm, kernel, strides, dilations, pads_begin, out_dims, epi,
+                                    tiles)
     filters = pack(filters_rows(w))
     if filters is None:
         return None
