@@ -108,3 +108,28 @@ def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch, t
     assert [t[1][5:] for t in tasks] == [(0, p // 2), (p // 2, p)]
     split = pm.matmul(a)
     assert np.array_equal(split, whole)
+
+
+# the same shapes' left operand packed in tiles (gemm_jit.pack_rows, as
+# panel_conv binds its filters): the same sums bit for bit, whole and in row
+# ranges starting at tile bounds
+@pytest.mark.parametrize("m,k,n", [(1, 3, 5), (9, 33, 31), (17, 100, 65), (49, 600, 512), (21, 1300, 97)])
+def test_left_operand_packed_in_tiles(m, k, n):
+    jit = panel_kernels()
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    panels = pack(RNG.standard_normal((k, n)).astype(np.float32)).panels
+    tiles = jit.pack_rows(a)
+    assert tiles.shape == (-(-m // jit.MR), k, jit.MR)
+    assert np.array_equal(tiles.transpose(0, 2, 1).reshape(-1, k)[:m], a)
+    assert not tiles.transpose(0, 2, 1).reshape(-1, k)[m:].any()  # zero rows past M
+    p = panels.shape[0]
+    want = np.full((m, n), np.nan, np.float32)
+    jit.gemm_panels(a, panels, want, 0, m, 0, p)
+    got = np.full((m, n), np.nan, np.float32)
+    jit.gemm_panels(tiles, panels, got, 0, m, 0, p)
+    np.testing.assert_array_equal(got, want)
+    cut = min(m, jit.MR)  # two row ranges, the second from a tile bound
+    got = np.full((m, n), np.nan, np.float32)
+    jit.gemm_panels(tiles, panels, got, cut, m, 0, p)
+    jit.gemm_panels(tiles, panels, got, 0, cut, 0, p)
+    np.testing.assert_array_equal(got, want)
