@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from xmo.backends.cpu import threads
-from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels
+from xmo.backends.cpu.kernels import packed
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, pack_rows, panel_kernels
 
 pytestmark = pytest.mark.skipif(panel_kernels() is None, reason="numba missing")
 
@@ -133,3 +134,25 @@ def test_left_operand_packed_in_tiles(m, k, n):
     jit.gemm_panels(tiles, panels, got, cut, m, 0, p)
     jit.gemm_panels(tiles, panels, got, 0, cut, 0, p)
     np.testing.assert_array_equal(got, want)
+
+
+def test_tiles_share_the_packing_budget(monkeypatch):
+    """``pack_rows`` declines what ``pack`` would (not f32 2-D, empty, over
+    the budget); live tiles count until freed; a convolution plan whose
+    filters are declined reads them in place (the same values)."""
+    from xmo.backends.cpu.kernels import panel_conv as pc
+
+    assert pack_rows(np.ones((3, 4), np.float64)) is None
+    assert pack_rows(np.ones((0, 4), np.float32)) is None
+    before = packed.live_packed_bytes()
+    rows = pack_rows(np.ones((9, 5), np.float32))
+    mr = panel_kernels().MR
+    assert packed.live_packed_bytes() - before == 4 * 5 * 2 * mr and rows.tiles.shape == (2, 5, mr)
+    del rows
+    assert packed.live_packed_bytes() == before
+    x = RNG.standard_normal((1, 4, 30, 30)).astype(np.float32)
+    w = RNG.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    tiled = pc.dense_conv_plan(x, w, (1, 1), (1, 1), (1, 1), (30, 30))(x)
+    monkeypatch.setattr(packed, "MAX_PACKED_BYTES", 64)
+    assert pack_rows(np.ones((9, 5), np.float32)) is None
+    np.testing.assert_array_equal(pc.dense_conv_plan(x, w, (1, 1), (1, 1), (1, 1), (30, 30))(x), tiled)

@@ -1,10 +1,12 @@
-"""Constant f32 right operands packed once for the panel micro-kernel.
+"""Constant f32 operands packed once for the panel micro-kernel.
 
 :class:`PackedMatrix` holds ``B`` [K, N] as the k-major panels of
 :mod:`~xmo.backends.cpu.kernels.gemm_jit` (packed when a plan is made, so a
 call never repacks it) and multiplies ``a`` [M, K] by it, cut into one task
 per thread on xmo's pool: ranges of panels (columns) when ``B`` is the
 larger operand, else ranges of rows of ``a`` in whole micro-tiles.
+:class:`PackedRows` holds a constant left operand (a convolution's
+filters) in tiles of MR rows. Both count against one memory budget.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import weakref
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -183,18 +186,52 @@ def _release(nbytes: int) -> None:
     _live_bytes -= nbytes
 
 
+def _fits(nbytes: int) -> bool:
+    """Whether ``nbytes`` more packed bytes keep to the memory rule
+    (:data:`MAX_PACKED_BYTES` one, :data:`MAX_TOTAL_PACKED_BYTES` all live)."""
+    return 0 < nbytes <= MAX_PACKED_BYTES and _live_bytes + nbytes <= MAX_TOTAL_PACKED_BYTES
+
+
+def _counted(packed: Any, nbytes: int) -> Any:
+    """``packed``, its ``nbytes`` counted live until it is freed."""
+    global _live_bytes
+    _live_bytes += nbytes
+    weakref.finalize(packed, _release, nbytes)
+    return packed
+
+
 def pack(b: np.ndarray) -> PackedMatrix | None:
     """``b`` packed for :class:`PackedMatrix` products, or None (no numba,
     not a 2-D f32 matrix, empty, or over the memory rule: more than
     :data:`MAX_PACKED_BYTES` packed, or the live packed matrices would pass
     :data:`MAX_TOTAL_PACKED_BYTES`)."""
-    global _live_bytes
     if b.ndim != 2 or b.dtype != np.float32 or not math.prod(b.shape):
         return None
     nbytes = packed_bytes(*b.shape)
-    if not nbytes or nbytes > MAX_PACKED_BYTES or _live_bytes + nbytes > MAX_TOTAL_PACKED_BYTES:
+    if not _fits(nbytes):
         return None
-    pm = PackedMatrix(b, panel_kernels())
-    _live_bytes += nbytes
-    weakref.finalize(pm, _release, nbytes)
-    return pm
+    return _counted(PackedMatrix(b, panel_kernels()), nbytes)
+
+
+class PackedRows:
+    """A constant f32 matrix ``A`` [M, K] as the micro-kernel's left
+    (row-broadcast) operand packed in tiles of MR rows: ``tiles``
+    [ceil(M / MR), K, MR] (``gemm_jit.pack_rows``), which ``gemm_panels``
+    takes in place of ``A`` (row ranges from tile bounds)."""
+
+    def __init__(self, a: np.ndarray, jit: ModuleType) -> None:
+        self.m, self.k = a.shape
+        self.tiles = jit.pack_rows(a)
+
+
+def pack_rows(a: np.ndarray) -> PackedRows | None:
+    """``a`` packed in tiles (:class:`PackedRows`), or None (no numba, not a
+    2-D f32 matrix, empty, or over the memory rule of :func:`pack`, whose
+    budget the tiles share)."""
+    jit = panel_kernels()
+    if jit is None or a.ndim != 2 or a.dtype != np.float32 or not math.prod(a.shape):
+        return None
+    nbytes = 4 * a.shape[1] * (-(-a.shape[0] // jit.MR) * jit.MR)
+    if not _fits(nbytes):
+        return None
+    return _counted(PackedRows(a, jit), nbytes)

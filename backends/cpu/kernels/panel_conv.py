@@ -26,7 +26,7 @@ import numpy as np
 
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels._common import jit_module
-from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, panel_kernels, tile_cuts
+from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, pack_rows, panel_kernels, tile_cuts
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 
 #: a task packs and multiplies its pixels in blocks of panels of about this
@@ -236,9 +236,11 @@ def dense_conv_plan(
     kernel = tuple(w.shape[2:])
     if math.prod(out_dims) >= PANEL_MIN_PIXELS:
         wm = np.ascontiguousarray(w.reshape(w.shape[0], -1))
-        tiles = panel_kernels().pack_rows(wm)
+        rows = pack_rows(wm)  # None over the packing budget: the filters read in place
+        if rows is None:
+            return lambda v: panel_conv(v, wm, kernel, strides, dilations, pads_begin, out_dims, epi)
         return lambda v: panel_conv(v, wm, kernel, strides, dilations, pads_begin, out_dims, epi,
-                                    tiles)
+                                    rows.tiles)
     filters = pack(filters_rows(w))
     if filters is None:
         return None
