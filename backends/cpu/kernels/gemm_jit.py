@@ -191,7 +191,6 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
         for ib in range(r0, r1, block):
             ie = min(r1, ib + block)
             tiles = (ie - ib + MR - 1) // MR
-            bal = 0 if packed else tiles  # balanced heights: tile t starts at (ie - ib) * t // bal
             for p in range(p0, p1):
                 j0 = p * NR
                 w = min(NR, n - j0)
@@ -204,9 +203,9 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
                         i = ib + t * MR
                         mr = min(MR, ie - i)
                         ai = a0 + ((i // MR) * k + k0) * MR * 4
-                    else:
-                        i = ib + (ie - ib) * t // bal
-                        mr = ib + (ie - ib) * (t + 1) // bal - i
+                    else:  # balanced heights
+                        i = ib + (ie - ib) * t // tiles
+                        mr = ib + (ie - ib) * (t + 1) // tiles - i
                         ai = a0 + (i * lda + k0) * 4
                     if w == NR:
                         _tile(mr, c0 + (i * ldc + j0) * 4, ldc, ai, lda, ka, bp, ld, kc, add)
