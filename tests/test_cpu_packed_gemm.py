@@ -111,7 +111,7 @@ def test_matrix_vector_product_of_a_large_matrix_splits_in_panels(monkeypatch, t
     assert np.array_equal(split, whole)
 
 
-# the same shapes' left operand packed in tiles (gemm_jit.pack_rows, as
+# the same shapes' left operand packed in tiles (gemm_jit.pack_tiles, as
 # panel_conv binds its filters): the same sums bit for bit, whole and in row
 # ranges starting at tile bounds
 @pytest.mark.parametrize("m,k,n", [(1, 3, 5), (9, 33, 31), (17, 100, 65), (49, 600, 512), (21, 1300, 97)])
@@ -119,7 +119,7 @@ def test_left_operand_packed_in_tiles(m, k, n):
     jit = panel_kernels()
     a = RNG.standard_normal((m, k)).astype(np.float32)
     panels = pack(RNG.standard_normal((k, n)).astype(np.float32)).panels
-    tiles = jit.pack_rows(a)
+    tiles = jit.pack_tiles(a)
     assert tiles.shape == (-(-m // jit.MR), k, jit.MR)
     assert np.array_equal(tiles.transpose(0, 2, 1).reshape(-1, k)[:m], a)
     assert not tiles.transpose(0, 2, 1).reshape(-1, k)[m:].any()  # zero rows past M

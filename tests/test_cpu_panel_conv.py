@@ -63,7 +63,7 @@ def test_both_forms_match_numpy(geometry, nthreads, monkeypatch):
     assert got.flags.c_contiguous and got.dtype == np.float32
     _close(got, want)
     # the filters' rows packed in tiles (as dense_conv_plan binds them): the same sums
-    tiled = pc.panel_conv(x, wm, ws[2:], s, d, pb, out_dims, tiles=pc.panel_kernels().pack_rows(wm))
+    tiled = pc.panel_conv(x, wm, ws[2:], s, d, pb, out_dims, tiles=pc.panel_kernels().pack_tiles(wm))
     np.testing.assert_array_equal(tiled, got)
     got = pc.packed_filters_conv(x, pack(pc.filters_rows(w)), ws[2:], s, d, pb, out_dims)
     assert got.flags.c_contiguous and got.dtype == np.float32

@@ -76,7 +76,7 @@ def _tile_intrinsic(mr: int):
     a matrix's row stride for columns read in place). Element ``(i, kk)``
     of ``a`` is at address ``a`` plus ``i * lda + kk * ka`` elements: a
     matrix's rows read in place (``lda`` its row stride, ``ka`` 1) or rows
-    packed by :func:`pack_rows` (``lda`` 1, ``ka`` MR)."""
+    packed by :func:`pack_tiles` (``lda`` 1, ``ka`` MR)."""
 
     @intrinsic
     def tile(typingctx, c, ldc, a, lda, ka, bp, ldb, k, add):
@@ -163,7 +163,7 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
     # p * pstride elements; with a non-empty ``edge`` (a zero-padded [K, NR]
     # copy of the columns past the last whole panel) the last, partial panel
     # is read from there. a [M, K] (unit column stride, any row stride) or
-    # its rows packed (pack_rows: [ceil(M / MR), K, MR]; then r0 and block
+    # its rows packed (pack_tiles: [ceil(M / MR), K, MR]; then r0 and block
     # multiples of MR) and out [M, N] f32 with a unit column stride. K in
     # chunks of KC (a panel's chunk stays in L1), rows in blocks of
     # ``block`` while the panels pass over them; a block's rows in tiles of
@@ -221,7 +221,7 @@ def _panel_loops(a, b, out, r0, r1, p0, p1, pstride, ldb, edge, block):  # pragm
 
 
 @numba.njit(cache=True, nogil=True)
-def pack_rows(a):  # pragma: no cover (compiled)
+def pack_tiles(a):  # pragma: no cover (compiled)
     # a [M, K] as tiles of MR rows, k-major: [ceil(M / MR), K, MR], tile t's
     # kk-th MR values the rows t*MR.. at column kk (zeros past M): the
     # micro-kernel's broadcast values of one k step in one cache line, one
@@ -242,7 +242,7 @@ def pack_rows(a):  # pragma: no cover (compiled)
 def gemm_panels(a, panels, out, r0, r1, p0, p1):  # pragma: no cover (compiled)
     # out[r0:r1, p0*NR : min(N, p1*NR)] = a[r0:r1] @ B's columns there, B
     # packed as panels [P, K, NR] (C-contiguous, the last one zero-padded),
-    # a [M, K] read in place or packed by pack_rows (r0 a multiple of MR);
+    # a [M, K] read in place or packed by pack_tiles (r0 a multiple of MR);
     # row blocks whose chunk of a (KC columns) stays in L2 while the panels
     # pass over it
     k = a.shape[1]

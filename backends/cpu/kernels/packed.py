@@ -216,12 +216,12 @@ def pack(b: np.ndarray) -> PackedMatrix | None:
 class PackedRows:
     """A constant f32 matrix ``A`` [M, K] as the micro-kernel's left
     (row-broadcast) operand packed in tiles of MR rows: ``tiles``
-    [ceil(M / MR), K, MR] (``gemm_jit.pack_rows``), which ``gemm_panels``
+    [ceil(M / MR), K, MR] (``gemm_jit.pack_tiles``), which ``gemm_panels``
     takes in place of ``A`` (row ranges from tile bounds)."""
 
     def __init__(self, a: np.ndarray, jit: ModuleType) -> None:
         self.m, self.k = a.shape
-        self.tiles = jit.pack_rows(a)
+        self.tiles = jit.pack_tiles(a)
 
 
 def pack_rows(a: np.ndarray) -> PackedRows | None:

@@ -67,7 +67,7 @@ def _task(jit: ModuleType, x: np.ndarray, b: int, geometry: tuple, ow: int, wm: 
           out: np.ndarray, q0: int, q1: int, r0: int, r1: int, epi: Epi | None) -> None:
     """Rows ``[r0, r1)`` x pixels ``[q0, q1)`` of image ``b``'s output
     ``out`` [M, Ho*Wo] (C-contiguous), in blocks of panels packed here;
-    ``wm`` the filters [M, K] or their tiles (``gemm_jit.pack_rows``)."""
+    ``wm`` the filters [M, K] or their tiles (``gemm_jit.pack_tiles``)."""
     gemm_jit = panel_kernels()
     nr = gemm_jit.NR
     k = wm.shape[1]
@@ -92,7 +92,7 @@ def panel_conv(
 ) -> np.ndarray:
     """Single-group 2-D f32 convolution on the panel micro-kernel: ``x``
     unpadded [N, C, H, W], ``wm`` the C-contiguous filters [M, C*Kh*Kw]
-    (multiplied as their ``tiles``, ``gemm_jit.pack_rows(wm)``, when given)
+    (multiplied as their ``tiles``, ``gemm_jit.pack_tiles(wm)``, when given)
     -> a fresh C-contiguous [N, M, Ho, Wo], with the fused epilogue ``epi``
     applied when given (:func:`panel_conv_fits`)."""
     jit = panel_conv_kernels()
