@@ -484,7 +484,7 @@ def bias_act(x1, o1, a, b, period, prm, n, lo, hi):  # pragma: no cover (compile
     # Sigmoid and Swish by sigmoid_f32 when fast (f32; else f64), the
     # other activations in f64. Sigmoid and Swish results below tiny
     # (the smallest normal) are flushed to 0
-    bias_act_strided(x1, o1, a, b, period, prm, n, lo, hi, n, 0)
+    _bias_act_rows(x1, o1, a, b, period, prm, n, lo, hi, n, 0)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -492,19 +492,20 @@ def bias_act_cols(o1, ld, j0, j1, lo, hi, a, b, period, prm):  # pragma: no cove
     # bias_act in place over columns j0..j1 of rows lo..hi of o1 (1-D,
     # seen as rows of ld): the epilogue of a block of a product's output
     # while it is in cache
-    bias_act_strided(o1, o1, a, b, period, prm, j1 - j0, lo, hi, ld, j0)
+    _bias_act_rows(o1, o1, a, b, period, prm, j1 - j0, lo, hi, ld, j0)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def bias_act_strided(x1, o1, a, b, period, prm, n, lo, hi, ld, j0):  # pragma: no cover (compiled)
-    # bias_act over rows lo..hi whose n values start at r * ld + j0
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _bias_act_rows(x1, o1, a, b, period, prm, n, lo, hi, step, j0):  # pragma: no cover (compiled)
+    # bias_act over rows lo..hi whose n values start at r * step + j0
+    # (inlined into both entries: in bias_act step == n, j0 == 0 fold)
     act = np.int64(prm[0])
     p0 = prm[1]
     p1 = prm[2]
     fast = prm[3] != 0.0
     tiny = prm[4]
     inplace = x1.ctypes.data == o1.ctypes.data
-    whole = ld == n and j0 == 0  # the rows are one run: groups of rows
+    whole = step == n and j0 == 0  # the rows are one run: groups of rows
     # rows in groups of about CHUNK elements (one row when the rows are
     # not one run): the affine part row by row, then the activation over
     # the group's elements (each row's) in chunks
@@ -512,12 +513,12 @@ def bias_act_strided(x1, o1, a, b, period, prm, n, lo, hi, ld, j0):  # pragma: n
     for r0 in range(lo, hi, group):
         r1 = min(hi, r0 + group)
         if inplace:  # one array: no aliasing check failing the vector loop
-            affine_rows(o1, o1, r0, r1, n, a, b, period, ld, j0)
+            affine_rows(o1, o1, r0, r1, n, a, b, period, step, j0)
         else:
-            affine_rows(x1, o1, r0, r1, n, a, b, period, ld, j0)
+            affine_rows(x1, o1, r0, r1, n, a, b, period, step, j0)
         if act == 0:
             continue
-        s0 = r0 * ld + j0
+        s0 = r0 * step + j0
         for c0 in range(s0, s0 + (r1 - r0) * n, CHUNK):
             m = np.uint64(min(CHUNK, s0 + (r1 - r0) * n - c0))
             base = np.uint64(c0)
