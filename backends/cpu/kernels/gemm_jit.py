@@ -299,12 +299,18 @@ def gemm_strided_epi(a, x, out, ca, cb, period, prm, r0, r1):  # pragma: no cove
     # right after its product, while it is in the core's cache (session
     # 37, one thread, against the epilogue over the rows after the whole
     # product: 16->64@160x160 Relu 0.88x, 32->48@112x112 0.95x,
-    # 16->96@112x112 HSwish 0.92-0.96x, 64->256@56x56 0.98-1.02x)
+    # 16->96@112x112 HSwish 0.92-0.96x, 64->256@56x56 0.98-1.02x); an
+    # output of at most one block's size in one pass and the epilogue
+    # after it (blocks cost 1.04-1.11x on 16x16-pixel maps: more calls)
     n = out.shape[1]
     edge = _edge_panel(x, n)
     panels = -(-n // NR)
     ldb = x.strides[0] // 4
     o1 = out.reshape(-1)
+    if (r1 - r0) * n <= STRIDED_ROWS * EPI_PANELS * NR:  # one block's worth: one pass, then the epilogue
+        _panel_loops(a, x, out, r0, r1, 0, panels, NR, ldb, edge, STRIDED_ROWS)
+        bias_act(o1, o1, ca, cb, period, prm, n, r0, r1)
+        return
     for ib in range(r0, r1, STRIDED_ROWS):
         ie = min(r1, ib + STRIDED_ROWS)
         for p0 in range(0, panels, EPI_PANELS):
