@@ -303,14 +303,14 @@ def gemm_strided_epi(a, x, out, ca, cb, period, prm, r0, r1):  # pragma: no cove
     # output of at most one block's size in one pass and the epilogue
     # after it (blocks cost 1.04-1.11x on 16x16-pixel maps: more calls)
     n = out.shape[1]
+    o1 = out.reshape(-1)
+    if (r1 - r0) * n <= STRIDED_ROWS * EPI_PANELS * NR:  # one block's worth: one pass, then the epilogue
+        gemm_strided(a, x, out, r0, r1)
+        bias_act(o1, o1, ca, cb, period, prm, n, r0, r1)
+        return
     edge = _edge_panel(x, n)
     panels = -(-n // NR)
     ldb = x.strides[0] // 4
-    o1 = out.reshape(-1)
-    if (r1 - r0) * n <= STRIDED_ROWS * EPI_PANELS * NR:  # one block's worth: one pass, then the epilogue
-        _panel_loops(a, x, out, r0, r1, 0, panels, NR, ldb, edge, STRIDED_ROWS)
-        bias_act(o1, o1, ca, cb, period, prm, n, r0, r1)
-        return
     for ib in range(r0, r1, STRIDED_ROWS):
         ie = min(r1, ib + STRIDED_ROWS)
         for p0 in range(0, panels, EPI_PANELS):

@@ -220,7 +220,6 @@ class PackedRows:
     takes in place of ``A`` (row ranges from tile bounds)."""
 
     def __init__(self, a: np.ndarray, jit: ModuleType) -> None:
-        self.m, self.k = a.shape
         self.tiles = jit.pack_tiles(a)
 
 
