@@ -7,8 +7,10 @@ negative value, multiplied into the next matrix product (efficientnet_b0's
 squeeze-excitation blocks). With flushing on (the default), each run sets
 the x86 MXCSR bits FTZ (results below the smallest normal become 0) and DAZ
 (denormal operands read as 0) on the calling thread and restores its
-previous bits afterwards (also when a kernel raises; about 0.6 us a run), and
-xmo's helper-pool workers keep both bits set. BLAS libraries' own threads
+previous bits afterwards (also when a kernel raises; about 0.6 us a run),
+xmo's helper-pool workers keep both bits set, and each native task (TBB's
+threads, :data:`~xmo.backends.cpu.threads.TASK_MXCSR`) sets them for its
+duration. BLAS libraries' own threads
 are not xmo's and keep their state: their operands are free of denormals
 because the kernels before them flushed them. What changes: values below
 1.2e-38 (f32; 2.2e-308 in f64) become zero, as in onnxruntime and OpenVINO's
@@ -73,6 +75,7 @@ def set_flush_denormals(flush: bool | None) -> bool:
         swap = mxcsr_swap() if mode else None
         _run_swap = swap
     cpu_threads.set_worker_initializer(_flush_in_worker if swap is not None else None)
+    cpu_threads.TASK_MXCSR[:] = FTZ_DAZ if swap is not None else 0  # native tasks
     return mode
 
 

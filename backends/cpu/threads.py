@@ -1,9 +1,8 @@
 """The CPU backend's threads: one count for the process, told to every pool.
 
 Three things may run threads under the CPU backend: the BLAS library numpy
-uses (matrix products; its own pthreads), numba's threading layer (only for
-``parallel`` kernels: xmo has none and never starts it) and xmo's own helper
-pool. :func:`set_threads` gives them one count -- by default the cores in
+uses (matrix products; its own pthreads), numba's threading layer (the
+native launchers below) and xmo's own helper pool. :func:`set_threads` gives them one count -- by default the cores in
 the process's affinity mask (``os.sched_getaffinity``) -- and :func:`pool`
 is the one helper pool (``threads - 1`` workers: the calling thread works
 too).
@@ -20,16 +19,36 @@ task), and switching their count costs microseconds per call
 The count is process-wide: ``xmo.compile_model(model, threads=N)`` and
 ``xmo run --threads N`` set it; a compiled model without ``threads`` keeps
 what is set (the affinity default on first use).
+
+**Native tasks.** Handing a task to a helper-pool worker costs 30-40 us on
+these VMs (a futex wake, then the GIL handed over: the worker sleeps on it
+again), more than many convolutions take on one thread. The hot kernels
+therefore also have launchers in :mod:`.kernels.par_jit`: numba ``parallel``
+functions whose loop over the tasks runs on numba's TBB threading layer
+(oneTBB from PyPI, the ``tbb`` package), which hands a task over in a few
+microseconds without the GIL: its workers spin briefly after a task, then
+sleep (no CPU while idle), and TBB is fork- and thread-safe.
+:func:`native_tasks` gives that module when it can be used: two threads or
+more, x86-64 Linux, TBB loadable, and neither ``XMO_CPU_POOL=python`` nor
+:func:`set_pool` ``("python")`` (every split on the helper pool, for
+comparisons); else the callers run :func:`run_tasks`. Each native task sets the denormal bits of
+:data:`TASK_MXCSR` on its thread (TBB's threads are not the pool's).
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
+import platform
 import queue
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
 
 _LOCK = threading.Lock()
 _THREADS: int | None = None  # None: not configured yet
@@ -38,6 +57,16 @@ _POOL_KEY: tuple[int, int] = (-1, -1)  # (pid, workers) the pool was made for
 _WORKER_INIT: Callable[[], None] | None = None  # run by each pool worker as it starts
 #: threads of the BLAS library while xmo's count is in force
 BLAS_THREADS = 1
+#: environment variable choosing where split steps run: ``native`` (the
+#: default: :mod:`.kernels.par_jit` where a kernel has a launcher) or
+#: ``python`` (the helper pool only)
+POOL_ENV = "XMO_CPU_POOL"
+#: (bits, mask) of the MXCSR each native task sets on its thread for its
+#: duration (:mod:`.fpenv` fills it; zeros: nothing)
+TASK_MXCSR = np.zeros(2, np.int64)
+_native: ModuleType | bool | None = None  # par_jit; False: unavailable; None: not tried
+_pool_kind: str | None = None  # set_pool's choice; None: the environment's
+_native_count = threading.local()  # numba's per-thread count, as last set here
 
 
 def available_cores() -> int:
@@ -78,17 +107,105 @@ def _limit_blas(n: int) -> None:
 
 
 def _limit_numba(n: int) -> None:
-    """numba's threading layer, only when something already started it.
-
-    xmo's numba kernels are serial (``nogil``, run on the helper pool), so
-    xmo never starts that layer: ``numba.set_num_threads`` would start it
-    (OpenMP or TBB workers, which spin) just to size it."""
+    """numba's threading layer, only when something already started it
+    (``numba.set_num_threads`` would start it just to size it): xmo starts
+    it on the first split step of a native launcher (:func:`native_tasks`,
+    which also sizes it for the thread launching), never with one thread."""
     numba = sys.modules.get("numba")
     layer = sys.modules.get("numba.np.ufunc.parallel")
     if numba is None or layer is None or not getattr(layer, "_is_initialized", False):
         return
     # numba cannot run more threads than it started with
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+
+
+def native_tasks() -> ModuleType | None:
+    """:mod:`.kernels.par_jit` when split steps may run their native
+    launchers (see the module docstring), with numba's thread count of the
+    calling thread set to :func:`threads`; else None (one thread, or native
+    tasks unavailable or switched off)."""
+    global _native
+    n = threads()
+    if n < 2:
+        return None
+    if _native is None:
+        with _LOCK:
+            if _native is None:
+                _native = _load_native() or False
+    if _native is False or _pool_kind == "python":
+        return None
+    if getattr(_native_count, "n", 0) != n:  # numba's count is per launching thread
+        import numba
+
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+        _native_count.n = n
+    return _native  # type: ignore[return-value]
+
+
+def pool_kind() -> str:
+    """Where split steps run: ``native`` or ``python`` (:func:`set_pool`,
+    else :data:`POOL_ENV`; ``native`` when unset)."""
+    if _pool_kind is not None:
+        return _pool_kind
+    value = os.environ.get(POOL_ENV, "native").strip().lower() or "native"
+    if value not in ("native", "python"):
+        raise ValueError(f"{POOL_ENV}={value!r}: expected native or python")
+    return value
+
+
+def set_pool(kind: str | None) -> None:
+    """Run split steps on the native launchers where they have one
+    (``"native"``) or on the helper pool only (``"python"``; None: the
+    environment's choice, :data:`POOL_ENV`), process-wide, from the next
+    step on. Both compute the same values."""
+    global _pool_kind, _native
+    if kind not in (None, "native", "python"):
+        raise ValueError(f"pool must be 'native', 'python' or None, got {kind!r}")
+    with _LOCK:
+        _pool_kind = kind
+        if _native is False or kind == "python":
+            _native = None  # tried again (or refused) on next use
+
+
+def _load_native() -> ModuleType | None:
+    """numba's TBB threading layer and the launchers, or None (off, not
+    x86-64 Linux, no numba or TBB, or numba already running another layer)."""
+    if pool_kind() != "native" or sys.platform != "linux" \
+            or platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    try:
+        import numba
+        from numba.np.ufunc import parallel
+    except ImportError:
+        return None
+    if not _load_tbb():
+        return None
+    if getattr(parallel, "_is_initialized", False):
+        if numba.threading_layer() != "tbb":
+            return None
+    elif numba.config.THREADING_LAYER in ("default", "tbb", "safe", "threadsafe", "forksafe"):
+        numba.config.THREADING_LAYER = "tbb"
+    else:
+        return None  # the user chose another layer for numba
+    try:
+        from xmo.backends.cpu.kernels import par_jit
+
+        par_jit.probe(TASK_MXCSR)  # starts the layer
+    except (ImportError, ValueError):  # ValueError: numba found no layer it could load
+        return None
+    return par_jit if numba.threading_layer() == "tbb" else None
+
+
+def _load_tbb() -> bool:
+    """libtbb loaded (the system's, else the ``tbb`` wheel's in the
+    environment's ``lib``: not on the loader's path), for numba's layer."""
+    for name in ("libtbb.so.12", str(Path(sys.prefix) / "lib" / "libtbb.so.12")):
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+            return True
+        except OSError:
+            continue
+    return False
 
 
 class Pool:

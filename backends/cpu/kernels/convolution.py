@@ -51,7 +51,7 @@ from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_columns, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
-    strided_fits, then_epi,
+    native_epi, strided_fits, then_epi,
 )
 from xmo.backends.cpu.kernels.rows import SPLIT_MIN
 from xmo.backends.cpu import threads
@@ -875,6 +875,8 @@ def pointwise_epi(wm: np.ndarray, x: np.ndarray, epi: Epi) -> np.ndarray:
     also when the product does not split) -> a new C-contiguous [N, M, HW]."""
     n = x.shape[0]
     out = np.empty((n, wm.shape[0], x.shape[2]), x.dtype)
+    if n == 1 and native_epi(wm, x[0], out[0], epi):
+        return out
     tasks = []
     for i in range(n):
         tasks.extend(gemm_epi_tasks(wm, x[i], out[i], epi))

@@ -129,7 +129,12 @@ def depthwise_conv(
     if epi is None:  # the kernel's arguments for none: an empty prm
         none = np.empty(0, x.dtype)
         epi = (none, none, 0, _NO_PRM)
-    threads.run_tasks([(kernel, (x, wt, mg, *geometry, out, *r, *epi)) for r in ranges])
+    par = threads.native_tasks() if len(ranges) > 1 else None
+    if par is not None:
+        par.depthwise(x, wt, mg, *geometry, out, np.array(ranges, np.int64), *epi,
+                      threads.TASK_MXCSR)
+    else:
+        threads.run_tasks([(kernel, (x, wt, mg, *geometry, out, *r, *epi)) for r in ranges])
     return out
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from xmo.backends.cpu.kernels.packed import panel_kernels
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels
-from xmo.backends.cpu.threads import run_tasks, threads
+from xmo.backends.cpu.threads import TASK_MXCSR, native_tasks, run_tasks, threads
 
 #: fewest rows in a task's range (BLAS loses speed on fewer)
 _MIN_ROWS = 16
@@ -128,6 +128,29 @@ def gemm_epi_tasks(a: np.ndarray, b: np.ndarray, out: np.ndarray,
     return [(_row_block, (act, a, b, out, epi, lo, hi)) for lo, hi in zip(cuts, cuts[1:])]
 
 
+def native_epi(a: np.ndarray, b: np.ndarray, out: np.ndarray, epi: Epi) -> bool:
+    """Compute ``out = epilogue(a @ b)`` in the tasks of :func:`gemm_epi_tasks`
+    on the native launchers (:func:`~xmo.backends.cpu.threads.native_tasks`:
+    the in-place micro-kernel, or f32 BLAS products with unit column
+    strides); False, computing nothing, when the product does not split or
+    they cannot take it."""
+    par = native_tasks()
+    if par is None:
+        return False
+    m, k = a.shape
+    cuts = _row_cuts(m, k, b.shape[1], out.itemsize)
+    if cuts is None:
+        return False
+    if strided_kernels(a, b) is not None:
+        par.gemm_strided_epi(a, b, out, *epi, np.array(cuts, np.int64), TASK_MXCSR)
+        return True
+    if par.blas_rows_fit(a, b, out):
+        par.sgemm_rows_epi(par.sgemm_address(), a, b, out, *epi, np.array(cuts, np.int64),
+                           TASK_MXCSR)
+        return True
+    return False
+
+
 def gemm_epi(a: np.ndarray, b: np.ndarray, epi: Epi) -> np.ndarray:
     """A new C-contiguous ``epilogue(a @ b)`` (2-D operands of one float
     dtype), its row ranges run on the pool (:func:`gemm_epi_tasks`); a
@@ -141,7 +164,7 @@ def gemm_epi(a: np.ndarray, b: np.ndarray, epi: Epi) -> np.ndarray:
             jit.gemm_strided_epi(a, b, out, *epi, 0, m)
         else:
             _row_block(row_kernels().bias_act, a, b, out, epi, 0, m)
-    else:
+    elif not native_epi(a, b, out, epi):
         run_tasks(gemm_epi_tasks(a, b, out, epi))
     return out
 

@@ -100,6 +100,9 @@ def small_group_conv(
         parts = min(parts, 4 * threads.threads())
     if parts <= 1 or threads.threads() < 2:
         kernel(x, w, *geometry, out, 0, items, ea, eb, period, prm)
+    elif (par := threads.native_tasks()) is not None:
+        cuts = np.array([items * i // parts for i in range(parts + 1)], np.int64)
+        par.grouped(x, w, *geometry, out, cuts, ea, eb, period, prm, threads.TASK_MXCSR)
     else:
         threads.run_tasks([(kernel, (x, w, *geometry, out, items * i // parts,
                                      items * (i + 1) // parts, ea, eb, period, prm))

@@ -14,7 +14,7 @@ from xmo.backends.cpu.kernels.packed import PackedMatrix, pack
 from xmo.backends.cpu.kernels.rows import Epi
 from xmo.backends.cpu.node import KernelNode, input_etype, plan_fused_with, plan_with
 from xmo.backends.cpu.registry import register_kernel
-from xmo.backends.cpu.threads import run_tasks, threads
+from xmo.backends.cpu.threads import TASK_MXCSR, native_tasks, run_tasks, threads
 
 #: multiply-adds below which a product is one BLAS call on the calling thread
 #: (BLAS runs on one thread: threads.py); larger f32/f64 products are cut into
@@ -270,10 +270,16 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     if m * k >= k * n and m >= tasks * _MIN_ROWS or n < tasks * _COL_ALIGN:
         cuts = [m * i // tasks for i in range(tasks + 1)]
         parts = [(a[lo:hi], b, out[lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+        spans = [(lo, hi, 0, n) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     else:
         cuts = [min(n, (n * i // tasks + _COL_ALIGN - 1) // _COL_ALIGN * _COL_ALIGN)
                 for i in range(tasks)] + [n]
         parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+        spans = [(0, m, lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
+    par = native_tasks()
+    if par is not None and par.blas_rows_fit(a, b, out):
+        par.sgemm_blocks(par.sgemm_address(), a, b, out, np.array(spans, np.int64), TASK_MXCSR)
+        return
     run_tasks([(_matmul_into, p) for p in parts])
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from xmo.backends.cpu.kernels._common import jit_module
 from xmo.backends.cpu.kernels.rows import Epi, row_kernels, run_rows
-from xmo.backends.cpu.threads import run_tasks, threads
+from xmo.backends.cpu.threads import TASK_MXCSR, native_tasks, run_tasks, threads
 
 #: multiply-adds from which a product is cut over the threads (no task
 #: repacks an operand here, so a split pays earlier than a BLAS one); one
@@ -143,9 +143,9 @@ class PackedMatrix:
             self._jit.gemm_panels_epi(a, self.panels, out, *epi, 0, m)
             return out
         if m >= self.n or self.nbytes <= ROWS_EPI_MAX_BYTES:
-            run_tasks(self.epi_tasks(a, out, epi))
+            self._run(self.epi_tasks(a, out, epi))
             return out
-        run_tasks(self.tasks(a, out))
+        self._run(self.tasks(a, out))
         ca, cb, period, prm = epi
         o1 = out.reshape(-1)
         run_rows(row_kernels().bias_act, m, self.n, o1, o1, ca, cb, period, prm, self.n)
@@ -166,8 +166,22 @@ class PackedMatrix:
         if self._parts(m) < 2:
             self._jit.gemm_panels(a, self.panels, out, 0, m, 0, self.panels.shape[0])
         else:
-            run_tasks(self.tasks(a, out))
+            self._run(self.tasks(a, out))
         return out
+
+    def _run(self, tasks: list[tuple[Callable[..., object], tuple]]) -> None:
+        """:meth:`tasks` or :meth:`epi_tasks` on the native launchers when
+        there are (:func:`~xmo.backends.cpu.threads.native_tasks`), else on
+        the pool."""
+        par = native_tasks() if len(tasks) > 1 else None
+        if par is None:
+            run_tasks(tasks)
+        elif tasks[0][0] is self._jit.gemm_panels:  # (a, panels, out, r0, r1, p0, p1)
+            spans = np.array([args[3:] for _, args in tasks], np.int64)
+            par.gemm_panels(*tasks[0][1][:3], spans, TASK_MXCSR)
+        else:  # gemm_panels_epi (a, panels, out, *epi, r0, r1), consecutive ranges
+            cuts = np.array([tasks[0][1][7]] + [args[8] for _, args in tasks], np.int64)
+            par.gemm_panels_epi(*tasks[0][1][:7], cuts, TASK_MXCSR)
 
 
 def packed_bytes(k: int, n: int) -> int:

@@ -39,6 +39,8 @@ MIN_TASK_PANELS = 4
 SPLIT_MACS = 1 << 20
 
 _scratch = threading.local()
+#: the native launchers' epilogue arguments when there is none
+_NO_EPI: Epi = (np.empty(0, np.float32), np.empty(0, np.float32), 0, np.empty(0, np.float64))
 
 
 def panel_conv_kernels() -> ModuleType | None:
@@ -113,7 +115,17 @@ def panel_conv(
         row = ow
     out = np.empty((n, m, hw), np.float32)
     tasks = _tasks(jit, x, geometry, row, wm if tiles is None else tiles, out, epi)
-    threads.run_tasks(tasks)
+    par = threads.native_tasks() if len(tasks) > 1 else None
+    if par is not None:  # the same tasks on the native launcher
+        w = wm if tiles is None else tiles
+        nr = panel_kernels().NR
+        block = max(1, PANEL_BLOCK_BYTES // (w.shape[1] * nr * 4)) * nr
+        spans = np.array([args[2:3] + args[7:11] for _, args in tasks], np.int64)
+        ca, cb, period, prm = _NO_EPI if epi is None else epi
+        par.panel_conv(x, *geometry, row, w, out, spans, block, ca, cb, period, prm,
+                       epi is not None, threads.TASK_MXCSR)
+    else:
+        threads.run_tasks(tasks)
     return out.reshape(n, m, oh, ow)
 
 
@@ -193,14 +205,25 @@ def packed_filters_conv(
         cuts = [hw * i // per_image for i in range(per_image + 1)]
         gather.extend((_gather_task, (jit, x, b, geometry, ow, a, q0, q1))
                       for q0, q1 in zip(cuts, cuts[1:]) if q1 > q0)
-    threads.run_tasks(gather)
+    par = threads.native_tasks() if len(gather) > 1 else None
+    if par is not None:
+        par.im2row(x, *geometry, ow, a, np.array([args[2:3] + args[6:8] for _, args in gather],
+                                                 np.int64), threads.TASK_MXCSR)
+    else:
+        threads.run_tasks(gather)
     out = np.empty((n, m, hw), np.float32)
     p = filters.panels.shape[0]
     ranges = min(per_image, p)
     cuts = [p * i // ranges for i in range(ranges + 1)]
+    spans = [(b, p0, p1) for b in range(n) for p0, p1 in zip(cuts, cuts[1:])]
+    if par is not None and len(spans) > 1:
+        ca, cb, period, prm = _NO_EPI if epi is None else epi
+        par.filters_conv(a, filters.panels, out, np.array(spans, np.int64), ca, cb, period, prm,
+                         epi is not None, threads.TASK_MXCSR)
+        return out.reshape(n, m, oh, ow)
     act = row_kernels().bias_act if epi is not None else None
-    threads.run_tasks([(_filters_task, (act, a, filters.panels, out, b, p0, p1, epi))
-                       for b in range(n) for p0, p1 in zip(cuts, cuts[1:])])
+    threads.run_tasks([(_filters_task, (act, a, filters.panels, out, *span, epi))
+                       for span in spans])
     return out.reshape(n, m, oh, ow)
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from xmo.backends.cpu.threads import run_tasks, threads
+from xmo.backends.cpu.threads import TASK_MXCSR, native_tasks, run_tasks, threads
 
 #: element types the row kernels take
 ROW_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -113,13 +113,24 @@ def row_kernels() -> Any:
 
 def run_rows(kernel: Callable[..., None], rows: int, per_row: int, *args: Any) -> None:
     """``kernel(*args, lo, hi)`` over rows ``0..rows`` (``per_row`` elements
-    each) in ranges of at least ``_MIN_TASK`` elements, shared by the threads
+    each) in ranges of at least ``_MIN_TASK`` elements, shared by the threads:
+    on the kernel's native launcher when it has one (``par_jit.ROW_LAUNCHERS``,
+    :func:`~xmo.backends.cpu.threads.native_tasks`), else on the pool
     (:func:`~xmo.backends.cpu.threads.run_tasks`; the kernel releases the GIL)."""
     tasks = min(rows, rows * per_row // _MIN_TASK, 4 * threads())
     if tasks <= 1:
         kernel(*args, 0, rows)
         return
     bounds = [rows * i // tasks for i in range(tasks + 1)]
+    par = native_tasks()
+    name = getattr(kernel, "__name__", "")
+    if par is not None and name in par.ROW_LAUNCHERS and getattr(par.rows_jit, name) is kernel:
+        cuts = np.array(bounds, np.int64)
+        if par.ROW_LAUNCHERS[name]:  # the sources' tuple unpacked
+            getattr(par, name)(*args[0], *args[1:], cuts, TASK_MXCSR)
+        else:
+            getattr(par, name)(*args, cuts, TASK_MXCSR)
+        return
     run_tasks([(kernel, (*args, lo, hi)) for lo, hi in zip(bounds, bounds[1:])])
 
 
