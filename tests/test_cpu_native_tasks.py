@@ -195,6 +195,43 @@ def test_row_kernels(monkeypatch):
     both(elementwise(rk.gelu_tanh), "gelu_tanh", monkeypatch)
 
 
+def test_softmax_rows(monkeypatch):
+    rk = rows.row_kernels()
+    x = _f32(1200, 197) * 8
+
+    def run():
+        out = np.empty_like(x)
+        rows.run_rows(rk.softmax_range, 1200, 197, x, out)
+        return out
+
+    both(run, "softmax", monkeypatch)
+
+
+@pytest.mark.parametrize("bs", [12, 1])
+def test_batched_matmul(bs, monkeypatch):
+    """Ranges of a batch of products; ``b`` one matrix for all (bs 1)."""
+    a, b = _f32(12, 128, 64), _f32(bs, 64, 128)
+    both(lambda: matmul.sized_matmul(a, b), "sgemm_batch", monkeypatch)
+
+
+@pytest.mark.parametrize("epi", [False, True])
+def test_stem_conv(epi, monkeypatch):
+    x, w = _f32(1, 3, 96, 96), _f32(16, 3, 3, 3)
+    ws = conv.stem_weights(w.reshape(16, -1))
+    e = _relu(16) if epi else None
+    both(lambda: conv.stem_conv(x, ws, 16, (3, 3), (1, 1), (1, 1), (1, 1), (96, 96), e),
+         "stem", monkeypatch)
+
+
+@pytest.mark.parametrize("epi", [False, True])
+def test_tiny_depthwise(epi, monkeypatch):
+    monkeypatch.setattr(depthwise, "MACS_PER_TASK", 1)  # tasks on a tiny map
+    x, w = _f32(2, 40, 4, 4), _f32(40, 1, 1, 5, 5)
+    e = _relu(40) if epi else None
+    run = depthwise.tiny_depthwise_plan(x, w, (1, 1), (1, 1), (2, 2), (4, 4), e)
+    both(lambda: run(x), "depthwise_tiny", monkeypatch)
+
+
 _AFF = (RNG.uniform(0.5, 2, 384).astype(np.float32), RNG.uniform(-1, 1, 384).astype(np.float32))
 
 

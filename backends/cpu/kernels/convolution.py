@@ -349,6 +349,12 @@ def stem_conv(
     wq = ow + (kw - 1) * dilations[1] // strides[1]
     rows = max(1, min(oh, STEM_BLOCK_VALUES // wq))
     spans = [(b, y0, y1) for b in range(n) for y0, y1 in zip(cuts, cuts[1:]) if y1 > y0]
+    par = threads.native_tasks() if len(spans) > 1 else None
+    if par is not None:
+        ca, cb, period, prm = _no_epi(x.dtype) if epi is None else epi
+        par.stem(x, ws, *geometry, np.array(spans, np.int64), rows, out, ca, cb, period, prm,
+                 epi is not None, threads.TASK_MXCSR)
+        return out
     if epi is None:
         threads.run_tasks([(block, (x, ws, *geometry, b, y0, y1, rows, out))
                            for b, y0, y1 in spans])
@@ -359,6 +365,12 @@ def stem_conv(
                                      (o1, oh * ow, y0 * ow, y1 * ow, b * m, (b + 1) * m, *epi)))
                        for b, y0, y1 in spans])
     return out
+
+
+def _no_epi(dtype: np.dtype) -> Epi:
+    """The native launchers' epilogue arguments when there is none."""
+    none = np.empty(0, dtype)
+    return none, none, 0, np.empty(0, np.float64)
 
 
 def stem_epi_fits(epi: Epi | None) -> bool:

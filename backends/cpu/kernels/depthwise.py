@@ -232,6 +232,9 @@ def tiny_depthwise_plan(
               _task_ranges(n, -(-cout // pad), n * cout * kh * kw * hw,
                            None if epi is None else n * cout * hw)]
     args = [np.array(geometry + r, np.int64) for r in ranges]
+    table = np.array(args, np.int64).reshape(len(args), -1)  # the native launcher's
+    row_table = np.array([_rows(r, cout, 1) for r in ranges], np.int64).reshape(len(args), 2)
+    none = np.empty(0, x.dtype)
     if epi is not None:
         from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
 
@@ -243,6 +246,12 @@ def tiny_depthwise_plan(
             v = v[:, :, crop[0]:, crop[1]:]
         v = v if v.flags.c_contiguous else np.ascontiguousarray(v)
         out = np.empty(shape, v.dtype)
+        par = threads.native_tasks() if len(args) > 1 else None
+        if par is not None:
+            ca, cb, period, prm = (none, none, 0, _NO_PRM) if epi is None else epi
+            par.depthwise_tiny(v, wl, out, table, row_table, ca, cb, period, prm, hw,
+                               epi is not None, threads.TASK_MXCSR)
+            return out
         if epi is None:
             if len(args) == 1:
                 kernel(v, wl, out, args[0])

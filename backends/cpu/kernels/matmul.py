@@ -247,6 +247,10 @@ def sized_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) ->
     total = o.shape[0]
     parts = min(total, _tasks(m * k * n * (o.size // (m * n))))
     cuts = [total * i // parts for i in range(parts + 1)]
+    par = native_tasks() if parts > 1 else None
+    if par is not None and o.ndim == 3 and par.blas_rows_fit(a, b, o):
+        par.sgemm_batch(par.sgemm_address(), a, b, o, np.array(cuts, np.int64), TASK_MXCSR)
+        return out
     run_tasks([(_matmul_into, (a[lo:hi] if a.shape[0] > 1 else a,
                                b[lo:hi] if b.shape[0] > 1 else b, o[lo:hi]))
                for lo, hi in zip(cuts, cuts[1:])])

@@ -32,7 +32,9 @@ from numba.extending import intrinsic
 
 from xmo.backends.cpu import vector_width
 from xmo.backends.cpu.fpenv_jit import swap
-from xmo.backends.cpu.kernels import depthwise_jit, gemm_jit, grouped_jit, pconv_jit, rows_jit
+from xmo.backends.cpu.kernels import (
+    conv_jit, depthwise_jit, gemm_jit, grouped_jit, pconv_jit, rows_jit,
+)
 
 vector_width.configure()  # before the first kernel: numba's vector width
 
@@ -58,6 +60,37 @@ def depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, ranges, ca, cb, period, pr
         old = swap(mode[0], mode[1])
         depthwise_jit.depthwise(x, wt, mg, sh, sw, dh, dw, ph, pw, out, ranges[t, 0],
                                 ranges[t, 1], ranges[t, 2], ranges[t, 3], ca, cb, period, prm)
+        swap(old, mode[1])
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def depthwise_tiny(x, wl, out, args, rows, ca, cb, period, prm, hw, epi,
+                   mode):  # pragma: no cover (compiled)
+    # depthwise_jit.depthwise_tiny(x, wl, out, args[t]) per task, then (epi)
+    # rows_jit.bias_act over its output rows rows[t] ([N * Cout, Ho * Wo])
+    o1 = out.reshape(-1)
+    for t in prange(args.shape[0]):
+        old = swap(mode[0], mode[1])
+        depthwise_jit.depthwise_tiny(x, wl, out, args[t])
+        if epi:
+            rows_jit.bias_act(o1, o1, ca, cb, period, prm, hw, rows[t, 0], rows[t, 1])
+        swap(old, mode[1])
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def stem(x, w, kh, kw, sh, sw, dh, dw, ph, pw, spans, rows, out, ca, cb, period, prm, epi,
+         mode):  # pragma: no cover (compiled)
+    # conv_jit.stem_block over the (b, y0, y1) rows of spans, then (epi)
+    # rows_jit.bias_act_cols over the task's output rows of every channel
+    m, oh, ow = out.shape[1], out.shape[2], out.shape[3]
+    o1 = out.reshape(-1)
+    for t in prange(spans.shape[0]):
+        old = swap(mode[0], mode[1])
+        b, y0, y1 = spans[t, 0], spans[t, 1], spans[t, 2]
+        conv_jit.stem_block(x, w, kh, kw, sh, sw, dh, dw, ph, pw, b, y0, y1, rows, out)
+        if epi:
+            rows_jit.bias_act_cols(o1, oh * ow, y0 * ow, y1 * ow, b * m, (b + 1) * m, ca, cb,
+                                   period, prm)
         swap(old, mode[1])
 
 
@@ -240,6 +273,9 @@ def filters_conv(a, panels, out, spans, ca, cb, period, prm, epi,
 ROW_LAUNCHERS = {"bias_act": False, "elem_chain": True, "elem_chain_tiles": True,
                  "mvn_affine": False, "mvn_affine_cols": False, "mvn": False, "erf": False,
                  "gelu_tanh": False}
+#: row kernels whose launcher has another name: ``softmax_range`` (plain
+#: Python around ``softmax_rows``) -> :func:`softmax`
+ROW_LAUNCHER_NAMES = {"softmax_range": "softmax"}
 
 
 @intrinsic
@@ -304,6 +340,30 @@ def sgemm_blocks(addr, a, b, out, spans, mode):  # pragma: no cover (compiled)
         swap(old, mode[1])
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def sgemm_batch(addr, a, b, out, cuts, mode):  # pragma: no cover (compiled)
+    # out[i] = a[i] @ b[i] (BLAS) for the matrices i of cuts[t]..cuts[t + 1];
+    # a [1 or B, M, K] and b [1 or B, K, N] (one matrix: broadcast), out [B, M, N]
+    m, n = out.shape[1], out.shape[2]
+    for t in prange(cuts.size - 1):
+        old = swap(mode[0], mode[1])
+        for i in range(cuts[t], cuts[t + 1]):
+            _block_product(addr, a[i if a.shape[0] > 1 else 0], b[i if b.shape[0] > 1 else 0],
+                           out[i], 0, m, 0, n)
+        swap(old, mode[1])
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def softmax(x, out, cuts, mode):  # pragma: no cover (compiled)
+    # rows_jit.softmax_rows of the rows cuts[t]..cuts[t + 1] of x [R, N] (f32
+    # or f64) into out's
+    fast = x.itemsize == 4  # f32 (the row kernels take f32 and f64)
+    for t in prange(cuts.size - 1):
+        old = swap(mode[0], mode[1])
+        rows_jit.softmax_rows(x[cuts[t]:cuts[t + 1]], out[cuts[t]:cuts[t + 1]], fast)
+        swap(old, mode[1])
+
+
 def sgemm_address() -> int:
     """The address of numpy's OpenBLAS ``cblas_sgemm`` (the ILP64 build
     numpy >= 2 bundles), or 0 when there is none to be found (the BLAS
@@ -325,9 +385,10 @@ def _find_sgemm() -> int:
 
 
 def blas_rows_fit(*arrays: Any) -> bool:
-    """Whether :func:`sgemm_blocks` / :func:`sgemm_rows_epi` take these
-    operands: f32 2-D with unit column strides and whole-element row strides,
-    and numpy's BLAS found."""
+    """Whether :func:`sgemm_blocks` / :func:`sgemm_rows_epi` (2-D) or
+    :func:`sgemm_batch` (3-D) take these operands: f32 with unit column
+    strides and whole-element row strides (the batch stride any), and
+    numpy's BLAS found."""
     return sgemm_address() != 0 and all(
-        x.dtype == np.float32 and x.ndim == 2 and x.strides[1] == 4 and x.strides[0] % 4 == 0
-        and x.strides[0] >= 4 * max(1, x.shape[1]) for x in arrays)
+        x.dtype == np.float32 and x.ndim in (2, 3) and x.strides[-1] == 4
+        and x.strides[-2] % 4 == 0 and x.strides[-2] >= 4 * max(1, x.shape[-1]) for x in arrays)

@@ -124,13 +124,17 @@ def run_rows(kernel: Callable[..., None], rows: int, per_row: int, *args: Any) -
     bounds = [rows * i // tasks for i in range(tasks + 1)]
     par = native_tasks()
     name = getattr(kernel, "__name__", "")
-    if par is not None and name in par.ROW_LAUNCHERS and getattr(par.rows_jit, name) is kernel:
+    if par is not None and getattr(par.rows_jit, name, None) is kernel:
         cuts = np.array(bounds, np.int64)
-        if par.ROW_LAUNCHERS[name]:  # the sources' tuple unpacked
-            getattr(par, name)(*args[0], *args[1:], cuts, TASK_MXCSR)
-        else:
-            getattr(par, name)(*args, cuts, TASK_MXCSR)
-        return
+        if name in par.ROW_LAUNCHER_NAMES:
+            getattr(par, par.ROW_LAUNCHER_NAMES[name])(*args, cuts, TASK_MXCSR)
+            return
+        if name in par.ROW_LAUNCHERS:
+            if par.ROW_LAUNCHERS[name]:  # the sources' tuple unpacked
+                getattr(par, name)(*args[0], *args[1:], cuts, TASK_MXCSR)
+            else:
+                getattr(par, name)(*args, cuts, TASK_MXCSR)
+            return
     run_tasks([(kernel, (*args, lo, hi)) for lo, hi in zip(bounds, bounds[1:])])
 
 
