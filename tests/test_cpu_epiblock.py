@@ -32,7 +32,10 @@ def two_threads():
 
 @pytest.fixture
 def row_blocks(monkeypatch):
-    """The row ranges the fused producers ran (r0, r1, rows of the product)."""
+    """The row ranges the fused producers ran (r0, r1, rows of the product),
+    on the helper pool (the native launchers call the kernels from compiled
+    code: tests/test_cpu_native_tasks.py checks that they compute the same)."""
+    threads.set_pool("python")
     seen: list[tuple[int, int, int]] = []
     real = gemm_epi._row_block
 
@@ -56,7 +59,8 @@ def row_blocks(monkeypatch):
         real_strided(a, x, out, ca, cb, period, prm, r0, r1)
 
     monkeypatch.setattr(jit, "gemm_strided_epi", spy_strided)
-    return seen
+    yield seen
+    threads.set_pool(None)
 
 
 def _act(act: str, x, t):

@@ -195,6 +195,15 @@ def test_row_kernels(monkeypatch):
     both(elementwise(rk.gelu_tanh), "gelu_tanh", monkeypatch)
 
 
+def test_blas_stays_on_one_thread():
+    """The launchers call numpy's own BLAS, on the one thread it is set to."""
+    from threadpoolctl import threadpool_info
+
+    a, b = _f32(12, 128, 64), _f32(12, 64, 128)
+    np.testing.assert_array_equal(matmul.sized_matmul(a, b), np.matmul(a, b))
+    assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
+
+
 def test_softmax_rows(monkeypatch):
     rk = rows.row_kernels()
     x = _f32(1200, 197) * 8

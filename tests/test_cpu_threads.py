@@ -181,6 +181,7 @@ def test_blas_count_is_set_once_not_per_product(monkeypatch):
     a = rng.standard_normal((2, 6, 8)).astype(np.float32)
     b = rng.standard_normal((2, 8, 5)).astype(np.float32)
     threads.set_threads(2)
+    threads.set_pool("python")  # the tasks' np.matmul calls (native: test_cpu_native_tasks)
     monkeypatch.setattr(matmul.np, "matmul", spy)
     got = matmul.sized_matmul(a, b)
     monkeypatch.setattr(matmul, "MIN_SPLIT_MACS", 1)  # split: a task per matrix
@@ -191,6 +192,7 @@ def test_blas_count_is_set_once_not_per_product(monkeypatch):
     np.testing.assert_array_equal(got, np.matmul(a, b))
     np.testing.assert_array_equal(out, got)
     assert calls == []  # threadpoolctl is not even asked
+    threads.set_pool(None)
 
 
 @pytest.mark.parametrize("n_threads", [1, 2, 3])

@@ -144,7 +144,8 @@ def native_epi(a: np.ndarray, b: np.ndarray, out: np.ndarray, epi: Epi) -> bool:
     if strided_kernels(a, b) is not None:
         par.gemm_strided_epi(a, b, out, *epi, np.array(cuts, np.int64), TASK_MXCSR)
         return True
-    if par.blas_rows_fit(a, b, out):
+    if par.blas_rows_fit(a, b, out) and par.blas_blocks_fit(
+            [(lo, hi, 0, b.shape[1]) for lo, hi in zip(cuts, cuts[1:])], m, b.shape[1]):
         par.sgemm_rows_epi(par.sgemm_address(), a, b, out, *epi, np.array(cuts, np.int64),
                            TASK_MXCSR)
         return True

@@ -248,7 +248,8 @@ def sized_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) ->
     parts = min(total, _tasks(m * k * n * (o.size // (m * n))))
     cuts = [total * i // parts for i in range(parts + 1)]
     par = native_tasks() if parts > 1 else None
-    if par is not None and o.ndim == 3 and par.blas_rows_fit(a, b, o):
+    if (par is not None and o.ndim == 3 and par.blas_rows_fit(a, b, o)
+            and par.blas_blocks_fit(None, m, n)):
         par.sgemm_batch(par.sgemm_address(), a, b, o, np.array(cuts, np.int64), TASK_MXCSR)
         return out
     run_tasks([(_matmul_into, (a[lo:hi] if a.shape[0] > 1 else a,
@@ -281,7 +282,7 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         parts = [(a, b[:, lo:hi], out[:, lo:hi]) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
         spans = [(0, m, lo, hi) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
     par = native_tasks()
-    if par is not None and par.blas_rows_fit(a, b, out):
+    if par is not None and par.blas_rows_fit(a, b, out) and par.blas_blocks_fit(spans, m, n):
         par.sgemm_blocks(par.sgemm_address(), a, b, out, np.array(spans, np.int64), TASK_MXCSR)
         return
     run_tasks([(_matmul_into, p) for p in parts])

@@ -384,6 +384,16 @@ def _find_sgemm() -> int:
     return 0
 
 
+def blas_blocks_fit(spans: Any, m: int, n: int) -> bool:
+    """Whether every block (r0, r1, c0, c1) of ``spans`` (None: one block of
+    ``m`` x ``n``) is a matrix product numpy would also give to ``sgemm``:
+    more than one row and column (numpy's matmul runs ``gemv`` on a row or a
+    column, summing in another order)."""
+    if spans is None:
+        return m > 1 and n > 1
+    return all(r1 - r0 > 1 and c1 - c0 > 1 for r0, r1, c0, c1 in spans)
+
+
 def blas_rows_fit(*arrays: Any) -> bool:
     """Whether :func:`sgemm_blocks` / :func:`sgemm_rows_epi` (2-D) or
     :func:`sgemm_batch` (3-D) take these operands: f32 with unit column
