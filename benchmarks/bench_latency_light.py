@@ -9,8 +9,9 @@ fed their recorded inputs; made by ``tools/make_real_models.py``), or
 Each model in a fresh process (``--one-process``: all in this one), both
 runtimes in that process, f32, the same inputs (light: ``arange(n)/n``), the same
 thread count (1 and 2: onnxruntime's intra-op threads; xmo's count set with
-``xmo.backends.cpu.threads.set_threads``, which sizes BLAS and xmo's pool and
-never starts numba's spinning threading layer), alternating blocks of runs, medians;
+``xmo.backends.cpu.threads.set_threads``, which sizes BLAS, xmo's pool and
+numba's TBB layer; ``XMO_CPU_POOL=python`` in the environment keeps xmo's
+splits on its Python pool), alternating blocks of runs, medians;
 also checks xmo's outputs against onnxruntime.
 
 ``--busy-neighbour``: every model is measured twice, quiet and with a second

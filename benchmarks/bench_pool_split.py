@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What splitting one step over xmo's helper pool costs: two tasks of about
 ``T`` microseconds of numba work each (nogil, no memory traffic), run with
-``threads.run_tasks`` on two threads against the same two calls in turn on
-the calling thread, alternating call by call, medians of ``--runs`` calls;
+``threads.run_tasks`` on two threads, and as native tasks (a numba
+``parallel`` launcher on numba's TBB layer, as ``kernels/par_jit.py``'s),
+against the same two calls in turn on the calling thread, alternating call
+by call, medians of ``--runs`` calls;
 then the timeline of a split call (when the caller and the pool worker
 start and end their task, when ``run_tasks`` returns, microseconds after
 the call), medians.
@@ -37,6 +39,12 @@ def _work(n: int) -> float:  # pragma: no cover (compiled)
     return s
 
 
+@numba.njit(nogil=True, cache=False, parallel=True)
+def _native(n: int, out: np.ndarray) -> None:  # pragma: no cover (compiled)
+    for t in numba.prange(2):
+        out[t] = _work(n)
+
+
 def _iterations(us: float) -> int:
     """Iterations of :func:`_work` taking about ``us`` microseconds here."""
     _work(10)
@@ -51,24 +59,25 @@ def _timed(fn) -> float:
     return time.perf_counter() - t
 
 
-def split_costs(task_us: list[float], runs: int) -> list[tuple[float, float, float]]:
-    """``(task us, split call us, serial us)`` per task length, medians."""
+def split_costs(task_us: list[float], runs: int) -> list[tuple[float, float, float, float]]:
+    """``(task us, pool split us, native split us, serial us)`` per task
+    length, medians (the three in turn, rotating which goes first)."""
     rows = []
+    out = np.zeros(2)
     for us in task_us:
         n = _iterations(us)
         tasks = [(_work, (n,)), (_work, (n,))]
-        split = lambda: threads.run_tasks(tasks)  # noqa: E731
-        serial = lambda: (_work(n), _work(n))  # noqa: E731
+        calls = [lambda: threads.run_tasks(tasks), lambda: _native(n, out),
+                 lambda: (_work(n), _work(n))]
         for _ in range(20):
-            split()
-            serial()
-        ts, tr = [], []
+            for call in calls:
+                call()
+        times: list[list[float]] = [[], [], []]
         for i in range(runs):
-            first, second = (split, serial) if i % 2 else (serial, split)
-            a, b = _timed(first), _timed(second)
-            ts.append(a if i % 2 else b)
-            tr.append(b if i % 2 else a)
-        rows.append((us, statistics.median(ts) * 1e6, statistics.median(tr) * 1e6))
+            for j in range(3):
+                k = (i + j) % 3
+                times[k].append(_timed(calls[k]))
+        rows.append((us, *(statistics.median(t) * 1e6 for t in times)))
     return rows
 
 
@@ -102,10 +111,14 @@ def main() -> None:
     ap.add_argument("--task-us", type=float, nargs="+", default=[5, 20, 50, 200])
     args = ap.parse_args()
     threads.set_threads(2)
-    print("| task us | split over 2 threads, us | both on the caller, us | speedup | fixed cost, us |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
-    for us, split, serial in split_costs(args.task_us, args.runs):
-        print(f"| {us:g} | {split:.1f} | {serial:.1f} | {serial / split:.2f} | {split - serial / 2:.1f} |")
+    if threads.native_tasks() is None:  # numba's TBB layer chosen and started as xmo does
+        raise SystemExit("no native tasks here (TBB, x86-64 Linux, XMO_CPU_POOL)")
+    print("| task us | both on the caller, us | pool split, us | pool fixed cost, us "
+          "| native split, us | native fixed cost, us |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for us, split, native, serial in split_costs(args.task_us, args.runs):
+        print(f"| {us:g} | {serial:.1f} | {split:.1f} | {split - serial / 2:.1f} "
+              f"| {native:.1f} | {native - serial / 2:.1f} |")
     marks = timeline(20, args.runs)
     print("\ntimeline of a split call, tasks of ~20 us (us after the call, medians of the calls "
           "where each thread took one task):")

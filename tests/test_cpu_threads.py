@@ -63,9 +63,10 @@ def test_cli_threads(capsys):
     assert "--threads: N must be at least 1" in capsys.readouterr().err
 
 
-def test_numba_threading_layer_is_never_started_by_xmo():
-    """numba.set_num_threads starts numba's OpenMP/TBB workers: xmo only sizes
-    the layer when something else started it."""
+def test_numba_threading_layer_is_not_started_with_one_thread():
+    """numba.set_num_threads starts numba's threading layer: with one thread
+    xmo neither starts it (no native tasks) nor sizes it unless something
+    else started it."""
     import json
     import subprocess
     import sys

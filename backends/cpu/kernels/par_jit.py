@@ -11,6 +11,12 @@ same range. Every task first sets the MXCSR bits ``mode`` asks for (the
 denormal mode, :data:`~xmo.backends.cpu.threads.TASK_MXCSR`) and restores
 its thread's bits after.
 
+One launcher per kernel, written out: a launcher made by a factory around a
+kernel (a closure) would be compiled again in every process (numba's disk
+cache keys a closure by objects made anew in each), at 10-15 s a signature,
+and a parallel loop cannot take a tuple of arrays as an argument (so the
+sources of ``elem_chain`` arrive one by one and are tupled inside).
+
 The BLAS products (:func:`sgemm_rows_epi`, :func:`sgemm_blocks`) call numpy's
 own OpenBLAS (one thread, as :mod:`~xmo.backends.cpu.threads` sets it)
 through its CBLAS ``sgemm`` entry point, found once by :func:`sgemm_address`
