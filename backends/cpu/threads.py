@@ -2,10 +2,10 @@
 
 Three things may run threads under the CPU backend: the BLAS library numpy
 uses (matrix products; its own pthreads), numba's threading layer (the
-native launchers below) and xmo's own helper pool. :func:`set_threads` gives them one count -- by default the cores in
-the process's affinity mask (``os.sched_getaffinity``) -- and :func:`pool`
-is the one helper pool (``threads - 1`` workers: the calling thread works
-too).
+native launchers below) and xmo's own helper pool. :func:`set_threads`
+gives them one count -- by default the cores in the process's affinity mask
+(``os.sched_getaffinity``) -- and :func:`pool` is the one helper pool
+(``threads - 1`` workers: the calling thread works too).
 
 BLAS runs on ONE thread, set once with the count (never toggled per call):
 xmo cuts the products large enough to pay into tasks on its own pool
@@ -31,8 +31,9 @@ sleep (no CPU while idle), and TBB is fork- and thread-safe.
 :func:`native_tasks` gives that module when it can be used: two threads or
 more, x86-64 Linux, TBB loadable, and neither ``XMO_CPU_POOL=python`` nor
 :func:`set_pool` ``("python")`` (every split on the helper pool, for
-comparisons); else the callers run :func:`run_tasks`. Each native task sets the denormal bits of
-:data:`TASK_MXCSR` on its thread (TBB's threads are not the pool's).
+comparisons); else the callers run :func:`run_tasks`. Each native task sets
+the denormal bits of :data:`TASK_MXCSR` on its thread (TBB's threads are not
+the pool's).
 """
 
 from __future__ import annotations
