@@ -133,7 +133,7 @@ def native_tasks() -> ModuleType | None:
         with _LOCK:
             if _native is None:
                 _native = _load_native() or False
-    if _native is False or _pool_kind == "python":
+    if _native is False:
         return None
     if getattr(_native_count, "n", 0) != n:  # numba's count is per launching thread
         import numba
@@ -164,8 +164,7 @@ def set_pool(kind: str | None) -> None:
         raise ValueError(f"pool must be 'native', 'python' or None, got {kind!r}")
     with _LOCK:
         _pool_kind = kind
-        if _native is False or kind == "python":
-            _native = None  # tried again (or refused) on next use
+        _native = None  # loaded again (or refused: _load_native reads pool_kind) on next use
 
 
 def _load_native() -> ModuleType | None:

@@ -48,7 +48,7 @@ from xmo.backends.cpu.kernels.depthwise import (
 from xmo.backends.cpu.kernels.grouped import small_group_conv, small_group_preferred
 from xmo.backends.cpu.kernels.matmul import MIN_SPLIT_MACS, sized_matmul
 from xmo.backends.cpu.kernels.panel_conv import dense_conv_plan
-from xmo.backends.cpu.kernels.rows import Epi, row_kernels
+from xmo.backends.cpu.kernels.rows import Epi, no_epi, row_kernels
 from xmo.backends.cpu.kernels.gemm_epi import (
     applies_epi, epi_applied, epi_columns, epi_rows_fit, gemm_epi_fits, gemm_epi_tasks,
     native_epi, strided_fits, then_epi,
@@ -351,7 +351,7 @@ def stem_conv(
     spans = [(b, y0, y1) for b in range(n) for y0, y1 in zip(cuts, cuts[1:]) if y1 > y0]
     par = threads.native_tasks() if len(spans) > 1 else None
     if par is not None:
-        ca, cb, period, prm = _no_epi(x.dtype) if epi is None else epi
+        ca, cb, period, prm = no_epi(x.dtype) if epi is None else epi
         par.stem(x, ws, *geometry, np.array(spans, np.int64), rows, out, ca, cb, period, prm,
                  epi is not None, threads.TASK_MXCSR)
         return out
@@ -365,12 +365,6 @@ def stem_conv(
                                      (o1, oh * ow, y0 * ow, y1 * ow, b * m, (b + 1) * m, *epi)))
                        for b, y0, y1 in spans])
     return out
-
-
-def _no_epi(dtype: np.dtype) -> Epi:
-    """The native launchers' epilogue arguments when there is none."""
-    none = np.empty(0, dtype)
-    return none, none, 0, np.empty(0, np.float64)
 
 
 def stem_epi_fits(epi: Epi | None) -> bool:

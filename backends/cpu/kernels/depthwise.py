@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xmo.backends.cpu import threads
-from xmo.backends.cpu.kernels.rows import Epi
+from xmo.backends.cpu.kernels.rows import Epi, no_epi
 
 #: channels split across the CPU-backend threads at about this many
 #: multiply-adds per task (smaller convolutions run as one task)
@@ -127,8 +127,7 @@ def depthwise_conv(
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
     ranges = _task_ranges(n, c, n * c * mg * kh * kw * math.prod(out_dims), None)
     if epi is None:  # the kernel's arguments for none: an empty prm
-        none = np.empty(0, x.dtype)
-        epi = (none, none, 0, _NO_PRM)
+        epi = no_epi(x.dtype)
     par = threads.native_tasks() if len(ranges) > 1 else None
     if par is not None:
         par.depthwise(x, wt, mg, *geometry, out, np.array(ranges, np.int64), *epi,
@@ -138,7 +137,6 @@ def depthwise_conv(
     return out
 
 
-_NO_PRM = np.empty(0, np.float64)
 
 
 def _task_ranges(n: int, units: int, macs: int,
@@ -234,7 +232,6 @@ def tiny_depthwise_plan(
     args = [np.array(geometry + r, np.int64) for r in ranges]
     table = np.array(args, np.int64).reshape(len(args), -1)  # the native launcher's
     row_table = np.array([_rows(r, cout, 1) for r in ranges], np.int64).reshape(len(args), 2)
-    none = np.empty(0, x.dtype)
     if epi is not None:
         from xmo.backends.cpu.kernels import rows_jit  # numba: there (the kernel is)
 
@@ -248,7 +245,7 @@ def tiny_depthwise_plan(
         out = np.empty(shape, v.dtype)
         par = threads.native_tasks() if len(args) > 1 else None
         if par is not None:
-            ca, cb, period, prm = (none, none, 0, _NO_PRM) if epi is None else epi
+            ca, cb, period, prm = no_epi(x.dtype) if epi is None else epi
             par.depthwise_tiny(v, wl, out, table, row_table, ca, cb, period, prm, hw,
                                epi is not None, threads.TASK_MXCSR)
             return out

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xmo.backends.cpu import threads
-from xmo.backends.cpu.kernels.rows import Epi
+from xmo.backends.cpu.kernels.rows import Epi, no_epi
 
 #: groups of at most this many input and output channels run
 #: :func:`small_group_conv` (more: one GEMM per group pays) ...
@@ -40,7 +40,6 @@ MACS_PER_TASK = 300_000
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _kernel: object = None
-_NONE = {dt: (np.empty(0, dt), np.empty(0, dt), 0, np.empty(0, np.float64)) for dt in _DTYPES}
 
 
 def group_kernel():
@@ -92,7 +91,7 @@ def small_group_conv(
     x = x if x.flags.c_contiguous else np.ascontiguousarray(x)
     kernel = group_kernel()
     geometry = (strides[0], strides[1], dilations[0], dilations[1], pads_begin[0], pads_begin[1])
-    ea, eb, period, prm = _NONE[x.dtype] if epi is None else epi
+    ea, eb, period, prm = no_epi(x.dtype) if epi is None else epi
     items = n * g
     macs = items * mg * cg * kh * kw * math.prod(out_dims)
     parts = min(items, max(1, macs // MACS_PER_TASK))

@@ -27,7 +27,7 @@ import numpy as np
 from xmo.backends.cpu import threads
 from xmo.backends.cpu.kernels._common import jit_module
 from xmo.backends.cpu.kernels.packed import PackedMatrix, pack, pack_rows, panel_kernels, tile_cuts
-from xmo.backends.cpu.kernels.rows import Epi, row_kernels
+from xmo.backends.cpu.kernels.rows import Epi, no_epi, row_kernels
 
 #: a task packs and multiplies its pixels in blocks of panels of about this
 #: many bytes (the block stays in the core's L2 cache between the two)
@@ -39,8 +39,6 @@ MIN_TASK_PANELS = 4
 SPLIT_MACS = 1 << 20
 
 _scratch = threading.local()
-#: the native launchers' epilogue arguments when there is none
-_NO_EPI: Epi = (np.empty(0, np.float32), np.empty(0, np.float32), 0, np.empty(0, np.float64))
 
 
 def panel_conv_kernels() -> ModuleType | None:
@@ -121,7 +119,7 @@ def panel_conv(
         nr = panel_kernels().NR
         block = max(1, PANEL_BLOCK_BYTES // (w.shape[1] * nr * 4)) * nr
         spans = np.array([args[2:3] + args[7:11] for _, args in tasks], np.int64)
-        ca, cb, period, prm = _NO_EPI if epi is None else epi
+        ca, cb, period, prm = no_epi(np.float32) if epi is None else epi
         par.panel_conv(x, *geometry, row, w, out, spans, block, ca, cb, period, prm,
                        epi is not None, threads.TASK_MXCSR)
     else:
@@ -217,7 +215,7 @@ def packed_filters_conv(
     cuts = [p * i // ranges for i in range(ranges + 1)]
     spans = [(b, p0, p1) for b in range(n) for p0, p1 in zip(cuts, cuts[1:])]
     if par is not None and len(spans) > 1:
-        ca, cb, period, prm = _NO_EPI if epi is None else epi
+        ca, cb, period, prm = no_epi(np.float32) if epi is None else epi
         par.filters_conv(a, filters.panels, out, np.array(spans, np.int64), ca, cb, period, prm,
                          epi is not None, threads.TASK_MXCSR)
         return out.reshape(n, m, oh, ow)

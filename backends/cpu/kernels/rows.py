@@ -49,6 +49,14 @@ CHUNK = 512
 #: arguments ``(a, b, period, prm)`` of ``bias_act`` over the product's output
 #: seen as rows (a convolution's [N * C, Ho * Wo]; a MatMul's [rows, N])
 Epi = tuple[np.ndarray, np.ndarray, int, np.ndarray]
+_NO_EPI = {dt: (np.empty(0, dt), np.empty(0, dt), 0, np.empty(0, np.float64)) for dt in ROW_DTYPES}
+
+
+def no_epi(dtype: np.dtype) -> Epi:
+    """The arguments of ``bias_act`` that apply nothing (empty constants, an
+    empty ``prm``), for kernels whose epilogue is optional but always typed."""
+    dtype = np.dtype(dtype)
+    return _NO_EPI.get(dtype) or (np.empty(0, dtype), np.empty(0, dtype), 0, np.empty(0, np.float64))
 
 # erf(z) ~ z * P(z*z) / Q(z*z) on |z| <= 4, coefficients in increasing order
 ERF_P = (1.128379182081841, 0.1847112049993777, 0.05433278979950469,
