@@ -198,9 +198,20 @@ def test_cse_matmul_reads_the_transposed_twin_of_a_weight() -> None:
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
 
 
-def test_cse_transposed_twin_near_miss_other_values() -> None:
+def _one_entry_off(w: np.ndarray) -> np.ndarray:
+    """w^T with one entry changed that the sampled pre-check does not read
+    (row 2 of W is not among its 8 sampled rows of 12): the full compare
+    must still tell them apart."""
+    t = np.ascontiguousarray(w.T)
+    t[3, 2] += 1
+    return t
+
+
+@pytest.mark.parametrize("transposed", [lambda w: np.ascontiguousarray(w.T) + 1, _one_entry_off],
+                         ids=["all-entries", "one-unsampled-entry"])
+def test_cse_transposed_twin_near_miss_other_values(transposed) -> None:
     g = G()
-    _tied(g, lambda w: np.ascontiguousarray(w.T) + 1)
+    _tied(g, transposed)
     m = g.module()
     OVCSEPass().apply(g.ctx, m)
     mm = next(o for o in m.body.block.ops if o.name == "ov.MatMul")

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from xmo import budget
 from xmo.frontends.onnx.graphs import subgraphs, used_names
+from xmo.frontends.onnx.tensors import stored_bytes
 
 if TYPE_CHECKING:
     import onnx
@@ -115,7 +116,7 @@ def light_copy(
             g.initializer.append(light_tensor(t))
     for node in src.node:
         if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and any(
-            a.HasField("t") and a.t.ByteSize() > INFER_STRIP_BYTES for a in node.attribute
+            a.HasField("t") and stored_bytes(a.t) > INFER_STRIP_BYTES for a in node.attribute
         ):
             n2 = g.node.add()
             n2.CopyFrom(onnx.NodeProto(
@@ -145,7 +146,7 @@ def light_tensor(t: onnx.TensorProto) -> onnx.TensorProto:
     """``t`` itself when small; else a copy without payload (type and dims only)."""
     import onnx
 
-    if t.ByteSize() <= INFER_STRIP_BYTES:
+    if stored_bytes(t) <= INFER_STRIP_BYTES:
         return t
     light = onnx.TensorProto(name=t.name, data_type=t.data_type, dims=t.dims)
     light.data_location = onnx.TensorProto.EXTERNAL

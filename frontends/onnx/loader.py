@@ -438,7 +438,7 @@ class _Loader:
 
     def _release(self, t: onnx.TensorProto) -> None:
         """Drop a large raw payload from a proto we own (the store holds it now)."""
-        if self.owned and t.HasField("raw_data") and t.ByteSize() > INFER_STRIP_BYTES:
+        if self.owned and t.HasField("raw_data") and tz.stored_bytes(t) > INFER_STRIP_BYTES:
             t.ClearField("raw_data")
 
     def _input_op(self, vi: onnx.ValueInfoProto) -> InputOp:
