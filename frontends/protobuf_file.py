@@ -14,7 +14,12 @@ import mmap
 import os
 from collections.abc import Iterator
 
-from xmo.input_files import open_input, register_map, unregister_map
+from typing import TYPE_CHECKING
+
+from xmo.input_files import map_input, open_input, register_map, unregister_map
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Largest protobuf model file read: a protobuf message cannot exceed 2 GiB.
 MAX_PROTOBUF_BYTES = 1 << 31
@@ -52,3 +57,13 @@ def mapped_message(path: str, what: str, error: type[Exception]) -> Iterator[mem
             finally:
                 view.release()
                 unregister_map(mm)
+
+
+def mapped_array(path: str, what: str, error: type[Exception]) -> np.ndarray:
+    """The protobuf file ``path`` as a read-only ``numpy.memmap`` (flat
+    ``uint8``), after :func:`mapped_message`'s checks, kept by whoever holds
+    it or a slice of it: for a frontend that reads payloads in place
+    (:mod:`xmo.frontends.onnx.wire`). ``OSError`` propagates."""
+    with open_input(path, error) as f:
+        check_size(path, os.fstat(f.fileno()).st_size, what, error)
+        return map_input(f)

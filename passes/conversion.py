@@ -140,18 +140,11 @@ def param_text(value: Any) -> str:
 
 
 def xmo_version() -> str:
-    """xmo's version (the installed package's, else ``xmo.__version__``)."""
-    from importlib import metadata
+    """xmo's version (``xmo.__version__``, which is also the installed
+    distribution's: pyproject.toml reads it from there)."""
+    from xmo import __version__
 
-    try:
-        return metadata.version("xmo")
-    except Exception:  # noqa: BLE001 - not installed (a source tree on sys.path)
-        try:
-            from xmo import __version__
-
-            return str(__version__)
-        except ImportError:
-            return "unknown"
+    return __version__
 
 
 def record_conversion(

@@ -37,9 +37,11 @@ from xmo.frontends.onnx.contrib_types import IMPLICIT_OPSETS, contrib_result_typ
 from xmo.frontends.onnx.errors import OnnxFrontendError
 from xmo.frontends.onnx.graphs import FreeNamesCache, free_names, subgraphs, used_names
 from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
-from xmo.frontends.protobuf_file import mapped_message
+from xmo.frontends.onnx.wire import lift_payloads
+from xmo.frontends.protobuf_file import mapped_array, mapped_message
 
 if TYPE_CHECKING:
+    import numpy as np
     import onnx
 
 f32 = Float32Type()
@@ -81,11 +83,12 @@ def load_onnx(
     import onnx
 
     owned = True
+    model_file = None
     if isinstance(model, str | os.PathLike):
         path = os.fspath(model)
         if base_dir is None:
             base_dir = os.path.dirname(os.path.abspath(path))
-        proto = read_model_proto(path)
+        proto, model_file = _read_lifting(path)
     elif isinstance(model, bytes | bytearray | memoryview):
         proto = _parse(bytes(model), "model bytes")
     elif isinstance(model, onnx.ModelProto):
@@ -100,7 +103,9 @@ def load_onnx(
     if len(proto.functions):
         proto, owned = _inline_local_functions(proto), True
     _ensure_ops_loaded(ctx)
-    return _Loader(proto, ctx, base_dir, input_shapes, owned, shape_inference, inputs).run()
+    return _Loader(
+        proto, ctx, tz.ExternalData(base_dir, model_file), input_shapes, owned, shape_inference, inputs
+    ).run()
 
 
 def read_model_proto(path: str | os.PathLike[str]) -> onnx.ModelProto:
@@ -112,6 +117,21 @@ def read_model_proto(path: str | os.PathLike[str]) -> onnx.ModelProto:
             return _parse(data, path)
     except OSError as e:
         raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _read_lifting(path: str) -> tuple[onnx.ModelProto, np.ndarray | None]:
+    """:func:`read_model_proto`, with the main graph's large initializer
+    payloads left in the file's map (:mod:`xmo.frontends.onnx.wire`): the
+    proto and that map (None when nothing was lifted)."""
+    try:
+        mm = mapped_array(path, "an ONNX model", OnnxFrontendError)
+    except OSError as e:
+        raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+    view = memoryview(mm)
+    lifted = lift_payloads(view, INFER_STRIP_BYTES, tz.payload_nbytes) if mm.size > INFER_STRIP_BYTES else None
+    if lifted is None:
+        return _parse(view, path), None
+    return _parse(lifted, path), mm
 
 
 def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:
@@ -271,7 +291,7 @@ class _Loader:
         self,
         model: onnx.ModelProto,
         ctx: Context,
-        base_dir: str | os.PathLike[str] | None,
+        external: tz.ExternalData,
         input_shapes: Mapping[str, Sequence[int | str | None]] | None,
         owned: bool,
         shape_inference: bool,
@@ -281,7 +301,7 @@ class _Loader:
         self.inputs = list(inputs or ())
         self.ctx = ctx
         self.store = weight_store(ctx)
-        self.external = tz.ExternalData(base_dir)
+        self.external = external
         self.input_shapes = dict(input_shapes or {})
         self.owned = owned
         self.do_inference = shape_inference

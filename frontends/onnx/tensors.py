@@ -2,7 +2,10 @@
 
 Payloads are never converted to Python lists:
 
-* ``raw_data`` -> ``np.frombuffer`` on the protobuf bytes (a view, no copy)
+* ``raw_data`` -> ``np.frombuffer`` on the protobuf bytes (protobuf's upb
+  backend copies them out of the message); a large one of a model read from a
+  file was lifted before parsing (:mod:`xmo.frontends.onnx.wire`) and is a
+  slice of the model file's map, as external data is
 * external data -> a slice of a read-only ``numpy.memmap`` of the file (one map
   per file); the location must be a relative path inside the model's folder
   (no ``..``, not absolute, no symlink whose real path leaves the folder) and
@@ -49,6 +52,7 @@ from xmo.dialects.ov import element_types as et
 from xmo.dialects.ov.base import tensor
 from xmo.dialects.ov.weights import WeightStore, make_constant_attr
 from xmo.frontends.onnx.errors import OnnxFrontendError
+from xmo.frontends.onnx.wire import LIFTED
 from xmo.input_files import map_input, open_input
 
 if TYPE_CHECKING:
@@ -153,9 +157,14 @@ def type_attr(tp: onnx.TypeProto) -> Attribute:
 class ExternalData:
     """Resolves and memory-maps external tensor data inside one folder."""
 
-    def __init__(self, base_dir: str | os.PathLike[str] | None) -> None:
+    def __init__(
+        self, base_dir: str | os.PathLike[str] | None, model_file: np.ndarray | None = None
+    ) -> None:
         self.base_dir = os.fspath(base_dir) if base_dir is not None else None
         self._maps: dict[str, np.ndarray] = {}
+        #: the map of the model file whose large payloads were lifted
+        #: (:mod:`xmo.frontends.onnx.wire`): location ``wire.LIFTED`` reads it
+        self.model_file = model_file
 
     def resolve(self, tensor_name: str, location: str) -> str:
         what = f"tensor '{tensor_name}': external data location '{location}'"
@@ -210,7 +219,7 @@ class ExternalData:
     def read(self, t: onnx.TensorProto) -> np.ndarray:
         """Flat uint8 memmap slice holding ``t``'s external payload."""
         info = {e.key: e.value for e in t.external_data}
-        path = self.resolve(t.name, info.get("location", ""))
+        location = info.get("location", "")
         try:
             offset = int(info.get("offset", 0) or 0)
             length = int(info["length"]) if info.get("length") else None
@@ -218,10 +227,14 @@ class ExternalData:
             raise OnnxFrontendError(
                 f"tensor '{t.name}': external data offset/length are not integers"
             ) from None
-        mm = self._maps.get(path)
-        if mm is None:
-            mm = self._map(t.name, info.get("location", ""), path)
-            self._maps[path] = mm
+        if location == LIFTED and self.model_file is not None:
+            mm, path = self.model_file, "the model file"
+        else:
+            path = self.resolve(t.name, location)
+            mm = self._maps.get(path)
+            if mm is None:
+                mm = self._map(t.name, location, path)
+                self._maps[path] = mm
         end = mm.size if length is None else offset + length
         if offset < 0 or end > mm.size or end < offset:
             raise OnnxFrontendError(
@@ -261,10 +274,24 @@ def stored_bytes(t: onnx.TensorProto) -> int:
     Not ``t.ByteSize()``: protobuf's upb backend serializes the message to
     measure it, a copy of every weight (0.1 s of convnext_tiny's conversion).
     Strings and unknown types fall back to it."""
-    entry = _DTYPES.get(t.data_type)
+    n = payload_nbytes(t.data_type, math.prod(t.dims))
+    return t.ByteSize() if n is None else n
+
+
+def payload_nbytes(data_type: int, n: int) -> int | None:
+    """Bytes of ``n`` elements of ``data_type`` stored raw (None: strings or
+    an unknown type)."""
+    entry = _DTYPES.get(data_type)
     if entry is None or entry[1] == 0:
-        return t.ByteSize()
-    return _expected_bytes(t.data_type, math.prod(t.dims))
+        return None
+    return _expected_bytes(data_type, n)
+
+
+def _alignment(data_type: int) -> int:
+    """Address alignment a payload of ``data_type`` needs to be viewed as its
+    numpy type (numpy's aligned flag, which compiled kernels expect)."""
+    bits = _DTYPES[data_type][1]
+    return max(1, min(8, bits // 8))
 
 
 def _expected_bytes(data_type: int, n: int) -> int:
@@ -297,6 +324,9 @@ def tensor_payload(
     if t.data_location == _EXTERNAL:
         raw = external.read(t)
         where = "external data"
+        if raw.ctypes.data % _alignment(t.data_type):  # a misaligned view: an aligned copy
+            budget.charge(raw.size, f"tensor '{name}'")
+            raw = np.array(raw)  # a plain array (memmap.copy() would stay a memmap)
     elif t.HasField("raw_data"):
         raw = np.frombuffer(t.raw_data, dtype=np.uint8)
         where = "raw_data"
