@@ -225,7 +225,9 @@ def _convert(
         module = read_model(input_model)
         ctx = context_of(module) or make_context()
     else:
-        ctx = make_context()
+        # a framework model is read into xmo's dialects only: no xDSL dialects
+        # (finding their plugins scans every installed distribution, 20 ms)
+        ctx = make_context(with_xdsl_dialects=False)
         if batch is not None:
             shapes = opt.with_batch(shapes, frontend.input_shapes(input_model, **frontend_options), batch)
             batch = None

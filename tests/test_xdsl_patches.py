@@ -138,6 +138,12 @@ def test_pinned_xdsl_is_a_release_the_patches_were_checked_on():
     assert xdsl_speedups.xdsl_is_verified(), xdsl_speedups.xdsl_version()
 
 
+def test_xdsl_version_read_off_the_dist_info_is_the_installed_one():
+    from importlib.metadata import version
+
+    assert xdsl_speedups.xdsl_version() == version("xdsl")
+
+
 def test_patched_objects_are_what_the_patches_expect(lifecycle):
     """On the pinned xDSL, as shipped: the parser's ``base`` is irdl's and the
     lexer's regex is the backtracking one. Fails when an xDSL release moved them."""
