@@ -199,3 +199,12 @@ def test_converted_ir_is_the_same_from_the_file_and_from_memory(tmp_path):
     b = (tmp_path / "b.xml").read_text()
     strip = lambda s: "\n".join(l for l in s.splitlines() if "input_model" not in l and "is_python_object" not in l)  # noqa: E731
     assert strip(a) == strip(b)
+
+
+@pytest.mark.parametrize(("elements", "lifted"), [(INFER_STRIP_BYTES // 4, False), (INFER_STRIP_BYTES // 4 + 1, True)])
+def test_payloads_over_the_inference_strip_size_are_lifted(elements, lifted):
+    """The same bound as shape inference's stripping (``light_tensor``): a
+    lifted tensor never reaches onnx's shape inference with its location."""
+    data = _model([numpy_helper.from_array(_weights(elements), "w")]).SerializeToString()
+    got = lift_payloads(memoryview(data), INFER_STRIP_BYTES, tz.payload_nbytes)
+    assert (got is not None) == lifted

@@ -105,7 +105,7 @@ def _entry(key: str, value: str) -> bytes:
 
 
 def _tensor(
-    buf: memoryview, start: int, end: int, min_bytes: int,
+    buf: memoryview, start: int, end: int, above: int,
     nbytes: Callable[[int, int], int | None],
 ) -> list[memoryview | bytes] | None:
     """The initializer ``buf[start:end]`` with its payload lifted (the new
@@ -138,7 +138,7 @@ def _tensor(
         return None
     tag_at, at, to = raw
     length = to - at
-    if length < min_bytes or any(d >= 1 << 63 for d in dims):
+    if length <= above or any(d >= 1 << 63 for d in dims):
         return None  # (a negative dim is a 10-byte varint >= 2**63)
     want = nbytes(data_type, math.prod(dims))
     if want is None or want != length:
@@ -149,15 +149,15 @@ def _tensor(
 
 
 def _graph(
-    buf: memoryview, start: int, end: int, min_bytes: int,
+    buf: memoryview, start: int, end: int, above: int,
     nbytes: Callable[[int, int], int | None],
 ) -> list[memoryview | bytes] | None:
     pieces: list[memoryview | bytes] = []
     copied = start
     for field, wire, tag_at, at, to in _fields(buf, start, end):
-        if field != _GRAPH_INITIALIZER or wire != _LEN or to - at < min_bytes:
+        if field != _GRAPH_INITIALIZER or wire != _LEN or to - at <= above:
             continue
-        body = _tensor(buf, at, to, min_bytes, nbytes)
+        body = _tensor(buf, at, to, above, nbytes)
         if body is None:
             continue
         pieces.append(buf[copied:tag_at])
@@ -171,10 +171,10 @@ def _graph(
 
 
 def lift_payloads(
-    buf: memoryview, min_bytes: int, nbytes: Callable[[int, int], int | None]
+    buf: memoryview, above: int, nbytes: Callable[[int, int], int | None]
 ) -> bytes | None:
     """The serialized ``ModelProto`` in ``buf`` with the main graph's
-    initializer payloads of at least ``min_bytes`` lifted (see the module
+    initializer payloads of more than ``above`` lifted (see the module
     docstring), or None when none is (or the walk gives up). ``nbytes(data
     type, element count)`` is a payload's size (None: a type never lifted)."""
     pieces: list[memoryview | bytes] = []
@@ -183,7 +183,7 @@ def lift_payloads(
         for field, wire, tag_at, at, to in _fields(buf, 0, len(buf)):
             if field != _MODEL_GRAPH or wire != _LEN:
                 continue
-            body = _graph(buf, at, to, min_bytes, nbytes)
+            body = _graph(buf, at, to, above, nbytes)
             if body is None:
                 continue
             pieces.append(buf[copied:tag_at])
