@@ -225,7 +225,7 @@ def test_read_model_of_mlir_applies_them(lifecycle):
 
 
 @pytest.mark.parametrize("tool", ["xmo", "xmo-opt"])
-def test_the_commands_apply_them(tool, tmp_path, monkeypatch):
+def test_the_commands_apply_them_when_they_parse_text(tool, tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(xdsl_speedups, "apply", lambda: calls.append(tool))
     src = tmp_path / "m.mlir"
@@ -233,13 +233,28 @@ def test_the_commands_apply_them(tool, tmp_path, monkeypatch):
     if tool == "xmo":
         from xmo.tools.xmo_main import main
 
-        model = ROOT / "models" / "demo.onnx"  # no .mlir: read_model would apply them too
+        model = ROOT / "models" / "demo.onnx"
         assert main(["convert", str(model), "-o", str(tmp_path / "m.xml")]) == 0
+        assert calls == []  # a framework model: no textual IR
+        assert main(["convert", str(src), "-o", str(tmp_path / "t.xml")]) == 0
     else:
         from xmo.tools.xmo_opt import main
 
         assert main([str(src), "-o", str(tmp_path / "out.mlir")]) == 0
     assert calls == [tool]
+
+
+def test_the_xmo_command_on_an_onnx_model_imports_no_parser(tmp_path):
+    model = ROOT / "models" / "demo.onnx"
+    code = (
+        "import sys\n"
+        "from xmo.tools.xmo_main import main\n"
+        f"assert main(['convert', {str(model)!r}, '-o', {str(tmp_path / 'm.xml')!r}]) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('xdsl.parser')))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"
 
 
 # ---------------------------------------------------------------------------

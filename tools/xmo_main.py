@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from xmo import bus_error, xdsl_speedups
+from xmo import bus_error
 from xmo.errors import XmoError
 from xmo.gc_policy import configure_process, leave_to_os
 from xmo.termination import Terminated, install_termination_handlers
@@ -565,7 +565,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level), format="[ %(levelname)s ] %(message)s"
     )
-    xdsl_speedups.apply()  # xmo parses textual IR (docs/xdsl-patches.md)
     debug = args.log_level == "DEBUG" or bool(os.environ.get("XMO_DEBUG"))
     try:
         if args.command == "convert":
