@@ -21,6 +21,7 @@ from xmo.dialects.ov.weights import constant_array
 from xmo.frontends.onnx import OnnxFrontendError, load_onnx
 from xmo.frontends.onnx import tensors as tz
 from xmo.frontends.onnx.inference import INFER_STRIP_BYTES
+from xmo.frontends.onnx.loader import LIFT_FILES_OVER
 from xmo.frontends.onnx.wire import LIFTED, lift_payloads
 
 BIG = INFER_STRIP_BYTES // 4 + 17  # f32 elements: just above the lifting size
@@ -52,6 +53,10 @@ def _maps_behind(ctx, attr) -> list[np.memmap]:
 
 
 def _save(tmp_path: Path, model: onnx.ModelProto, name: str = "m.onnx") -> Path:
+    """``model`` written to a file large enough to be walked (an unread
+    filler initializer is appended: the loader leaves it out)."""
+    filler = np.zeros(LIFT_FILES_OVER // 4, np.float32)
+    model.graph.initializer.append(numpy_helper.from_array(filler, "zz_unread_filler"))
     path = tmp_path / name
     path.write_bytes(model.SerializeToString())
     return path
