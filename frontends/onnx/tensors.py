@@ -220,6 +220,8 @@ class ExternalData:
         """Flat uint8 memmap slice holding ``t``'s external payload."""
         info = {e.key: e.value for e in t.external_data}
         location = info.get("location", "")
+        lifted = self.model_file if location == LIFTED else None
+        path = "the model file" if lifted is not None else self.resolve(t.name, location)
         try:
             offset = int(info.get("offset", 0) or 0)
             length = int(info["length"]) if info.get("length") else None
@@ -227,10 +229,9 @@ class ExternalData:
             raise OnnxFrontendError(
                 f"tensor '{t.name}': external data offset/length are not integers"
             ) from None
-        if location == LIFTED and self.model_file is not None:
-            mm, path = self.model_file, "the model file"
+        if lifted is not None:
+            mm = lifted
         else:
-            path = self.resolve(t.name, location)
             mm = self._maps.get(path)
             if mm is None:
                 mm = self._map(t.name, location, path)

@@ -14,8 +14,9 @@ external data.
 Only well-formed payloads are lifted: one ``raw_data`` field of exactly the
 size its data type and dims give, no ``segment``, ``external_data`` or
 ``data_location`` field (the loader copies one that sits at a file offset not
-aligned to its element size, as it does external data). Any other tensor, and any file whose wire format this walk does not understand,
-keeps the plain parse (its errors are worded there).
+aligned to its element size, as it does external data). Any other tensor,
+and any file whose wire format this walk does not understand, keeps the plain
+parse (its errors are worded there).
 """
 
 from __future__ import annotations
