@@ -37,6 +37,10 @@ _T_DIMS, _T_DATA_TYPE, _T_SEGMENT, _T_RAW = 1, 2, 3, 9
 _T_EXTERNAL, _T_LOCATION = 13, 14
 
 
+#: a message as the pieces to join: spans of the file and new bytes
+Pieces = list[memoryview | bytes]
+
+
 class _Malformed(Exception):
     """Wire bytes this walk does not follow (the plain parse words it)."""
 
@@ -108,7 +112,7 @@ def _entry(key: str, value: str) -> bytes:
 def _tensor(
     buf: memoryview, start: int, end: int, above: int,
     nbytes: Callable[[int, int], int | None],
-) -> list[memoryview | bytes] | None:
+) -> Pieces | None:
     """The initializer ``buf[start:end]`` with its payload lifted (the new
     body in pieces), or None when it keeps its payload."""
     dims: list[int] = []
@@ -149,16 +153,20 @@ def _tensor(
     return [buf[start:tag_at], buf[to:end], lifted]
 
 
-def _graph(
-    buf: memoryview, start: int, end: int, above: int,
-    nbytes: Callable[[int, int], int | None],
-) -> list[memoryview | bytes] | None:
-    pieces: list[memoryview | bytes] = []
+def _rewritten(
+    buf: memoryview, start: int, end: int, field_no: int,
+    body_of: Callable[[int, int], Pieces | None],
+) -> Pieces | None:
+    """The message ``buf[start:end]`` in pieces, each length-delimited field
+    ``field_no`` replaced by ``body_of(its start, its end)`` under a new
+    length (a field for which it gives None is kept); None when none is
+    replaced."""
+    pieces: Pieces = []
     copied = start
     for field, wire, tag_at, at, to in _fields(buf, start, end):
-        if field != _GRAPH_INITIALIZER or wire != _LEN or to - at <= above:
+        if field != field_no or wire != _LEN:
             continue
-        body = _tensor(buf, at, to, above, nbytes)
+        body = body_of(at, to)
         if body is None:
             continue
         pieces.append(buf[copied:tag_at])
@@ -178,22 +186,13 @@ def lift_payloads(
     initializer payloads of more than ``above`` lifted (see the module
     docstring), or None when none is (or the walk gives up). ``nbytes(data
     type, element count)`` is a payload's size (None: a type never lifted)."""
-    pieces: list[memoryview | bytes] = []
-    copied = 0
+
+    def tensor(at: int, to: int) -> Pieces | None:
+        return _tensor(buf, at, to, above, nbytes) if to - at > above else None
+
     try:
-        for field, wire, tag_at, at, to in _fields(buf, 0, len(buf)):
-            if field != _MODEL_GRAPH or wire != _LEN:
-                continue
-            body = _graph(buf, at, to, above, nbytes)
-            if body is None:
-                continue
-            pieces.append(buf[copied:tag_at])
-            pieces.append(_len_header(field, sum(len(p) for p in body)))
-            pieces.extend(body)
-            copied = to
+        pieces = _rewritten(buf, 0, len(buf), _MODEL_GRAPH,
+                            lambda at, to: _rewritten(buf, at, to, _GRAPH_INITIALIZER, tensor))
     except (_Malformed, IndexError):
         return None
-    if not pieces:
-        return None
-    pieces.append(buf[copied:])
-    return b"".join(pieces)
+    return None if pieces is None else b"".join(pieces)
