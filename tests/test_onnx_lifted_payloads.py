@@ -103,8 +103,10 @@ def test_the_lifted_message_parses_to_the_same_model_but_the_payloads(tmp_path):
     t.doc_string = "after the payload"
     model = _model([t, numpy_helper.from_array(_weights(10), "s")])
     data = model.SerializeToString()
-    lifted = lift_payloads(memoryview(data), INFER_STRIP_BYTES, tz.payload_nbytes)
-    assert lifted is not None and len(lifted) < len(data) - w.nbytes + 200
+    result = lift_payloads(memoryview(data), INFER_STRIP_BYTES, tz.payload_nbytes)
+    assert result is not None
+    lifted, spans = result
+    assert len(lifted) < len(data) - w.nbytes + 200
     got = onnx.ModelProto()
     got.ParseFromString(lifted)
     gt = got.graph.initializer[0]
@@ -112,7 +114,7 @@ def test_the_lifted_message_parses_to_the_same_model_but_the_payloads(tmp_path):
     info = {e.key: e.value for e in gt.external_data}
     assert info["location"] == LIFTED and int(info["length"]) == w.nbytes
     offset = int(info["offset"])
-    assert data[offset:offset + w.nbytes] == w.tobytes()
+    assert data[offset:offset + w.nbytes] == w.tobytes() and spans == {(offset, w.nbytes)}
     gt.ClearField("external_data")
     gt.ClearField("data_location")
     gt.raw_data = w.tobytes()
@@ -170,6 +172,21 @@ def test_a_truncated_file_gives_the_plain_parse_error(tmp_path, cut):
     path.write_bytes(data[: int(len(data) * cut)])
     assert lift_payloads(memoryview(path.read_bytes()), INFER_STRIP_BYTES, tz.payload_nbytes) is None
     with pytest.raises(OnnxFrontendError, match="not a valid ONNX model"):
+        load_onnx(path, make_context())
+
+
+def test_the_lifted_location_names_only_what_the_walk_lifted(tmp_path):
+    """A tensor of the file that itself says LIFTED (a span the walk did not
+    lift) is refused as any location with a NUL character is."""
+    w = _weights()
+    forged = _raw_tensor("f", [4], b"")
+    forged.ClearField("raw_data")
+    forged.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", LIFTED), ("offset", "0"), ("length", "16")):
+        e = forged.external_data.add()
+        e.key, e.value = k, v
+    path = _save(tmp_path, _model([numpy_helper.from_array(w, "w"), forged]))
+    with pytest.raises(OnnxFrontendError, match="tensor 'f'.*NUL character"):
         load_onnx(path, make_context())
 
 

@@ -41,7 +41,6 @@ from xmo.frontends.onnx.wire import lift_payloads
 from xmo.frontends.protobuf_file import mapped_array, mapped_message
 
 if TYPE_CHECKING:
-    import numpy as np
     import onnx
 
 f32 = Float32Type()
@@ -124,10 +123,10 @@ def read_model_proto(path: str | os.PathLike[str]) -> onnx.ModelProto:
 LIFT_FILES_OVER = 4 << 20
 
 
-def _read_lifting(path: str) -> tuple[onnx.ModelProto, np.ndarray | None]:
+def _read_lifting(path: str) -> tuple[onnx.ModelProto, tz.LiftedPayloads | None]:
     """:func:`read_model_proto`, with the main graph's large initializer
     payloads left in the file's map (:mod:`xmo.frontends.onnx.wire`): the
-    proto and that map (None when nothing was lifted)."""
+    proto and where those payloads are (None when nothing was lifted)."""
     try:
         mm = mapped_array(path, "an ONNX model", OnnxFrontendError)
     except OSError as e:
@@ -136,7 +135,8 @@ def _read_lifting(path: str) -> tuple[onnx.ModelProto, np.ndarray | None]:
     lifted = lift_payloads(view, INFER_STRIP_BYTES, tz.payload_nbytes) if mm.size > LIFT_FILES_OVER else None
     if lifted is None:
         return _parse(view, path), None
-    return _parse(lifted, path), mm
+    message, spans = lifted
+    return _parse(message, path), tz.LiftedPayloads(mm, spans)
 
 
 def _inline_local_functions(proto: onnx.ModelProto) -> onnx.ModelProto:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -154,17 +155,25 @@ def type_attr(tp: onnx.TypeProto) -> Attribute:
 # ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LiftedPayloads:
+    """The map of a model file whose large payloads were lifted
+    (:mod:`xmo.frontends.onnx.wire`) and their (offset, length) spans."""
+
+    model_file: np.ndarray
+    spans: frozenset[tuple[int, int]]
+
+
 class ExternalData:
     """Resolves and memory-maps external tensor data inside one folder."""
 
     def __init__(
-        self, base_dir: str | os.PathLike[str] | None, model_file: np.ndarray | None = None
+        self, base_dir: str | os.PathLike[str] | None, lifted: LiftedPayloads | None = None
     ) -> None:
         self.base_dir = os.fspath(base_dir) if base_dir is not None else None
         self._maps: dict[str, np.ndarray] = {}
-        #: the map of the model file whose large payloads were lifted
-        #: (:mod:`xmo.frontends.onnx.wire`): location ``wire.LIFTED`` reads it
-        self.model_file = model_file
+        #: location ``wire.LIFTED`` at one of these spans reads the model file
+        self.lifted = lifted
 
     def resolve(self, tensor_name: str, location: str) -> str:
         what = f"tensor '{tensor_name}': external data location '{location}'"
@@ -220,7 +229,14 @@ class ExternalData:
         """Flat uint8 memmap slice holding ``t``'s external payload."""
         info = {e.key: e.value for e in t.external_data}
         location = info.get("location", "")
-        lifted = self.model_file if location == LIFTED else None
+        lifted = None
+        if self.lifted is not None and location == LIFTED:
+            try:
+                span = (int(info.get("offset", "")), int(info.get("length", "")))
+            except ValueError:
+                span = None
+            if span in self.lifted.spans:
+                lifted = self.lifted.model_file
         path = "the model file" if lifted is not None else self.resolve(t.name, location)
         try:
             offset = int(info.get("offset", 0) or 0)

@@ -9,7 +9,8 @@ fields, and each initializer's) and returns the message without the large
 payloads: each lifted initializer carries, in their place, external data that
 points back into the model file (location :data:`LIFTED`, its offset and
 length), so the loader takes it as a view of the file's map, as it takes
-external data.
+external data (for the spans this walk lifted only: a tensor that names
+:data:`LIFTED` itself is refused like any location with a NUL).
 
 Only well-formed payloads are lifted: one ``raw_data`` field of exactly the
 size its data type and dims give, no ``segment``, ``external_data`` or
@@ -111,10 +112,11 @@ def _entry(key: str, value: str) -> bytes:
 
 def _tensor(
     buf: memoryview, start: int, end: int, above: int,
-    nbytes: Callable[[int, int], int | None],
+    nbytes: Callable[[int, int], int | None], spans: set[tuple[int, int]],
 ) -> Pieces | None:
     """The initializer ``buf[start:end]`` with its payload lifted (the new
-    body in pieces), or None when it keeps its payload."""
+    body in pieces; the payload's span added to ``spans``), or None when it
+    keeps its payload."""
     dims: list[int] = []
     data_type = 0
     raw: tuple[int, int, int] | None = None
@@ -148,6 +150,7 @@ def _tensor(
     want = nbytes(data_type, math.prod(dims))
     if want is None or want != length:
         return None
+    spans.add((at, length))
     lifted = (_entry("location", LIFTED) + _entry("offset", str(at))
               + _entry("length", str(length)) + bytes((_T_LOCATION << 3 | _VARINT, 1)))
     return [buf[start:tag_at], buf[to:end], lifted]
@@ -181,18 +184,21 @@ def _rewritten(
 
 def lift_payloads(
     buf: memoryview, above: int, nbytes: Callable[[int, int], int | None]
-) -> bytes | None:
+) -> tuple[bytes, frozenset[tuple[int, int]]] | None:
     """The serialized ``ModelProto`` in ``buf`` with the main graph's
     initializer payloads of more than ``above`` lifted (see the module
-    docstring), or None when none is (or the walk gives up). ``nbytes(data
-    type, element count)`` is a payload's size (None: a type never lifted)."""
+    docstring) and the (offset, length) of each lifted payload (the loader
+    honours :data:`LIFTED` for those only); None when none is lifted (or the
+    walk gives up). ``nbytes(data type, element count)`` is a payload's size
+    (None: a type never lifted)."""
+    spans: set[tuple[int, int]] = set()
 
     def tensor(at: int, to: int) -> Pieces | None:
-        return _tensor(buf, at, to, above, nbytes) if to - at > above else None
+        return _tensor(buf, at, to, above, nbytes, spans) if to - at > above else None
 
     try:
         pieces = _rewritten(buf, 0, len(buf), _MODEL_GRAPH,
                             lambda at, to: _rewritten(buf, at, to, _GRAPH_INITIALIZER, tensor))
     except (_Malformed, IndexError):
         return None
-    return None if pieces is None else b"".join(pieces)
+    return None if pieces is None else (b"".join(pieces), frozenset(spans))
