@@ -49,9 +49,10 @@ LINEAR_STRING_LITERAL = r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
 
 def xdsl_version() -> str:
     """The running xDSL's version. xDSL's own ``__version__`` asks
-    ``importlib.metadata`` (17 ms of every start-up), so an installed xDSL's
-    version is read off its ``xdsl-<version>.dist-info`` folder beside the
-    package; a version set or resolved already wins."""
+    ``importlib.metadata`` (importing it and finding the distribution: up to
+    17 ms of a start-up), so an installed xDSL's version is read off its
+    ``xdsl-<version>.dist-info`` folder beside the package; a version set or
+    resolved already wins."""
     import xdsl
 
     v = getattr(xdsl, "__version__", None)

@@ -13,7 +13,6 @@ import contextlib
 import mmap
 import os
 from collections.abc import Iterator
-
 from typing import TYPE_CHECKING
 
 from xmo.input_files import map_input, open_input, register_map, unregister_map
