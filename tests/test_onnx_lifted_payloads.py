@@ -230,3 +230,20 @@ def test_payloads_over_the_inference_strip_size_are_lifted(elements, lifted):
     data = _model([numpy_helper.from_array(_weights(elements), "w")]).SerializeToString()
     got = lift_payloads(memoryview(data), INFER_STRIP_BYTES, tz.payload_nbytes)
     assert (got is not None) == lifted
+
+
+def test_input_shapes_read_the_structure_only(tmp_path):
+    """``--batch`` reads the inputs' shapes first: without the payloads."""
+    from xmo.frontends.onnx import graph_input_shapes, read_model_proto
+
+    w = _weights(8 * (BIG // 4)).reshape(8, -1)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", w.shape[1]])
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g", [x], [y],
+                          initializer=[numpy_helper.from_array(w, "w")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    path = _save(tmp_path, model)
+    assert graph_input_shapes(path) == graph_input_shapes(model) == {"x": [-1, 8]}
+    structure = read_model_proto(path, payloads=False)
+    assert not structure.graph.initializer[0].HasField("raw_data")
+    assert read_model_proto(path) == model

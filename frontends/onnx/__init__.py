@@ -47,7 +47,7 @@ def graph_input_shapes(model: object) -> dict[str, list[int] | None]:
     import onnx
 
     if isinstance(model, str | os.PathLike):
-        proto = read_model_proto(model)
+        proto = read_model_proto(model, payloads=False)
     elif isinstance(model, bytes | bytearray | memoryview):
         proto = onnx.load_from_string(bytes(model))
     else:

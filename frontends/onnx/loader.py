@@ -107,10 +107,15 @@ def load_onnx(
     ).run()
 
 
-def read_model_proto(path: str | os.PathLike[str]) -> onnx.ModelProto:
+def read_model_proto(path: str | os.PathLike[str], *, payloads: bool = True) -> onnx.ModelProto:
     """The ``ModelProto`` of the ONNX file ``path`` (a regular file within
-    protobuf's size limit), its external data not loaded."""
+    protobuf's size limit), its external data not loaded. ``payloads=False``:
+    for a caller that reads the graph's structure only (its inputs, nodes),
+    the large initializer payloads are left in the file (their tensors name
+    :data:`xmo.frontends.onnx.wire.LIFTED` as external data: not loadable)."""
     path = os.fspath(path)
+    if not payloads:
+        return _read_lifting(path)[0]
     try:
         with mapped_message(path, "an ONNX model", OnnxFrontendError) as data:
             return _parse(data, path)
