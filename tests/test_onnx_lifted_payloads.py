@@ -247,3 +247,35 @@ def test_input_shapes_read_the_structure_only(tmp_path):
     structure = read_model_proto(path, payloads=False)
     assert not structure.graph.initializer[0].HasField("raw_data")
     assert read_model_proto(path) == model
+
+
+def test_misaligned_copies_of_lifted_payloads_are_not_charged_but_external_ones_are(tmp_path):
+    """A lifted payload's aligned copy stands for the copy parsing made before
+    (never charged); a misaligned external-data file's copy is a new
+    allocation and counts against ``--memory-limit``."""
+    from xmo import budget
+
+    w = _weights()
+    for pad in range(4):  # some of these offsets are misaligned
+        folder = tmp_path / f"p{pad}"
+        folder.mkdir()
+        path = _save(folder, _model([numpy_helper.from_array(w, "w" + "x" * pad)]))
+        with budget.memory_budget(w.nbytes // 2):
+            load_onnx(path, make_context())
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "w.bin").write_bytes(b"\0" * 3 + w.tobytes())
+    t = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[w.size])
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "w.bin"), ("offset", "3"), ("length", str(w.nbytes))):
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    path = folder / "m.onnx"
+    path.write_bytes(_model([t]).SerializeToString())
+    ctx = make_context()
+    (init,) = _inits(load_onnx(path, ctx)).values()
+    got = weight_store(ctx).get_bytes(init.properties["value"].resource_handle.data)
+    assert got.ctypes.data % 4 == 0
+    np.testing.assert_array_equal(constant_array(init.properties["value"]), w)
+    with budget.memory_budget(w.nbytes // 2), pytest.raises(Exception, match="memory limit"):
+        load_onnx(path, make_context())

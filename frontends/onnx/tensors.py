@@ -226,7 +226,8 @@ class ExternalData:
             return map_input(f)
 
     def read(self, t: onnx.TensorProto) -> np.ndarray:
-        """Flat uint8 memmap slice holding ``t``'s external payload."""
+        """Flat uint8 memmap slice holding ``t``'s external payload (a copy
+        when the slice is not aligned to ``t``'s element size)."""
         info = {e.key: e.value for e in t.external_data}
         location = info.get("location", "")
         lifted = None
@@ -258,7 +259,14 @@ class ExternalData:
                 f"tensor '{t.name}': external data [{offset}, {end}) lies outside "
                 f"{os.path.basename(path)} ({mm.size} bytes)"
             )
-        return mm[offset:end]
+        view = mm[offset:end]
+        if t.data_type in _DTYPES and view.ctypes.data % _alignment(t.data_type):
+            # a misaligned view: an aligned copy (a lifted payload's copy stands
+            # for the one parsing made before, which is not charged either)
+            if lifted is None:
+                budget.charge(view.size, f"tensor '{t.name}'")
+            view = np.array(view)  # a plain array (memmap.copy() would stay a memmap)
+        return view
 
 
 def _typed_field_bytes(t: onnx.TensorProto, n: int) -> np.ndarray | None:
@@ -341,9 +349,6 @@ def tensor_payload(
     if t.data_location == _EXTERNAL:
         raw = external.read(t)
         where = "external data"
-        if raw.ctypes.data % _alignment(t.data_type):  # a misaligned view: an aligned copy
-            budget.charge(raw.size, f"tensor '{name}'")
-            raw = np.array(raw)  # a plain array (memmap.copy() would stay a memmap)
     elif t.HasField("raw_data"):
         raw = np.frombuffer(t.raw_data, dtype=np.uint8)
         where = "raw_data"
