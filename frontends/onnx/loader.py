@@ -38,7 +38,7 @@ from xmo.frontends.onnx.errors import OnnxFrontendError
 from xmo.frontends.onnx.graphs import FreeNamesCache, free_names, subgraphs, used_names
 from xmo.frontends.onnx.inference import INFER_STRIP_BYTES, infer_graph
 from xmo.frontends.onnx.wire import lift_payloads
-from xmo.frontends.protobuf_file import mapped_array, mapped_message
+from xmo.frontends.protobuf_file import mapped_array
 
 if TYPE_CHECKING:
     import onnx
@@ -87,7 +87,7 @@ def load_onnx(
         path = os.fspath(model)
         if base_dir is None:
             base_dir = os.path.dirname(os.path.abspath(path))
-        proto, model_file = _read_lifting(path)
+        proto, model_file = _read(path, lift=True)
     elif isinstance(model, bytes | bytearray | memoryview):
         proto = _parse(bytes(model), "model bytes")
     elif isinstance(model, onnx.ModelProto):
@@ -113,14 +113,7 @@ def read_model_proto(path: str | os.PathLike[str], *, payloads: bool = True) -> 
     for a caller that reads the graph's structure only (its inputs, nodes),
     the large initializer payloads are left in the file (their tensors name
     :data:`xmo.frontends.onnx.wire.LIFTED` as external data: not loadable)."""
-    path = os.fspath(path)
-    if not payloads:
-        return _read_lifting(path)[0]
-    try:
-        with mapped_message(path, "an ONNX model", OnnxFrontendError) as data:
-            return _parse(data, path)
-    except OSError as e:
-        raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+    return _read(os.fspath(path), lift=not payloads)[0]
 
 
 #: smaller model files are parsed whole: the walk costs about 0.4 us per node
@@ -128,16 +121,17 @@ def read_model_proto(path: str | os.PathLike[str], *, payloads: bool = True) -> 
 LIFT_FILES_OVER = 4 << 20
 
 
-def _read_lifting(path: str) -> tuple[onnx.ModelProto, tz.LiftedPayloads | None]:
-    """:func:`read_model_proto`, with the main graph's large initializer
-    payloads left in the file's map (:mod:`xmo.frontends.onnx.wire`): the
-    proto and where those payloads are (None when nothing was lifted)."""
+def _read(path: str, lift: bool) -> tuple[onnx.ModelProto, tz.LiftedPayloads | None]:
+    """The proto of the ONNX file ``path`` parsed from its read-only map;
+    with ``lift``, the main graph's large initializer payloads left in that
+    map (:mod:`xmo.frontends.onnx.wire`): the proto and where those payloads
+    are (None when nothing was lifted)."""
     try:
         mm = mapped_array(path, "an ONNX model", OnnxFrontendError)
     except OSError as e:
         raise OnnxFrontendError(f"{path}: cannot read: {e.strerror or e}") from None
     view = memoryview(mm)
-    lifted = lift_payloads(view, INFER_STRIP_BYTES, tz.payload_nbytes) if mm.size > LIFT_FILES_OVER else None
+    lifted = lift_payloads(view, INFER_STRIP_BYTES, tz.payload_nbytes) if lift and mm.size > LIFT_FILES_OVER else None
     if lifted is None:
         return _parse(view, path), None
     message, spans = lifted

@@ -230,14 +230,7 @@ class ExternalData:
         when the slice is not aligned to ``t``'s element size)."""
         info = {e.key: e.value for e in t.external_data}
         location = info.get("location", "")
-        lifted = None
-        if self.lifted is not None and location == LIFTED:
-            try:
-                span = (int(info.get("offset", "")), int(info.get("length", "")))
-            except ValueError:
-                span = None
-            if span in self.lifted.spans:
-                lifted = self.lifted.model_file
+        lifted = self.lifted.model_file if self.lifted is not None and location == LIFTED else None
         path = "the model file" if lifted is not None else self.resolve(t.name, location)
         try:
             offset = int(info.get("offset", 0) or 0)
@@ -247,6 +240,8 @@ class ExternalData:
                 f"tensor '{t.name}': external data offset/length are not integers"
             ) from None
         if lifted is not None:
+            if (offset, length) not in self.lifted.spans:  # type: ignore[union-attr]
+                self.resolve(t.name, location)  # not lifted by the walk: refused as any NUL location
             mm = lifted
         else:
             mm = self._maps.get(path)
